@@ -1,0 +1,28 @@
+# Two entry points, each self-sufficient on a fresh clone:
+#   make run   - create .venv if missing, install ginbox, play the default demo
+#   make test  - the same set-up with the dev extras, then ruff and pytest
+VENV   ?= .venv
+PYTHON ?= python3
+BIN    := $(VENV)/bin
+
+.PHONY: run test install install-dev clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+install: $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+
+install-dev: $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[dev,dask]"
+
+run: install
+	$(BIN)/ginbox demo
+
+test: install-dev
+	$(BIN)/ruff check sim strategies tests
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,311 @@
+"""The rules configuration: every rules option as one frozen, validated value.
+
+A :class:`Rules` object is immutable and hashable, so it can be shared between worker processes,
+used as a dictionary key when results are grouped, and written into hand logs by its ``name``.
+Invalid values are rejected when the object is built (``ValueError`` naming the field, the bad
+value and what is accepted), so the engine never has to re-check them.
+
+The numba engine cannot take a dataclass, so :meth:`Rules.to_array` packs the rules into a flat
+``int64`` array. Layout (index constant: meaning):
+
+===========================  ==================================================================
+``RI_PLAYERS``               number of players, 2 or 3
+``RI_GIN_BONUS``             gin bonus
+``RI_UNDERCUT_BONUS``        undercut bonus
+``RI_KNOCK_LIMIT``           knock limit (before any Oklahoma adjustment)
+``RI_TARGET``                game target score
+``RI_WALL``                  stock cards left after a discard at which the hand is a draw
+``RI_MAX_TURNS``             safety cap on turns in one hand
+``RI_FORBID_TAKEN_DISCARD``  1 when a card taken from the pile may not be discarded that turn
+``RI_OKLAHOMA``              1 when the upcard's value sets the hand's knock limit
+``RI_SPADE_DOUBLING``        1 when a spade upcard doubles the hand's points
+``RI_TEAM_ADVISOR``          1 for ``team_policy="advisor"``, 0 for ``"captain"``
+``RI_HAND_BONUS``            bonus per hand won, added at game end
+``RI_GAME_BONUS``            bonus for winning the game
+``RI_SHUTOUT_BONUS``         extra bonus when the loser(s) scored nothing
+``RI_INITIAL_ROLES``         3 slots (this index and the next two): the initial roles as in
+                             ``Rules.initial_roles``, -1 when drawn at random; with 2 players
+                             the third slot is always -1
+===========================  ==================================================================
+
+``RULES_ARRAY_LEN`` is the array's length.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+#: Names accepted by :meth:`Rules.preset`, the default first.
+PRESETS: tuple[str, ...] = ("three-handed", "three-handed-20", "classic", "eaai", "oklahoma")
+
+#: Values accepted for ``Rules.team_policy``.
+TEAM_POLICIES: tuple[str, ...] = ("captain", "advisor")
+
+# Index constants of the array built by Rules.to_array (layout in the module docstring).
+RI_PLAYERS = 0
+RI_GIN_BONUS = 1
+RI_UNDERCUT_BONUS = 2
+RI_KNOCK_LIMIT = 3
+RI_TARGET = 4
+RI_WALL = 5
+RI_MAX_TURNS = 6
+RI_FORBID_TAKEN_DISCARD = 7
+RI_OKLAHOMA = 8
+RI_SPADE_DOUBLING = 9
+RI_TEAM_ADVISOR = 10
+RI_HAND_BONUS = 11
+RI_GAME_BONUS = 12
+RI_SHUTOUT_BONUS = 13
+RI_INITIAL_ROLES = 14  # three slots: 14, 15, 16
+RULES_ARRAY_LEN = 17
+
+#: Cards in the stock after the deal (52 - 2 * 10 - 1 upcard); the wall must leave some to draw.
+STOCK_SIZE = 31
+
+_MAX_KNOCK_LIMIT = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """One complete set of game rules. The defaults are the ``three-handed`` preset.
+
+    ========================  ===========================================================
+    field                     meaning
+    ========================  ===========================================================
+    ``name``                  preset name, written into hand logs (free text, non-empty)
+    ``players``               2 (two-player gin) or 3 (box, captain and sitter)
+    ``gin_bonus``             points added to the defender's deadwood on gin (>= 0)
+    ``undercut_bonus``        points the defender adds on an undercut (>= 0)
+    ``knock_limit``           most deadwood a knocker may keep, 0..10 (0 = gin only)
+    ``target``                cumulative score that ends the game (>= 1)
+    ``wall``                  the hand is a draw when after a discard only this many cards
+                              remain in the 31-card stock (0..29)
+    ``max_turns``             safety cap on turns in one hand; reaching it is a draw
+                              recorded as ``turn_limit`` (>= 1)
+    ``forbid_taken_discard``  a card taken from the discard pile may not be discarded in
+                              the same turn
+    ``oklahoma``              the upcard's value sets the hand's knock limit (face card 10,
+                              ace means gin only)
+    ``spade_doubling``        a hand's points are doubled when the upcard is a spade
+    ``team_policy``           ``"captain"`` (the captain's strategy decides) or
+                              ``"advisor"`` (the captain follows the sitter's advice)
+    ``initial_roles``         ``None``: roles drawn at random per game. Otherwise fixed
+                              roles: with 3 players a permutation of (0, 1, 2) read as
+                              (box seat, captain seat, sitter seat); with 2 players a
+                              permutation of (0, 1) read as (dealer seat, non-dealer seat).
+                              A list is accepted and stored as a tuple.
+    ``hand_bonus``            "box"/"line" bonus per hand won, added at game end and not
+                              counting towards the target (>= 0)
+    ``game_bonus``            bonus for winning the game (>= 0)
+    ``shutout_bonus``         extra points to the game winner when the loser(s) scored
+                              nothing (>= 0)
+    ========================  ===========================================================
+
+    Build variants with :meth:`preset`, :meth:`replace` and :meth:`from_dict`; every path
+    validates, so an existing ``Rules`` is always valid.
+    """
+
+    name: str = "three-handed"
+    players: int = 3
+    gin_bonus: int = 25
+    undercut_bonus: int = 10
+    knock_limit: int = 10
+    target: int = 100
+    wall: int = 2
+    max_turns: int = 400
+    forbid_taken_discard: bool = True
+    oklahoma: bool = False
+    spade_doubling: bool = False
+    team_policy: str = "captain"
+    initial_roles: tuple[int, ...] | None = None
+    hand_bonus: int = 0
+    game_bonus: int = 0
+    shutout_bonus: int = 0
+
+    def __post_init__(self) -> None:
+        """Validate every field and normalise numpy scalars and lists to plain Python values."""
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"name={self.name!r} is not valid: expected a non-empty string")
+        _check_int(self, "players", 2, 3, "2 or 3")
+        _check_int(self, "gin_bonus", 0, None, "an integer >= 0")
+        _check_int(self, "undercut_bonus", 0, None, "an integer >= 0")
+        _check_int(self, "knock_limit", 0, _MAX_KNOCK_LIMIT, f"an integer 0..{_MAX_KNOCK_LIMIT}")
+        _check_int(self, "target", 1, None, "an integer >= 1")
+        _check_int(self, "wall", 0, STOCK_SIZE - 2, f"an integer 0..{STOCK_SIZE - 2}")
+        _check_int(self, "max_turns", 1, None, "an integer >= 1")
+        for field_name in ("forbid_taken_discard", "oklahoma", "spade_doubling"):
+            _check_bool(self, field_name)
+        if not isinstance(self.team_policy, str) or self.team_policy not in TEAM_POLICIES:
+            raise ValueError(
+                f"team_policy={self.team_policy!r} is not valid: expected one of "
+                + ", ".join(TEAM_POLICIES)
+            )
+        _check_roles(self)
+        _check_int(self, "hand_bonus", 0, None, "an integer >= 0")
+        _check_int(self, "game_bonus", 0, None, "an integer >= 0")
+        _check_int(self, "shutout_bonus", 0, None, "an integer >= 0")
+
+    # ----------------------------------------------------------------- construction
+
+    @classmethod
+    def preset(cls, name: str) -> Rules:
+        """The named preset (case-insensitive, ``_`` accepted for ``-``); see ``PRESETS``."""
+        key = name.strip().lower().replace("_", "-") if isinstance(name, str) else None
+        if key not in _PRESET_OVERRIDES:
+            raise ValueError(
+                f"unknown rules preset {name!r}: expected one of " + ", ".join(PRESETS)
+            )
+        return cls(name=key, **_PRESET_OVERRIDES[key])
+
+    def replace(self, **overrides: Any) -> Rules:
+        """A validated copy with the given fields changed (the object itself is immutable)."""
+        _check_field_names(overrides)
+        return dataclasses.replace(self, **overrides)
+
+    def to_dict(self) -> dict[str, Any]:
+        """All fields as plain JSON/TOML-friendly values (``initial_roles`` a list or None)."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        if out["initial_roles"] is not None:
+            out["initial_roles"] = list(out["initial_roles"])
+        return out
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Rules:
+        """Rules from a mapping such as a TOML table or a ``to_dict`` result.
+
+        An optional ``preset`` key names the base rules (default ``three-handed``); the other keys
+        override its fields. Unknown keys are an error rather than silently ignored, so a typo in
+        a config file cannot run an experiment under the wrong rules.
+        """
+        if not isinstance(d, Mapping):
+            raise ValueError(f"rules must be a mapping of field names to values, got {d!r}")
+        overrides = dict(d)
+        base_name = overrides.pop("preset", None)
+        _check_field_names(overrides)
+        base = cls() if base_name is None else cls.preset(base_name)
+        return dataclasses.replace(base, **overrides)
+
+    # ----------------------------------------------------------------- engine helpers
+
+    def hand_knock_limit(self, upcard_value: int) -> int:
+        """The knock limit for one hand whose upcard has deadwood value ``upcard_value`` (1..10).
+
+        Normally ``knock_limit``; under Oklahoma the upcard's value, where an ace (value 1)
+        means gin only (0) and face cards (value 10) give 10.
+        """
+        if isinstance(upcard_value, bool) or not isinstance(upcard_value, int | np.integer):
+            raise ValueError(
+                f"upcard_value={upcard_value!r} is not valid: expected an integer 1..10"
+            )
+        if not 1 <= upcard_value <= 10:
+            raise ValueError(
+                f"upcard_value={upcard_value!r} is out of range: expected an integer 1..10"
+            )
+        if not self.oklahoma:
+            return self.knock_limit
+        return 0 if upcard_value == 1 else int(upcard_value)
+
+    def to_array(self) -> np.ndarray:
+        """The rules as a flat ``int64`` array for numba code (layout in the module docstring)."""
+        arr = np.full(RULES_ARRAY_LEN, -1, np.int64)
+        arr[RI_PLAYERS] = self.players
+        arr[RI_GIN_BONUS] = self.gin_bonus
+        arr[RI_UNDERCUT_BONUS] = self.undercut_bonus
+        arr[RI_KNOCK_LIMIT] = self.knock_limit
+        arr[RI_TARGET] = self.target
+        arr[RI_WALL] = self.wall
+        arr[RI_MAX_TURNS] = self.max_turns
+        arr[RI_FORBID_TAKEN_DISCARD] = int(self.forbid_taken_discard)
+        arr[RI_OKLAHOMA] = int(self.oklahoma)
+        arr[RI_SPADE_DOUBLING] = int(self.spade_doubling)
+        arr[RI_TEAM_ADVISOR] = int(self.team_policy == "advisor")
+        arr[RI_HAND_BONUS] = self.hand_bonus
+        arr[RI_GAME_BONUS] = self.game_bonus
+        arr[RI_SHUTOUT_BONUS] = self.shutout_bonus
+        if self.initial_roles is not None:
+            for i, seat in enumerate(self.initial_roles):
+                arr[RI_INITIAL_ROLES + i] = seat
+        return arr
+
+
+#: Field overrides of each preset relative to the defaults (the name is added by Rules.preset).
+_PRESET_OVERRIDES: dict[str, dict[str, Any]] = {
+    "three-handed": {},
+    "three-handed-20": {"gin_bonus": 20},
+    "classic": {
+        "players": 2,
+        "gin_bonus": 20,
+        "undercut_bonus": 10,
+        "hand_bonus": 20,
+        "game_bonus": 100,
+        "shutout_bonus": 100,  # a shutout doubles the game bonus
+    },
+    "eaai": {
+        "players": 2,
+        "gin_bonus": 25,
+        "undercut_bonus": 25,
+        "knock_limit": 10,
+        "target": 100,
+    },
+    "oklahoma": {"oklahoma": True, "spade_doubling": True},
+}
+assert tuple(_PRESET_OVERRIDES) == PRESETS
+
+_FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Rules))
+
+
+def _check_field_names(keys: Mapping[str, Any]) -> None:
+    """Reject unknown field names, so that typos fail loudly instead of being ignored."""
+    unknown = [k for k in keys if k not in _FIELD_NAMES]
+    if unknown:
+        raise ValueError(
+            "unknown rules field(s) "
+            + ", ".join(repr(k) for k in unknown)
+            + ": expected one of "
+            + ", ".join(_FIELD_NAMES)
+        )
+
+
+def _is_int(value: object) -> bool:
+    """True for Python and numpy integers, but not bools (``True`` as a bonus is a mistake)."""
+    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+
+
+def _check_int(rules: Rules, field_name: str, lo: int, hi: int | None, accepted: str) -> None:
+    """Validate an integer field and store it as a plain ``int``."""
+    value = getattr(rules, field_name)
+    if not _is_int(value):
+        raise ValueError(f"{field_name}={value!r} is not valid: expected {accepted}")
+    if value < lo or (hi is not None and value > hi):
+        raise ValueError(f"{field_name}={value!r} is out of range: expected {accepted}")
+    object.__setattr__(rules, field_name, int(value))
+
+
+def _check_bool(rules: Rules, field_name: str) -> None:
+    """Validate a flag; integers are refused so that ``oklahoma=10`` cannot slip through."""
+    value = getattr(rules, field_name)
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{field_name}={value!r} is not valid: expected true or false")
+    object.__setattr__(rules, field_name, bool(value))
+
+
+def _check_roles(rules: Rules) -> None:
+    """Validate ``initial_roles`` against ``players`` and store it as a tuple of ints."""
+    roles = rules.initial_roles
+    if roles is None:
+        return
+    n = rules.players
+    meaning = "(box, captain, sitter)" if n == 3 else "(dealer, non-dealer)"
+    accepted = (
+        f"None or a permutation of {tuple(range(n))} giving the seats {meaning} for players={n}"
+    )
+    if not isinstance(roles, tuple | list) or not all(_is_int(r) for r in roles):
+        raise ValueError(f"initial_roles={roles!r} is not valid: expected {accepted}")
+    if sorted(int(r) for r in roles) != list(range(n)):
+        raise ValueError(f"initial_roles={roles!r} is not valid: expected {accepted}")
+    object.__setattr__(rules, "initial_roles", tuple(int(r) for r in roles))
