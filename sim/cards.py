@@ -55,7 +55,9 @@ def make_card(rank: int, suit: int) -> int:
 
 def is_card(card: int) -> bool:
     """True when ``card`` is one of the 52 valid codes."""
-    return isinstance(card, int | np.integer) and 0 <= card < N_CODES and card % SUIT_STRIDE < N_RANKS
+    if not isinstance(card, int | np.integer) or isinstance(card, bool):
+        return False
+    return 0 <= card < N_CODES and card % SUIT_STRIDE < N_RANKS
 
 
 def card_value(card: int) -> int:

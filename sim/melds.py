@@ -463,6 +463,7 @@ def merge_runs(meld_masks: Iterable[int]) -> list[int]:
     A search only uses runs of up to 5 cards; the same cards laid as one long run are the
     same arrangement, so this changes nothing but how it reads.
     """
+    meld_masks = list(meld_masks)
     sets = [m for m in meld_masks if _is_set(m)]
     runs = sorted((m for m in meld_masks if not _is_set(m)), key=lambda m: mask_cards(m)[0])
     merged: list[int] = []
