@@ -1,0 +1,260 @@
+"""Whole games: roles and the box rotation, scores, two-player mode, and the two drivers.
+
+The game rules (initial roles, who deals, rotation after a win, a drawn hand keeping the roles,
+who scores, the target and end bonuses) live in the compiled functions :func:`game_init`,
+:func:`start_hand` and :func:`end_hand`. Two drivers use them:
+
+* :func:`play_batch_kernel` plays a batch of games inside one compiled call, built-in
+  strategies only, recording per-game statistics;
+* :class:`GameDriver` plays one game from Python, asking plain-Python strategies (and the
+  compiled built-ins) for decisions, and can record the hand log.
+
+Seats are numbered 0, 1, 2 (0, 1 in two-player mode). Roles: 0 the box (dealer), 1 the captain
+(non-dealer), 2 the sitter. In a hand, hand player 0 is the dealer and 1 the non-dealer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, uint64
+
+from sim.cards import DECK
+from sim.hand import (
+    AFTER_LEN,
+    DEC_OVER,
+    END_DRAW,
+    END_TURN_LIMIT,
+    HS_END,
+    HS_KNOCKER,
+    HS_LEN,
+    HS_POINTS,
+    HS_TO_MOVE,
+    HS_TURNS,
+    HS_WINNER,
+    OK,
+    advance,
+    apply_move,
+    deal,
+)
+from sim.rng import below, stream_seed
+from sim.rules import (
+    RI_GAME_BONUS,
+    RI_HAND_BONUS,
+    RI_INITIAL_ROLES,
+    RI_PLAYERS,
+    RI_SHUTOUT_BONUS,
+    RI_TARGET,
+    RI_TEAM_ADVISOR,
+)
+from sim.view import GI_LEN, GI_SCORE, GI_SCORE_OTHER, GI_TARGET, V_LEN, fill_view
+from strategies.builtin import MEM_LEN, SCRATCH_LEN, decide
+
+BOX = 0
+CAPTAIN = 1
+SITTER = 2
+
+# Game state layout.
+GS_ROLE_SEAT = 0  # 3 slots: seat holding each role (sitter -1 in two-player mode)
+GS_SCORE = 3  # 3 slots by seat: points from hands (what counts towards the target)
+GS_HANDS_WON = 6  # 3 slots by seat
+GS_HANDS = 9  # hands played
+GS_OVER = 10
+GS_WINNER = 11
+GS_BONUS = 12  # 3 slots by seat: end-of-game bonuses (hand, game, shutout)
+GS_INITIAL_ROLE_SEAT = 15  # 3 slots
+GS_LEN = 18
+
+# Per-game statistics written by the batch kernel (columns of ``out``).
+GO_WINNER = 0
+GO_HANDS = 1
+GO_SCORE = 2  # 3 by seat, hand points
+GO_FINAL = 5  # 3 by seat, hand points plus bonuses
+GO_INITIAL_ROLE_SEAT = 8  # 3: initial box, captain, sitter seats
+GO_END = 11  # 6 by end code: counts of knock, gin, undercut, draw, turn_limit (slot 0 unused)
+GO_BOX_WINS = 17  # hands won by whoever was in the box
+GO_CAPTAIN_WINS = 18
+GO_BOX_KNOCKS = 19
+GO_CAPTAIN_KNOCKS = 20
+GO_TURNS = 21
+GO_BOX_POINTS = 22
+GO_CAPTAIN_POINTS = 23
+GO_SEAT_BOX_HANDS = 24  # 3 by seat: hands played in the box
+GO_SEAT_BOX_WINS = 27  # 3 by seat: hands won while in the box
+GO_SEAT_HANDS_WON = 30  # 3 by seat
+GO_ERROR = 33  # non-zero if a built-in strategy made an illegal move (a bug)
+GO_LEN = 34
+
+
+@njit(cache=True)
+def shuffle_deck(deck: np.ndarray, rng: np.ndarray) -> None:
+    """A fresh uniformly shuffled deck (Fisher-Yates from the game's deck stream)."""
+    for i in range(52):
+        deck[i] = DECK[i]
+    for i in range(51, 0, -1):
+        j = below(rng, i + 1)
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
+
+
+@njit(cache=True)
+def game_init(gs: np.ndarray, rules: np.ndarray, deck_rng: np.ndarray) -> None:
+    """Initial roles: a uniform permutation of the seats (the card draw), unless fixed.
+
+    The draw always consumes the stream, so fixed and drawn roles see the same decks.
+    """
+    gs[:] = 0
+    n = rules[RI_PLAYERS]
+    seats = np.arange(3)
+    for i in range(n - 1, 0, -1):
+        j = below(deck_rng, i + 1)
+        t = seats[i]
+        seats[i] = seats[j]
+        seats[j] = t
+    if rules[RI_INITIAL_ROLES] >= 0:
+        for r in range(n):
+            seats[r] = rules[RI_INITIAL_ROLES + r]
+    for r in range(3):
+        gs[GS_ROLE_SEAT + r] = seats[r] if r < n else -1
+        gs[GS_INITIAL_ROLE_SEAT + r] = gs[GS_ROLE_SEAT + r]
+    gs[GS_WINNER] = -1
+
+
+@njit(cache=True)
+def decider_seat(gs: np.ndarray, rules: np.ndarray, hand_player: int) -> int:
+    """The seat whose strategy decides for a hand player (the sitter advises the captain)."""
+    if hand_player == 1 and rules[RI_TEAM_ADVISOR] and rules[RI_PLAYERS] == 3:
+        return gs[GS_ROLE_SEAT + SITTER]
+    return gs[GS_ROLE_SEAT + hand_player]
+
+
+@njit(cache=True)
+def start_hand(gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
+               rules: np.ndarray, deck_rng: np.ndarray, game_info: np.ndarray) -> None:
+    """Shuffle, deal, and fill the public game facts the views show."""
+    shuffle_deck(deck, deck_rng)
+    deal(hs, pile, deck, rules)
+    for p in range(2):
+        game_info[GI_SCORE + p] = gs[GS_SCORE + gs[GS_ROLE_SEAT + p]]
+    sitter = gs[GS_ROLE_SEAT + SITTER]
+    game_info[GI_SCORE_OTHER] = gs[GS_SCORE + sitter] if sitter >= 0 else 0
+    game_info[GI_TARGET] = rules[RI_TARGET]
+
+
+@njit(cache=True)
+def end_hand(gs: np.ndarray, hs: np.ndarray, rules: np.ndarray) -> int:
+    """Score the finished hand, rotate the roles, detect the end of the game.
+
+    Returns the seat that scored, or -1 for a drawn hand.
+    """
+    gs[GS_HANDS] += 1
+    end = hs[HS_END]
+    if end == END_DRAW or end == END_TURN_LIMIT:
+        return -1  # no points, same roles, same dealer
+    winner_player = hs[HS_WINNER]
+    scorer = gs[GS_ROLE_SEAT + winner_player]
+    gs[GS_SCORE + scorer] += hs[HS_POINTS]
+    gs[GS_HANDS_WON + scorer] += 1
+    box = gs[GS_ROLE_SEAT + BOX]
+    captain = gs[GS_ROLE_SEAT + CAPTAIN]
+    if rules[RI_PLAYERS] == 3:
+        sitter = gs[GS_ROLE_SEAT + SITTER]
+        if winner_player == BOX:  # the box keeps the box; captain and sitter swap
+            gs[GS_ROLE_SEAT + CAPTAIN] = sitter
+            gs[GS_ROLE_SEAT + SITTER] = captain
+        else:  # box sits out, captain takes the box, sitter becomes captain
+            gs[GS_ROLE_SEAT + BOX] = captain
+            gs[GS_ROLE_SEAT + CAPTAIN] = sitter
+            gs[GS_ROLE_SEAT + SITTER] = box
+    else:  # the deal passes to the other player
+        gs[GS_ROLE_SEAT + BOX] = captain
+        gs[GS_ROLE_SEAT + CAPTAIN] = box
+    if gs[GS_SCORE + scorer] >= rules[RI_TARGET]:
+        gs[GS_OVER] = 1
+        gs[GS_WINNER] = scorer
+        n = rules[RI_PLAYERS]
+        shutout = True
+        for s in range(n):
+            gs[GS_BONUS + s] = rules[RI_HAND_BONUS] * gs[GS_HANDS_WON + s]
+            if s != scorer and gs[GS_SCORE + s] > 0:
+                shutout = False
+        gs[GS_BONUS + scorer] += rules[RI_GAME_BONUS]
+        if shutout:
+            gs[GS_BONUS + scorer] += rules[RI_SHUTOUT_BONUS]
+    return scorer
+
+
+@njit(cache=True)
+def play_batch_kernel(rules: np.ndarray, strategy_ids: np.ndarray, params: np.ndarray,
+                      deck_base: np.uint64, strategy_base: np.uint64, first_game: int,
+                      out: np.ndarray) -> None:
+    """Play games ``first_game .. first_game + len(out) - 1`` with built-in strategies.
+
+    Game ``g`` draws its decks from stream ``g`` of ``deck_base`` and its strategy choices from
+    stream ``g`` of ``strategy_base``, so results do not depend on how games are batched.
+    """
+    gs = np.zeros(GS_LEN, np.int64)
+    hs = np.zeros(HS_LEN, np.int64)
+    pile = np.zeros(52, np.int64)
+    deck = np.zeros(52, np.int64)
+    after = np.zeros(AFTER_LEN, np.int64)
+    moves = np.zeros((0, 2), np.int64)
+    view = np.zeros(V_LEN, np.int64)
+    game_info = np.zeros(GI_LEN, np.int64)
+    mem = np.zeros((2, MEM_LEN), np.int64)
+    scratch = np.zeros(SCRATCH_LEN, np.int64)
+    deck_rng = np.zeros(1, np.uint64)
+    strategy_rng = np.zeros(1, np.uint64)
+    for i in range(out.shape[0]):
+        g = first_game + i
+        deck_rng[0] = stream_seed(deck_base, g)
+        strategy_rng[0] = stream_seed(strategy_base, g)
+        row = out[i]
+        row[:] = 0
+        game_init(gs, rules, deck_rng)
+        for r in range(3):
+            row[GO_INITIAL_ROLE_SEAT + r] = gs[GS_INITIAL_ROLE_SEAT + r]
+        while not gs[GS_OVER]:
+            start_hand(gs, hs, pile, deck, rules, deck_rng, game_info)
+            mem[:, :] = 0
+            box = gs[GS_ROLE_SEAT + BOX]
+            while True:
+                decision = advance(hs, pile, deck, after, moves)
+                if decision == DEC_OVER:
+                    break
+                p = hs[HS_TO_MOVE]
+                seat = decider_seat(gs, rules, p)
+                fill_view(view, hs, pile, game_info, decision)
+                move = decide(strategy_ids[seat], params[seat], decision, view, pile, after,
+                              mem[p], strategy_rng, scratch)
+                if apply_move(hs, pile, deck, after, moves, move) != OK:
+                    row[GO_ERROR] = 1
+                    return
+            end = hs[HS_END]
+            row[GO_END + end] += 1
+            row[GO_TURNS] += hs[HS_TURNS]
+            row[GO_SEAT_BOX_HANDS + box] += 1
+            if hs[HS_KNOCKER] == BOX:
+                row[GO_BOX_KNOCKS] += 1
+            elif hs[HS_KNOCKER] == CAPTAIN:
+                row[GO_CAPTAIN_KNOCKS] += 1
+            winner = hs[HS_WINNER]
+            if winner == BOX:
+                row[GO_BOX_WINS] += 1
+                row[GO_BOX_POINTS] += hs[HS_POINTS]
+                row[GO_SEAT_BOX_WINS + box] += 1
+            elif winner == CAPTAIN:
+                row[GO_CAPTAIN_WINS] += 1
+                row[GO_CAPTAIN_POINTS] += hs[HS_POINTS]
+            end_hand(gs, hs, rules)
+        row[GO_WINNER] = gs[GS_WINNER]
+        row[GO_HANDS] = gs[GS_HANDS]
+        for s in range(3):
+            row[GO_SCORE + s] = gs[GS_SCORE + s]
+            row[GO_FINAL + s] = gs[GS_SCORE + s] + gs[GS_BONUS + s]
+            row[GO_SEAT_HANDS_WON + s] = gs[GS_HANDS_WON + s]
+
+
+def game_seeds(deck_base: np.uint64, strategy_base: np.uint64, game: int) -> tuple[int, int]:
+    """The two stream seeds of game ``game`` (as Python ints), same as the batch kernel's."""
+    return (int(stream_seed(uint64(deck_base), game)), int(stream_seed(uint64(strategy_base), game)))

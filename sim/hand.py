@@ -1,0 +1,411 @@
+"""One two-player hand of gin as a compiled state machine.
+
+The state is a flat int64 array (``HS_*`` indices) plus the deck, the discard pile and an
+optional move log, so the same kernels serve the compiled batch loop and the plain-Python
+driver that asks user strategies: :func:`advance` says who must decide what (playing
+forced moves itself), and :func:`apply_move` checks a move against the rules and plays it.
+Every rule of the hand lives here and nowhere else.
+
+Hand players are 0 (the dealer; the box in three-handed play) and 1 (the non-dealer; the
+captain). The deck order is: dealer's 10 cards, non-dealer's 10, the upcard, then the 31-card
+stock, next to draw first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.cards import CARD_VALUE, N_CODES
+from sim.melds import MAX_DEPTH, NO_CARD, SEARCH_MELDS, fill_deadwood_after_discards
+from sim.rules import (
+    RI_FORBID_TAKEN_DISCARD,
+    RI_GIN_BONUS,
+    RI_KNOCK_LIMIT,
+    RI_MAX_TURNS,
+    RI_OKLAHOMA,
+    RI_SPADE_DOUBLING,
+    RI_UNDERCUT_BONUS,
+    RI_WALL,
+)
+from sim.showdown import (
+    MAX_MELDS,
+    OUTCOME_GIN,
+    OUTCOME_KNOCK,
+    settle_kernel,
+)
+
+DEALER = 0
+NONDEALER = 1
+HAND_SIZE = 10
+STOCK_START = 21  # deck index of the first stock card
+
+# Moves. A discard is the card code itself (0..63).
+MOVE_PASS = 64
+MOVE_DRAW_DISCARD = 65
+MOVE_DRAW_STOCK = 66
+MOVE_KNOCK = 67
+MOVE_NO_KNOCK = 68  # an answer to the knock question; not a move of the log
+MOVE_NAMES = {
+    MOVE_PASS: "pass",
+    MOVE_DRAW_DISCARD: "draw_discard",
+    MOVE_DRAW_STOCK: "draw_stock",
+    MOVE_KNOCK: "knock",
+}
+
+# Decisions a player is asked for (the four of the strategy protocol), or the hand is over.
+DEC_OFFER = 0  # take the first upcard (MOVE_DRAW_DISCARD) or MOVE_PASS
+DEC_DRAW = 1  # MOVE_DRAW_DISCARD or MOVE_DRAW_STOCK
+DEC_KNOCK = 2  # MOVE_KNOCK or MOVE_NO_KNOCK; asked only when knocking is legal
+DEC_DISCARD = 3  # a card code
+DEC_OVER = 4
+
+# Phases of the state machine.
+PH_OFFER_NONDEALER = 0
+PH_OFFER_DEALER = 1
+PH_FORCED_STOCK = 2  # both declined the upcard: the non-dealer draws from the stock
+PH_DRAW = 3
+PH_KNOCK = 4
+PH_DISCARD = 5
+PH_KNOCK_DISCARD = 6
+PH_OVER = 7
+
+# How a hand ended (the log's "end").
+END_NONE = 0
+END_KNOCK = 1
+END_GIN = 2
+END_UNDERCUT = 3
+END_DRAW = 4
+END_TURN_LIMIT = 5
+END_NAMES = ("", "knock", "gin", "undercut", "draw", "turn_limit")
+
+# Errors from apply_move.
+OK = 0
+ERR_NOT_YOUR_DECISION = 1
+ERR_NOT_IN_HAND = 2
+ERR_TAKEN_CARD = 3
+ERR_KNOCK_TOO_HIGH = 4
+ERR_CANNOT_KNOCK = 5
+ERR_EMPTY_PILE = 6
+ERR_BAD_MOVE = 7
+ERROR_TEXT = (
+    "ok",
+    "that move answers a different decision",
+    "the discarded card is not in the player's hand",
+    "a card taken from the discard pile may not be discarded in the same turn",
+    "after knocking the discard must leave deadwood within the knock limit",
+    "knocking is not legal here: no discard leaves deadwood within the knock limit",
+    "the discard pile is empty",
+    "not a move",
+)
+
+# State layout.
+HS_HAND = 0  # 2 slots: masks of hand players 0 and 1
+HS_STOCK_TOP = 2  # deck index of the next stock card
+HS_PILE_LEN = 3
+HS_PHASE = 4
+HS_TO_MOVE = 5
+HS_TAKEN = 6  # card taken from the pile this turn, or -1
+HS_DRAWN = 7  # card drawn this turn, or -1
+HS_TURNS = 8  # completed turns (draw + discard)
+HS_KNOCK_LIMIT = 9
+HS_MULTIPLIER = 10
+HS_UPCARD = 11
+HS_TOOK = 12  # 2 slots: mask of cards each player took from the pile
+HS_DISCARDED = 14  # 2 slots: mask of cards each player discarded
+HS_DECLINED = 16  # 2 slots: the upcard if that player declined it, else -1
+HS_END = 18
+HS_KNOCKER = 19
+HS_WINNER = 20
+HS_POINTS = 21
+HS_KNOCKER_DEADWOOD = 22
+HS_DEFENDER_DEADWOOD = 23
+HS_LAYOFFS = 24
+HS_N_KNOCKER_MELDS = 25
+HS_N_DEFENDER_MELDS = 26
+HS_KNOCKER_MELDS = 27  # MAX_MELDS slots, indices into SEARCH_MELDS
+HS_DEFENDER_MELDS = HS_KNOCKER_MELDS + MAX_MELDS  # MAX_MELDS slots
+HS_FORBID_TAKEN = HS_DEFENDER_MELDS + MAX_MELDS
+HS_WALL = HS_FORBID_TAKEN + 1
+HS_MAX_TURNS = HS_WALL + 1
+HS_GIN_BONUS = HS_MAX_TURNS + 1
+HS_UNDERCUT_BONUS = HS_GIN_BONUS + 1
+HS_N_MOVES = HS_UNDERCUT_BONUS + 1
+HS_KNOCKER_HAND = HS_N_MOVES + 1  # the knocker's 10 cards after his discard
+HS_DEFENDER_HAND = HS_KNOCKER_HAND + 1
+HS_LEN = HS_DEFENDER_HAND + 1
+
+AFTER_LEN = N_CODES  # the deadwood-after-each-discard scratch array
+
+
+def new_hand_buffers(max_moves: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Arrays for one hand: state, discard pile, deadwood-after scratch, move log (seat, move)."""
+    return (
+        np.zeros(HS_LEN, np.int64),
+        np.zeros(52, np.int64),
+        np.zeros(AFTER_LEN, np.int64),
+        np.zeros((max_moves, 2), np.int64),
+    )
+
+
+@njit(cache=True)
+def deal(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, rules: np.ndarray) -> None:
+    """Start a hand from a shuffled deck (dealer, non-dealer, upcard, stock)."""
+    hs[:] = 0
+    dealer = 0
+    nondealer = 0
+    for i in range(HAND_SIZE):
+        dealer |= 1 << deck[i]
+        nondealer |= 1 << deck[HAND_SIZE + i]
+    hs[HS_HAND + DEALER] = dealer
+    hs[HS_HAND + NONDEALER] = nondealer
+    upcard = deck[2 * HAND_SIZE]
+    pile[0] = upcard
+    hs[HS_PILE_LEN] = 1
+    hs[HS_UPCARD] = upcard
+    hs[HS_STOCK_TOP] = STOCK_START
+    hs[HS_PHASE] = PH_OFFER_NONDEALER
+    hs[HS_TO_MOVE] = NONDEALER
+    hs[HS_TAKEN] = -1
+    hs[HS_DRAWN] = -1
+    hs[HS_DECLINED] = -1
+    hs[HS_DECLINED + 1] = -1
+    hs[HS_KNOCKER] = -1
+    hs[HS_WINNER] = -1
+    limit = rules[RI_KNOCK_LIMIT]
+    if rules[RI_OKLAHOMA]:
+        v = CARD_VALUE[upcard]
+        limit = 0 if v == 1 else v
+    hs[HS_KNOCK_LIMIT] = limit
+    hs[HS_MULTIPLIER] = 2 if rules[RI_SPADE_DOUBLING] and upcard < 16 else 1
+    hs[HS_FORBID_TAKEN] = rules[RI_FORBID_TAKEN_DISCARD]
+    hs[HS_WALL] = rules[RI_WALL]
+    hs[HS_MAX_TURNS] = rules[RI_MAX_TURNS]
+    hs[HS_GIN_BONUS] = rules[RI_GIN_BONUS]
+    hs[HS_UNDERCUT_BONUS] = rules[RI_UNDERCUT_BONUS]
+
+
+@njit(cache=True)
+def stock_count(hs: np.ndarray) -> int:
+    """Cards left in the stock."""
+    return 52 - hs[HS_STOCK_TOP]
+
+
+@njit(cache=True)
+def _log(hs: np.ndarray, moves: np.ndarray, player: int, move: int) -> None:
+    n = hs[HS_N_MOVES]
+    if n < moves.shape[0]:
+        moves[n, 0] = player
+        moves[n, 1] = move
+    hs[HS_N_MOVES] = n + 1
+
+
+@njit(cache=True)
+def best_legal_after(hs: np.ndarray, after: np.ndarray) -> int:
+    """Least deadwood after a legal discard of the mover's 11 cards; fills ``after``.
+
+    ``after[c]`` is the deadwood after discarding ``c``; a card that may not be discarded
+    (the one just taken, under the same-card rule) is set to NO_CARD.
+    """
+    p = hs[HS_TO_MOVE]
+    fill_deadwood_after_discards(hs[HS_HAND + p], after)
+    if hs[HS_FORBID_TAKEN] and hs[HS_TAKEN] >= 0:
+        after[hs[HS_TAKEN]] = NO_CARD
+    best = NO_CARD
+    for c in range(AFTER_LEN):
+        if after[c] < best:
+            best = after[c]
+    return best
+
+
+@njit(cache=True)
+def _after_draw(hs: np.ndarray, after: np.ndarray) -> None:
+    """The mover holds 11 cards: ask about knocking only when it is legal."""
+    if best_legal_after(hs, after) <= hs[HS_KNOCK_LIMIT]:
+        hs[HS_PHASE] = PH_KNOCK
+    else:
+        hs[HS_PHASE] = PH_DISCARD
+
+
+@njit(cache=True)
+def _draw(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, from_pile: bool) -> None:
+    p = hs[HS_TO_MOVE]
+    if from_pile:
+        n = hs[HS_PILE_LEN] - 1
+        card = pile[n]
+        hs[HS_PILE_LEN] = n
+        hs[HS_TAKEN] = card
+        hs[HS_TOOK + p] |= 1 << card
+    else:
+        card = deck[hs[HS_STOCK_TOP]]
+        hs[HS_STOCK_TOP] += 1
+        hs[HS_TAKEN] = -1
+    hs[HS_DRAWN] = card
+    hs[HS_HAND + p] |= 1 << card
+
+
+@njit(cache=True)
+def _settle(hs: np.ndarray) -> None:
+    knocker = hs[HS_TO_MOVE]
+    defender = 1 - knocker
+    k_out = np.full(MAX_MELDS, -1, np.int64)
+    d_out = np.full(MAX_DEPTH, -1, np.int64)
+    outcome, points, k_dw, d_dw, layoff, n_k, n_d = settle_kernel(
+        hs[HS_HAND + knocker],
+        hs[HS_HAND + defender],
+        hs[HS_KNOCK_LIMIT],
+        hs[HS_GIN_BONUS],
+        hs[HS_UNDERCUT_BONUS],
+        k_out,
+        d_out,
+    )
+    hs[HS_KNOCKER] = knocker
+    hs[HS_KNOCKER_HAND] = hs[HS_HAND + knocker]
+    hs[HS_DEFENDER_HAND] = hs[HS_HAND + defender]
+    if outcome == OUTCOME_GIN:
+        hs[HS_END] = END_GIN
+        hs[HS_WINNER] = knocker
+    elif outcome == OUTCOME_KNOCK:
+        hs[HS_END] = END_KNOCK
+        hs[HS_WINNER] = knocker
+    else:
+        hs[HS_END] = END_UNDERCUT
+        hs[HS_WINNER] = defender
+    hs[HS_POINTS] = points * hs[HS_MULTIPLIER]
+    hs[HS_KNOCKER_DEADWOOD] = k_dw
+    hs[HS_DEFENDER_DEADWOOD] = d_dw
+    hs[HS_LAYOFFS] = layoff
+    hs[HS_N_KNOCKER_MELDS] = n_k
+    hs[HS_N_DEFENDER_MELDS] = min(n_d, MAX_MELDS)
+    for j in range(MAX_MELDS):
+        hs[HS_KNOCKER_MELDS + j] = k_out[j] if j < n_k else -1
+        hs[HS_DEFENDER_MELDS + j] = d_out[j] if j < n_d else -1
+    hs[HS_PHASE] = PH_OVER
+
+
+@njit(cache=True)
+def _end_turn(hs: np.ndarray) -> None:
+    """After a discard that was not a knock: the wall, the turn limit, or the next player."""
+    hs[HS_TURNS] += 1
+    hs[HS_TAKEN] = -1
+    hs[HS_DRAWN] = -1
+    if stock_count(hs) <= hs[HS_WALL]:
+        hs[HS_END] = END_DRAW
+        hs[HS_PHASE] = PH_OVER
+    elif hs[HS_TURNS] >= hs[HS_MAX_TURNS]:
+        hs[HS_END] = END_TURN_LIMIT
+        hs[HS_PHASE] = PH_OVER
+    else:
+        hs[HS_TO_MOVE] = 1 - hs[HS_TO_MOVE]
+        hs[HS_PHASE] = PH_DRAW
+
+
+@njit(cache=True)
+def advance(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, after: np.ndarray,
+            moves: np.ndarray) -> int:
+    """Play forced moves, then return the decision the mover must take (or DEC_OVER).
+
+    Taking the first upcard is a draw like any other: the taker then discards (and may knock)
+    and the other player takes a normal turn, because every discard ends a turn.
+
+    ``after`` holds the mover's deadwood after each discard whenever he has 11 cards.
+    """
+    ph = hs[HS_PHASE]
+    if ph == PH_FORCED_STOCK:
+        _log(hs, moves, hs[HS_TO_MOVE], MOVE_DRAW_STOCK)
+        _draw(hs, pile, deck, False)
+        _after_draw(hs, after)
+        ph = hs[HS_PHASE]
+    if ph == PH_OFFER_NONDEALER or ph == PH_OFFER_DEALER:
+        return DEC_OFFER
+    if ph == PH_DRAW:
+        return DEC_DRAW
+    if ph == PH_KNOCK:
+        return DEC_KNOCK
+    if ph == PH_DISCARD or ph == PH_KNOCK_DISCARD:
+        return DEC_DISCARD
+    return DEC_OVER
+
+
+@njit(cache=True)
+def apply_move(
+    hs: np.ndarray,
+    pile: np.ndarray,
+    deck: np.ndarray,
+    after: np.ndarray,
+    moves: np.ndarray,
+    move: int,
+) -> int:
+    """Play ``move`` for the mover if the rules allow it; return OK or an ERR_* code.
+
+    An illegal move changes nothing.
+    """
+    ph = hs[HS_PHASE]
+    p = hs[HS_TO_MOVE]
+    if ph == PH_OFFER_NONDEALER or ph == PH_OFFER_DEALER:
+        if move == MOVE_PASS:
+            _log(hs, moves, p, MOVE_PASS)
+            hs[HS_DECLINED + p] = hs[HS_UPCARD]
+            if ph == PH_OFFER_NONDEALER:
+                hs[HS_PHASE] = PH_OFFER_DEALER
+                hs[HS_TO_MOVE] = DEALER
+            else:
+                hs[HS_PHASE] = PH_FORCED_STOCK
+                hs[HS_TO_MOVE] = NONDEALER
+            return OK
+        if move == MOVE_DRAW_DISCARD:
+            _log(hs, moves, p, MOVE_DRAW_DISCARD)
+            _draw(hs, pile, deck, True)
+            _after_draw(hs, after)
+            return OK
+        return ERR_NOT_YOUR_DECISION if move <= MOVE_NO_KNOCK else ERR_BAD_MOVE
+    if ph == PH_DRAW:
+        if move == MOVE_DRAW_STOCK:
+            _log(hs, moves, p, MOVE_DRAW_STOCK)
+            _draw(hs, pile, deck, False)
+            _after_draw(hs, after)
+            return OK
+        if move == MOVE_DRAW_DISCARD:
+            if hs[HS_PILE_LEN] == 0:
+                return ERR_EMPTY_PILE
+            _log(hs, moves, p, MOVE_DRAW_DISCARD)
+            _draw(hs, pile, deck, True)
+            _after_draw(hs, after)
+            return OK
+        return ERR_NOT_YOUR_DECISION if move <= MOVE_NO_KNOCK else ERR_BAD_MOVE
+    if ph == PH_KNOCK:
+        if move == MOVE_KNOCK:
+            _log(hs, moves, p, MOVE_KNOCK)
+            hs[HS_PHASE] = PH_KNOCK_DISCARD
+            return OK
+        if move == MOVE_NO_KNOCK:
+            hs[HS_PHASE] = PH_DISCARD
+            return OK
+        return ERR_NOT_YOUR_DECISION if move <= MOVE_NO_KNOCK else ERR_BAD_MOVE
+    if ph == PH_DISCARD or ph == PH_KNOCK_DISCARD:
+        if move == MOVE_KNOCK:
+            return ERR_CANNOT_KNOCK
+        if move < 0 or move >= N_CODES:
+            return ERR_NOT_YOUR_DECISION if move <= MOVE_NO_KNOCK else ERR_BAD_MOVE
+        if not (hs[HS_HAND + p] >> move) & 1:
+            return ERR_NOT_IN_HAND
+        if hs[HS_FORBID_TAKEN] and move == hs[HS_TAKEN]:
+            return ERR_TAKEN_CARD
+        if ph == PH_KNOCK_DISCARD and after[move] > hs[HS_KNOCK_LIMIT]:
+            return ERR_KNOCK_TOO_HIGH
+        _log(hs, moves, p, move)
+        hs[HS_HAND + p] &= ~(1 << move)
+        pile[hs[HS_PILE_LEN]] = move
+        hs[HS_PILE_LEN] += 1
+        hs[HS_DISCARDED + p] |= 1 << move
+        if ph == PH_KNOCK_DISCARD:
+            _settle(hs)
+            return OK
+        _end_turn(hs)
+        return OK
+    return ERR_NOT_YOUR_DECISION
+
+
+def melds_of(hs: np.ndarray, first: int, count: int) -> list[int]:
+    """Meld masks stored in the state from slot ``first`` (Python helper for logs)."""
+    return [int(SEARCH_MELDS[int(hs[first + j])]) for j in range(int(count))]
