@@ -16,7 +16,7 @@ Seats are numbered 0, 1, 2 (0, 1 in two-player mode). Roles: 0 the box (dealer),
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, uint64
+from numba import njit
 
 from sim.cards import DECK
 from sim.hand import (
@@ -185,6 +185,39 @@ def end_hand(gs: np.ndarray, hs: np.ndarray, rules: np.ndarray) -> int:
 
 
 @njit(cache=True)
+def record_hand(row: np.ndarray, gs: np.ndarray, hs: np.ndarray) -> None:
+    """Add a finished hand to a game's statistics row (call before :func:`end_hand`)."""
+    box = gs[GS_ROLE_SEAT + BOX]
+    row[GO_END + hs[HS_END]] += 1
+    row[GO_TURNS] += hs[HS_TURNS]
+    row[GO_SEAT_BOX_HANDS + box] += 1
+    if hs[HS_KNOCKER] == BOX:
+        row[GO_BOX_KNOCKS] += 1
+    elif hs[HS_KNOCKER] == CAPTAIN:
+        row[GO_CAPTAIN_KNOCKS] += 1
+    winner = hs[HS_WINNER]
+    if winner == BOX:
+        row[GO_BOX_WINS] += 1
+        row[GO_BOX_POINTS] += hs[HS_POINTS]
+        row[GO_SEAT_BOX_WINS + box] += 1
+    elif winner == CAPTAIN:
+        row[GO_CAPTAIN_WINS] += 1
+        row[GO_CAPTAIN_POINTS] += hs[HS_POINTS]
+
+
+@njit(cache=True)
+def record_game(row: np.ndarray, gs: np.ndarray) -> None:
+    """Write a finished game's winner, hands and scores to its statistics row."""
+    row[GO_WINNER] = gs[GS_WINNER]
+    row[GO_HANDS] = gs[GS_HANDS]
+    for s in range(3):
+        row[GO_SCORE + s] = gs[GS_SCORE + s]
+        row[GO_FINAL + s] = gs[GS_SCORE + s] + gs[GS_BONUS + s]
+        row[GO_SEAT_HANDS_WON + s] = gs[GS_HANDS_WON + s]
+        row[GO_INITIAL_ROLE_SEAT + s] = gs[GS_INITIAL_ROLE_SEAT + s]
+
+
+@njit(cache=True)
 def play_batch_kernel(rules: np.ndarray, strategy_ids: np.ndarray, params: np.ndarray,
                       deck_base: np.uint64, strategy_base: np.uint64, first_game: int,
                       out: np.ndarray) -> None:
@@ -212,12 +245,9 @@ def play_batch_kernel(rules: np.ndarray, strategy_ids: np.ndarray, params: np.nd
         row = out[i]
         row[:] = 0
         game_init(gs, rules, deck_rng)
-        for r in range(3):
-            row[GO_INITIAL_ROLE_SEAT + r] = gs[GS_INITIAL_ROLE_SEAT + r]
         while not gs[GS_OVER]:
             start_hand(gs, hs, pile, deck, rules, deck_rng, game_info)
             mem[:, :] = 0
-            box = gs[GS_ROLE_SEAT + BOX]
             while True:
                 decision = advance(hs, pile, deck, after, moves)
                 if decision == DEC_OVER:
@@ -230,31 +260,6 @@ def play_batch_kernel(rules: np.ndarray, strategy_ids: np.ndarray, params: np.nd
                 if apply_move(hs, pile, deck, after, moves, move) != OK:
                     row[GO_ERROR] = 1
                     return
-            end = hs[HS_END]
-            row[GO_END + end] += 1
-            row[GO_TURNS] += hs[HS_TURNS]
-            row[GO_SEAT_BOX_HANDS + box] += 1
-            if hs[HS_KNOCKER] == BOX:
-                row[GO_BOX_KNOCKS] += 1
-            elif hs[HS_KNOCKER] == CAPTAIN:
-                row[GO_CAPTAIN_KNOCKS] += 1
-            winner = hs[HS_WINNER]
-            if winner == BOX:
-                row[GO_BOX_WINS] += 1
-                row[GO_BOX_POINTS] += hs[HS_POINTS]
-                row[GO_SEAT_BOX_WINS + box] += 1
-            elif winner == CAPTAIN:
-                row[GO_CAPTAIN_WINS] += 1
-                row[GO_CAPTAIN_POINTS] += hs[HS_POINTS]
+            record_hand(row, gs, hs)
             end_hand(gs, hs, rules)
-        row[GO_WINNER] = gs[GS_WINNER]
-        row[GO_HANDS] = gs[GS_HANDS]
-        for s in range(3):
-            row[GO_SCORE + s] = gs[GS_SCORE + s]
-            row[GO_FINAL + s] = gs[GS_SCORE + s] + gs[GS_BONUS + s]
-            row[GO_SEAT_HANDS_WON + s] = gs[GS_HANDS_WON + s]
-
-
-def game_seeds(deck_base: np.uint64, strategy_base: np.uint64, game: int) -> tuple[int, int]:
-    """The two stream seeds of game ``game`` (as Python ints), same as the batch kernel's."""
-    return (int(stream_seed(uint64(deck_base), game)), int(stream_seed(uint64(strategy_base), game)))
+        record_game(row, gs)

@@ -222,16 +222,16 @@ class Showdown:
     """The laid-out result of one knock. Cards are canonical strings."""
 
     knocker_melds: list[list[str]]
-    knocker_deadwood: int
     defender_melds: list[list[str]]
-    layoffs: list[str]
-    defender_deadwood: int
+    layoffs: list[str]  # in an order they can be laid off
+    knocker_deadwood_cards: list[str]
+    defender_deadwood_cards: list[str]
+    knocker_deadwood: int
+    defender_deadwood: int  # after layoffs
     gin: bool
     undercut: bool
     winner: str  # "knocker" or "defender"
-    points: int
-    knocker_deadwood_cards: list[str]
-    defender_deadwood_cards: list[str]
+    points: int  # what the winner scores
 
     @property
     def end(self) -> str:
@@ -295,22 +295,34 @@ def settle(
             f"the knocker cannot knock: his least deadwood is "
             f"{int(min_deadwood_mask(k_mask))}, above the knock limit {limit}"
         )
-    k_melds = merge_runs(int(SEARCH_MELDS[j]) for j in k_out[:n_k])
-    d_melds = merge_runs(int(SEARCH_MELDS[j]) for j in d_out[:n_d])
-    k_melded = sum(k_melds)
-    d_melded = sum(d_melds)
     return Showdown(
-        knocker_melds=[meld_cards(m) for m in k_melds],
+        *describe_layout(k_mask, d_mask, k_out[:n_k], d_out[:n_d], int(layoff)),
         knocker_deadwood=int(k_dw),
-        defender_melds=[meld_cards(m) for m in d_melds],
-        layoffs=_layoff_order(int(layoff), k_melds),
         defender_deadwood=int(d_dw),
         gin=outcome == OUTCOME_GIN,
         undercut=outcome == OUTCOME_UNDERCUT,
         winner="defender" if outcome == OUTCOME_UNDERCUT else "knocker",
         points=int(points) * points_multiplier(rules, up),
-        knocker_deadwood_cards=[card_str(c) for c in mask_cards(k_mask & ~k_melded)],
-        defender_deadwood_cards=[card_str(c) for c in mask_cards(d_mask & ~d_melded & ~layoff)],
+    )
+
+
+def describe_layout(
+    knocker: int, defender: int, knocker_melds: Iterable[int], defender_melds: Iterable[int],
+    layoff: int,
+) -> tuple[list[list[str]], list[list[str]], list[str], list[str], list[str]]:
+    """Card-string form of a settled knock from masks and meld indices (into SEARCH_MELDS).
+
+    Returns (knocker melds, defender melds, layoffs in playable order, knocker deadwood cards,
+    defender deadwood cards). Used by :func:`settle` and the hand log alike.
+    """
+    k_melds = merge_runs(int(SEARCH_MELDS[j]) for j in knocker_melds)
+    d_melds = merge_runs(int(SEARCH_MELDS[j]) for j in defender_melds)
+    return (
+        [meld_cards(m) for m in k_melds],
+        [meld_cards(m) for m in d_melds],
+        _layoff_order(layoff, k_melds),
+        [card_str(c) for c in mask_cards(knocker & ~sum(k_melds))],
+        [card_str(c) for c in mask_cards(defender & ~sum(d_melds) & ~layoff)],
     )
 
 

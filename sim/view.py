@@ -148,6 +148,14 @@ class View:
         return self.discard_pile[-1] if self.discard_pile else None
 
     @property
+    def legal_discards(self) -> list[int]:
+        """Cards that may be discarded now (after a knock: only those within the limit)."""
+        cards = sorted(self.deadwood_after)
+        if self.knocked:
+            cards = [c for c in cards if self.deadwood_after[c] <= self.knock_limit]
+        return cards
+
+    @property
     def hand_str(self) -> list[str]:
         """Own cards as text."""
         return [card_str(c) for c in self.hand]

@@ -1,0 +1,370 @@
+"""Playing games from Python: any mix of built-in and user strategies, with hand logs.
+
+:func:`play_games` is the entry point. When every seat is a compiled built-in and no log is
+wanted it hands whole batches to the compiled kernel; otherwise :class:`GameDriver` plays each
+game from Python through the very same rule kernels, asking user strategies for decisions and
+calling the compiled built-ins directly. Both give identical games for the same seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from sim.cards import card_str, mask_cards, parse_cards
+from sim.game import (
+    GO_LEN,
+    GS_LEN,
+    GS_OVER,
+    GS_ROLE_SEAT,
+    GS_SCORE,
+    GS_WINNER,
+    SITTER,
+    decider_seat,
+    end_hand,
+    game_init,
+    play_batch_kernel,
+    record_game,
+    record_hand,
+    start_hand,
+)
+from sim.hand import (
+    AFTER_LEN,
+    DEC_DISCARD,
+    DEC_DRAW,
+    DEC_KNOCK,
+    DEC_OFFER,
+    DEC_OVER,
+    END_NAMES,
+    ERROR_TEXT,
+    HS_DEFENDER_DEADWOOD,
+    HS_DEFENDER_HAND,
+    HS_DEFENDER_MELDS,
+    HS_END,
+    HS_KNOCKER,
+    HS_KNOCKER_DEADWOOD,
+    HS_KNOCKER_HAND,
+    HS_KNOCKER_MELDS,
+    HS_LAYOFFS,
+    HS_LEN,
+    HS_N_DEFENDER_MELDS,
+    HS_N_KNOCKER_MELDS,
+    HS_N_MOVES,
+    HS_POINTS,
+    HS_TO_MOVE,
+    HS_WINNER,
+    MOVE_DRAW_DISCARD,
+    MOVE_DRAW_STOCK,
+    MOVE_KNOCK,
+    MOVE_NAMES,
+    MOVE_NO_KNOCK,
+    MOVE_PASS,
+    OK,
+    advance,
+    apply_move,
+)
+from sim.rng import seed_words, stream_seed
+from sim.rules import Rules
+from sim.showdown import describe_layout
+from sim.view import GI_LEN, V_LEN, View, fill_view
+from strategies.builtin import MEM_LEN, SCRATCH_LEN, decide
+from strategies.registry import StrategySpec, parse_strategies
+
+GAME_COLUMNS = [
+    "winner", "hands",
+    "score_0", "score_1", "score_2",
+    "final_0", "final_1", "final_2",
+    "initial_box", "initial_captain", "initial_sitter",
+    "end_none", "knocks", "gins", "undercuts", "draws", "turn_limits",
+    "box_wins", "captain_wins", "box_knocks", "captain_knocks", "turns",
+    "box_points", "captain_points",
+    "box_hands_0", "box_hands_1", "box_hands_2",
+    "box_wins_0", "box_wins_1", "box_wins_2",
+    "hands_won_0", "hands_won_1", "hands_won_2",
+    "error",
+]  # fmt: skip
+assert len(GAME_COLUMNS) == GO_LEN
+
+MAX_LOGGED_MOVES = 4096
+
+
+class StrategyError(RuntimeError):
+    """A user strategy answered with an illegal move or raised."""
+
+
+@dataclass(frozen=True)
+class Seeds:
+    """The two base seeds of a run: decks (shared by arms) and strategy choices."""
+
+    deck: np.uint64
+    strategy: np.uint64
+
+    @classmethod
+    def from_seed(cls, seed: int, arm: int = 0) -> Seeds:
+        """Decks depend on the seed only, so arms of one experiment share them."""
+        return cls(seed_words(seed, 0), seed_words(seed, 1, arm))
+
+
+def _check_seats(rules: Rules, specs: Sequence[StrategySpec]) -> None:
+    if len(specs) != rules.players:
+        raise ValueError(
+            f"{rules.name} rules seat {rules.players} players: got {len(specs)} strategies"
+        )
+
+
+class GameDriver:
+    """Plays one game at a time from Python through the compiled rule kernels."""
+
+    def __init__(self, rules: Rules, strategies: Sequence[Any], seeds: Seeds,
+                 log: bool = False) -> None:
+        self.rules = rules
+        self.specs = parse_strategies(list(strategies))
+        _check_seats(rules, self.specs)
+        self.seeds = seeds
+        self.log = log
+        self.rules_array = rules.to_array()
+        self.params = np.stack([s.params_array() for s in self.specs] +
+                               [np.full_like(self.specs[0].params_array(), -1)] *
+                               (3 - len(self.specs)))
+        self.players = [None if s.compiled else s.make() for s in self.specs]
+
+    def play(self, game: int) -> tuple[np.ndarray, list[dict[str, Any]]]:
+        """Play game number ``game``: its statistics row and (when logging) its hand records."""
+        rules = self.rules_array
+        gs = np.zeros(GS_LEN, np.int64)
+        hs = np.zeros(HS_LEN, np.int64)
+        pile = np.zeros(52, np.int64)
+        deck = np.zeros(52, np.int64)
+        after = np.zeros(AFTER_LEN, np.int64)
+        moves = np.zeros((MAX_LOGGED_MOVES if self.log else 0, 2), np.int64)
+        view = np.zeros(V_LEN, np.int64)
+        game_info = np.zeros(GI_LEN, np.int64)
+        mem = np.zeros((2, MEM_LEN), np.int64)
+        scratch = np.zeros(SCRATCH_LEN, np.int64)
+        deck_rng = np.array([stream_seed(self.seeds.deck, game)], np.uint64)
+        strategy_rng = np.array([stream_seed(self.seeds.strategy, game)], np.uint64)
+        py_rng = np.random.default_rng(int(strategy_rng[0]))
+        row = np.zeros(GO_LEN, np.int64)
+        records: list[dict[str, Any]] = []
+        game_init(gs, rules, deck_rng)
+        hand_index = 0
+        while not gs[GS_OVER]:
+            start_hand(gs, hs, pile, deck, rules, deck_rng, game_info)
+            mem[:, :] = 0
+            roles = [int(gs[GS_ROLE_SEAT + r]) for r in range(3)]
+            dealt = deck.copy()
+            started: set[int] = set()
+            while True:
+                decision = advance(hs, pile, deck, after, moves)
+                if decision == DEC_OVER:
+                    break
+                p = int(hs[HS_TO_MOVE])
+                seat = int(decider_seat(gs, rules, p))
+                fill_view(view, hs, pile, game_info, decision)
+                player = self.players[seat]
+                if player is None:
+                    move = int(decide(self.specs[seat].strategy_id, self.params[seat], decision,
+                                      view, pile, after, mem[p], strategy_rng, scratch))
+                else:
+                    py_view = View.from_arrays(view, pile, after, py_rng)
+                    if p not in started and hasattr(player, "start_hand"):
+                        player.start_hand(py_view)
+                    started.add(p)
+                    move = self._ask(player, seat, decision, py_view)
+                err = apply_move(hs, pile, deck, after, moves, move)
+                if err != OK:
+                    raise StrategyError(
+                        f"strategy {self.specs[seat].text!r} (seat {seat}) made an illegal "
+                        f"move in game {game}, hand {hand_index}: {ERROR_TEXT[err]}"
+                    )
+            record_hand(row, gs, hs)
+            end_hand(gs, hs, rules)
+            if self.log:
+                records.append(self._record(game, hand_index, roles, dealt, hs, moves, gs))
+            hand_index += 1
+        record_game(row, gs)
+        return row, records
+
+    def _ask(self, player: Any, seat: int, decision: int, view: View) -> int:
+        try:
+            if decision == DEC_OFFER:
+                return MOVE_DRAW_DISCARD if player.take_upcard(view) else MOVE_PASS
+            if decision == DEC_DRAW:
+                return MOVE_DRAW_DISCARD if player.draw_from_discard(view) else MOVE_DRAW_STOCK
+            if decision == DEC_KNOCK:
+                return MOVE_KNOCK if player.knock(view) else MOVE_NO_KNOCK
+            assert decision == DEC_DISCARD
+            card = player.discard(view)
+        except Exception as exc:
+            raise StrategyError(
+                f"strategy {self.specs[seat].text!r} (seat {seat}) raised "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+        try:
+            return parse_cards([card])[0]
+        except ValueError as exc:
+            raise StrategyError(
+                f"strategy {self.specs[seat].text!r} (seat {seat}) discarded {card!r}: {exc}"
+            ) from None
+
+    def _record(self, game: int, hand: int, roles: list[int], dealt: np.ndarray,
+                hs: np.ndarray, moves: np.ndarray, gs: np.ndarray) -> dict[str, Any]:
+        """One line of the hand log (see docs/api.md and INTERFACES)."""
+        hand_seat = roles[:2]
+        move_list = []
+        for player, move in moves[: int(hs[HS_N_MOVES])]:
+            seat = hand_seat[int(player)]
+            if move < 64:
+                move_list.append({"seat": seat, "move": "discard", "card": card_str(int(move))})
+            else:
+                move_list.append({"seat": seat, "move": MOVE_NAMES[int(move)]})
+        record: dict[str, Any] = {
+            "game": game,
+            "hand": hand,
+            "rules": self.rules.name,
+            "seats": [s.text for s in self.specs],
+            "dealer": roles[0],
+            "nondealer": roles[1],
+            "sitter": roles[SITTER] if self.rules.players == 3 else None,
+            "deal": {
+                "dealer": [card_str(int(c)) for c in dealt[0:10]],
+                "nondealer": [card_str(int(c)) for c in dealt[10:20]],
+                "upcard": card_str(int(dealt[20])),
+                "stock": [card_str(int(c)) for c in dealt[21:]],
+            },
+            "moves": move_list,
+            "result": hand_result(hs, hand_seat),
+            "scores": [int(gs[GS_SCORE + s]) for s in range(self.rules.players)],
+            "game_over": bool(gs[GS_OVER]),
+            "game_winner": int(gs[GS_WINNER]) if gs[GS_OVER] else None,
+            "rules_config": self.rules.to_dict(),
+        }
+        if self.rules.team_policy == "advisor" and self.rules.players == 3:
+            record["advisor"] = roles[SITTER]
+        return record
+
+
+def hand_result(hs: np.ndarray, hand_seat: Sequence[int]) -> dict[str, Any]:
+    """The ``result`` object of a hand-log line from a finished hand state."""
+    end = int(hs[HS_END])
+    name = END_NAMES[end]
+    if name in ("draw", "turn_limit"):
+        return {"end": name, "knocker": None, "knocker_melds": [], "knocker_deadwood": None,
+                "defender_melds": [], "layoffs": [], "defender_deadwood": None,
+                "winner": None, "points": 0}
+    k_melds, d_melds, layoffs, _, _ = describe_layout(
+        int(hs[HS_KNOCKER_HAND]), int(hs[HS_DEFENDER_HAND]),
+        [int(j) for j in hs[HS_KNOCKER_MELDS:HS_KNOCKER_MELDS + int(hs[HS_N_KNOCKER_MELDS])]],
+        [int(j) for j in hs[HS_DEFENDER_MELDS:HS_DEFENDER_MELDS + int(hs[HS_N_DEFENDER_MELDS])]],
+        int(hs[HS_LAYOFFS]),
+    )
+    return {
+        "end": name,
+        "knocker": hand_seat[int(hs[HS_KNOCKER])],
+        "knocker_melds": k_melds,
+        "knocker_deadwood": int(hs[HS_KNOCKER_DEADWOOD]),
+        "defender_melds": d_melds,
+        "layoffs": layoffs,
+        "defender_deadwood": int(hs[HS_DEFENDER_DEADWOOD]),
+        "winner": hand_seat[int(hs[HS_WINNER])],
+        "points": int(hs[HS_POINTS]),
+    }
+
+
+@dataclass
+class PlayResult:
+    """Games played by :func:`play_games`: one row per game, and the hand log if asked."""
+
+    rules: Rules
+    strategies: list[str]
+    games: pd.DataFrame
+    log: list[dict[str, Any]] | None
+
+    def summary(self) -> pd.DataFrame:
+        """Games won per seat and strategy, with hands and hand outcomes."""
+        g = self.games
+        rows = []
+        for seat, name in enumerate(self.strategies):
+            rows.append({
+                "seat": seat,
+                "strategy": name,
+                "games_won": int((g["winner"] == seat).sum()),
+                "win_rate": float((g["winner"] == seat).mean()) if len(g) else float("nan"),
+                "hands_won": int(g[f"hands_won_{seat}"].sum()),
+                "points": int(g[f"score_{seat}"].sum()),
+            })
+        return pd.DataFrame(rows)
+
+    def outcomes(self) -> dict[str, int]:
+        """Hand outcome counts over all games."""
+        g = self.games
+        return {"hands": int(g["hands"].sum()), "knock": int(g["knocks"].sum()),
+                "gin": int(g["gins"].sum()), "undercut": int(g["undercuts"].sum()),
+                "draw": int(g["draws"].sum()), "turn_limit": int(g["turn_limits"].sum())}
+
+
+def iter_games(rules: Rules, strategies: Sequence[Any], games: int, seeds: Seeds,
+               first_game: int = 0, log: bool = False, batch: int = 1000,
+               ) -> Iterator[tuple[np.ndarray, list[dict[str, Any]]]]:
+    """Yield (statistics rows, hand records) batch by batch, compiled when possible."""
+    specs = parse_strategies(list(strategies))
+    _check_seats(rules, specs)
+    if all(s.compiled for s in specs) and not log:
+        ids = np.array([s.strategy_id for s in specs] + [0] * (3 - len(specs)), np.int64)
+        params = np.stack([s.params_array() for s in specs] +
+                          [specs[0].params_array()] * (3 - len(specs)))
+        rules_array = rules.to_array()
+        for start in range(first_game, first_game + games, batch):
+            out = np.zeros((min(batch, first_game + games - start), GO_LEN), np.int64)
+            play_batch_kernel(rules_array, ids, params, seeds.deck, seeds.strategy, start, out)
+            if out[:, -1].any():
+                raise StrategyError("a built-in strategy made an illegal move (engine bug)")
+            yield out, []
+        return
+    driver = GameDriver(rules, specs, seeds, log=log)
+    for start in range(first_game, first_game + games, batch):
+        rows = []
+        records: list[dict[str, Any]] = []
+        for g in range(start, min(start + batch, first_game + games)):
+            row, recs = driver.play(g)
+            rows.append(row)
+            records.extend(recs)
+        yield np.array(rows, np.int64).reshape(-1, GO_LEN), records
+
+
+def play_games(strategies: Sequence[Any] | str, rules: Rules | str | None = None,
+               games: int = 1, seed: int = 0, log: bool = False,
+               progress: Callable[[int], None] | None = None) -> PlayResult:
+    """Play ``games`` games and return their statistics (and hand log when ``log``).
+
+    >>> r = play_games("greedy-knock,greedy-knock,greedy-knock", games=3, seed=1)
+    >>> len(r.games), int(r.games["winner"].between(0, 2).sum())
+    (3, 3)
+    """
+    if isinstance(rules, str):
+        rules = Rules.preset(rules)
+    rules = rules if rules is not None else Rules()
+    if games < 0:
+        raise ValueError(f"games={games} is out of range: expected an integer >= 0")
+    specs = parse_strategies(strategies)
+    seeds = Seeds.from_seed(seed)
+    rows: list[np.ndarray] = []
+    records: list[dict[str, Any]] = []
+    for out, recs in iter_games(rules, specs, games, seeds, log=log):
+        rows.append(out)
+        records.extend(recs)
+        if progress is not None:
+            progress(len(out))
+    table = np.concatenate(rows) if rows else np.zeros((0, GO_LEN), np.int64)
+    frame = pd.DataFrame(table, columns=GAME_COLUMNS).drop(columns=["end_none", "error"])
+    frame.insert(0, "game", np.arange(len(frame)))
+    return PlayResult(rules, [s.text for s in specs], frame, records if log else None)
+
+
+def cards_of(mask: int) -> list[str]:
+    """Card strings of a mask (small helper for logs and replay)."""
+    return [card_str(c) for c in mask_cards(mask)]

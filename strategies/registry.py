@@ -1,0 +1,193 @@
+"""Strategy names, parameters and the ``name:key=value`` notation.
+
+A strategy is named as in the CLI, TOML and reports: ``greedy-knock``,
+``greedy-knock:knock_at=6``, or a user class by import path, ``mypkg.mybot:MyBot`` (with
+optional keyword arguments, ``mypkg.mybot:MyBot:depth=2``). Python code may also pass a
+strategy object directly.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from strategies.builtin import GREEDY_KNOCK, N_PARAMS, RANDOM, SIMPLE
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    """One integer parameter of a built-in strategy. ``default`` None means "from the rules"."""
+
+    name: str
+    default: int | None
+    low: int
+    high: int
+    doc: str
+
+
+@dataclass(frozen=True)
+class StrategyInfo:
+    """A built-in strategy: its compiled id, parameters and one-line description."""
+
+    name: str
+    strategy_id: int
+    description: str
+    params: tuple[ParamInfo, ...] = ()
+
+
+BUILTINS: dict[str, StrategyInfo] = {
+    info.name: info
+    for info in (
+        StrategyInfo("random", RANDOM, "uniform over the legal choices at every decision"),
+        StrategyInfo(
+            "simple",
+            SIMPLE,
+            "the EAAI reference player: takes a card only into a best meld, knocks at once",
+        ),
+        StrategyInfo(
+            "greedy-knock",
+            GREEDY_KNOCK,
+            "takes a card only when it lowers deadwood; knocks as soon as deadwood <= knock_at",
+            (ParamInfo("knock_at", None, 0, 10, "knock at this deadwood or less "
+                       "(default: the knock limit)"),),
+        ),
+    )
+}
+ALIASES = {"greedy": "greedy-knock", "eaai-simple": "simple"}
+
+
+@dataclass(frozen=True)
+class StrategySpec:
+    """A resolved strategy: a built-in with parameters, or a Python strategy factory."""
+
+    text: str  # the name as given (shown in logs and reports)
+    name: str  # canonical name, or the import path
+    params: dict[str, Any] = field(default_factory=dict)
+    strategy_id: int | None = None  # compiled built-in id; None for Python strategies
+    factory: Any = None  # class or object for Python strategies
+
+    @property
+    def compiled(self) -> bool:
+        """True when the strategy runs inside the compiled engine."""
+        return self.strategy_id is not None
+
+    def params_array(self) -> np.ndarray:
+        """Parameters for the compiled engine, in declaration order; -1 for "from the rules"."""
+        arr = np.full(N_PARAMS, -1, np.int64)
+        if self.compiled:
+            for i, p in enumerate(BUILTINS[self.name].params):
+                value = self.params.get(p.name, p.default)
+                arr[i] = -1 if value is None else int(value)
+        return arr
+
+    def make(self) -> Any:
+        """A fresh Python strategy object (for Python strategies)."""
+        if self.factory is None:
+            raise ValueError(f"{self.text!r} is a compiled built-in, not a Python strategy")
+        if isinstance(self.factory, type):
+            return self.factory(**self.params)
+        return self.factory
+
+
+def _accepted() -> str:
+    return ", ".join(BUILTINS) + ", or an import path module:Class"
+
+
+def parse_strategy(spec: str | Any) -> StrategySpec:
+    """Resolve one strategy: a name with optional ``:key=value,...``, an import path, an object."""
+    if isinstance(spec, StrategySpec):
+        return spec
+    if not isinstance(spec, str):
+        if not all(hasattr(spec, m) for m in ("take_upcard", "draw_from_discard", "knock",
+                                              "discard")):
+            raise ValueError(
+                f"strategy object {spec!r} lacks the protocol methods take_upcard, "
+                "draw_from_discard, knock and discard"
+            )
+        name = getattr(spec, "name", type(spec).__name__)
+        return StrategySpec(text=str(name), name=str(name), factory=spec)
+    text = spec.strip()
+    head, _, rest = text.partition(":")
+    head = head.strip()
+    canonical = ALIASES.get(head.lower(), head.lower())
+    if canonical in BUILTINS:
+        info = BUILTINS[canonical]
+        return StrategySpec(text=text, name=canonical, params=_parse_params(text, info, rest),
+                            strategy_id=info.strategy_id)
+    if "." in head and rest:
+        cls_name, _, kw = rest.partition(":")
+        return StrategySpec(text=text, name=f"{head}:{cls_name}", params=_parse_kwargs(text, kw),
+                            factory=_import(text, head, cls_name))
+    raise ValueError(f"unknown strategy {head!r}: expected {_accepted()}")
+
+
+def parse_strategies(text: str | list[Any] | tuple[Any, ...]) -> list[StrategySpec]:
+    """Parse ``"a,b:k=1,k2=2,c"``: a comma followed by ``key=value`` continues the parameters."""
+    if not isinstance(text, str):
+        return [parse_strategy(s) for s in text]
+    items: list[str] = []
+    for token in (t.strip() for t in text.split(",")):
+        if not token:
+            raise ValueError(f"empty strategy name in {text!r}")
+        if "=" in token and ":" not in token and items:
+            items[-1] += "," + token
+        else:
+            items.append(token)
+    return [parse_strategy(s) for s in items]
+
+
+def _parse_kwargs(text: str, rest: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = pair.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(f"malformed parameter {pair!r} in {text!r}: expected key=value")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _parse_params(text: str, info: StrategyInfo, rest: str) -> dict[str, Any]:
+    raw = _parse_kwargs(text, rest)
+    known = {p.name: p for p in info.params}
+    params: dict[str, Any] = {p.name: p.default for p in info.params}
+    for key, value in raw.items():
+        if key not in known:
+            accepted = ", ".join(known) if known else "no parameters"
+            raise ValueError(f"unknown parameter {key!r} for {info.name}: it takes {accepted}")
+        p = known[key]
+        try:
+            number = int(value)
+        except ValueError:
+            raise ValueError(
+                f"{info.name} parameter {key}={value!r} is not an integer {p.low}..{p.high}"
+            ) from None
+        if not p.low <= number <= p.high:
+            raise ValueError(
+                f"{info.name} parameter {key}={number} is out of range: expected {p.low}..{p.high}"
+            )
+        params[key] = number
+    return params
+
+
+def _import(text: str, module: str, attr: str) -> Any:
+    try:
+        obj = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"cannot import strategy {text!r}: {exc}") from None
+    return obj
+
+
+def describe() -> list[dict[str, Any]]:
+    """Every built-in with its parameters and defaults, for ``ginbox strategies``."""
+    return [
+        {
+            "name": info.name,
+            "description": info.description,
+            "params": {p.name: {"default": p.default, "range": [p.low, p.high], "doc": p.doc}
+                       for p in info.params},
+        }
+        for info in BUILTINS.values()
+    ]
