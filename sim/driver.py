@@ -17,6 +17,7 @@ import pandas as pd
 
 from sim.cards import card_str, mask_cards, parse_cards
 from sim.game import (
+    GAME_COLUMNS,
     GO_LEN,
     GS_LEN,
     GS_OVER,
@@ -73,21 +74,6 @@ from sim.showdown import describe_layout
 from sim.view import GI_LEN, V_LEN, View, fill_view
 from strategies.builtin import MEM_LEN, SCRATCH_LEN, decide
 from strategies.registry import StrategySpec, parse_strategies
-
-GAME_COLUMNS = [
-    "winner", "hands",
-    "score_0", "score_1", "score_2",
-    "final_0", "final_1", "final_2",
-    "initial_box", "initial_captain", "initial_sitter",
-    "end_none", "knocks", "gins", "undercuts", "draws", "turn_limits",
-    "box_wins", "captain_wins", "box_knocks", "captain_knocks", "turns",
-    "box_points", "captain_points",
-    "box_hands_0", "box_hands_1", "box_hands_2",
-    "box_wins_0", "box_wins_1", "box_wins_2",
-    "hands_won_0", "hands_won_1", "hands_won_2",
-    "error",
-]  # fmt: skip
-assert len(GAME_COLUMNS) == GO_LEN
 
 MAX_LOGGED_MOVES = 4096
 

@@ -62,27 +62,46 @@ GS_OVER = 10
 GS_WINNER = 11
 GS_BONUS = 12  # 3 slots by seat: end-of-game bonuses (hand, game, shutout)
 GS_INITIAL_ROLE_SEAT = 15  # 3 slots
-GS_LEN = 18
+GS_PREV_BOX = 18  # statistics bookkeeping: the box seat of the previous hand
+GS_LEN = 19
 
-# Per-game statistics written by the batch kernel (columns of ``out``).
-GO_WINNER = 0
-GO_HANDS = 1
-GO_SCORE = 2  # 3 by seat, hand points
-GO_FINAL = 5  # 3 by seat, hand points plus bonuses
-GO_INITIAL_ROLE_SEAT = 8  # 3: initial box, captain, sitter seats
-GO_END = 11  # 6 by end code: counts of knock, gin, undercut, draw, turn_limit (slot 0 unused)
-GO_BOX_WINS = 17  # hands won by whoever was in the box
-GO_CAPTAIN_WINS = 18
-GO_BOX_KNOCKS = 19
-GO_CAPTAIN_KNOCKS = 20
-GO_TURNS = 21
-GO_BOX_POINTS = 22
-GO_CAPTAIN_POINTS = 23
-GO_SEAT_BOX_HANDS = 24  # 3 by seat: hands played in the box
-GO_SEAT_BOX_WINS = 27  # 3 by seat: hands won while in the box
-GO_SEAT_HANDS_WON = 30  # 3 by seat
-GO_ERROR = 33  # non-zero if a built-in strategy made an illegal move (a bug)
-GO_LEN = 34
+# Per-game statistics: one int64 row per game, one column per name below. Seat columns end in
+# the seat number; "pair_*_<b><c>" count hands with seat b in the box and seat c as captain.
+GAME_COLUMNS: list[str] = (
+    ["winner", "hands", "turns"]
+    + [f"score_{s}" for s in range(3)]  # hand points, which count towards the target
+    + [f"final_{s}" for s in range(3)]  # hand points plus end-of-game bonuses
+    + ["initial_box", "initial_captain", "initial_sitter"]
+    + ["end_none", "knocks", "gins", "undercuts", "draws", "turn_limits"]  # by END_* code
+    + ["box_knock_wins", "box_gins", "box_undercut_wins"]  # hands the box won, by how
+    + ["captain_knock_wins", "captain_gins", "captain_undercut_wins"]
+    + ["box_knocks", "captain_knocks", "box_points", "captain_points"]
+    + [f"box_hands_{s}" for s in range(3)]  # hands played in the box, by seat
+    + [f"box_wins_{s}" for s in range(3)]  # hands won in the box, by seat
+    + [f"box_runs_{s}" for s in range(3)]  # separate spells in the box, by seat
+    + [f"hands_won_{s}" for s in range(3)]
+    + [f"pair_hands_{b}{c}" for b in range(3) for c in range(3)]
+    + [f"pair_box_wins_{b}{c}" for b in range(3) for c in range(3)]
+    + ["error"]  # non-zero if a built-in strategy made an illegal move (an engine bug)
+)
+GO_LEN = len(GAME_COLUMNS)
+GO_WINNER = GAME_COLUMNS.index("winner")
+GO_HANDS = GAME_COLUMNS.index("hands")
+GO_TURNS = GAME_COLUMNS.index("turns")
+GO_SCORE = GAME_COLUMNS.index("score_0")
+GO_FINAL = GAME_COLUMNS.index("final_0")
+GO_INITIAL_ROLE_SEAT = GAME_COLUMNS.index("initial_box")
+GO_END = GAME_COLUMNS.index("end_none")
+GO_WIN_BY_ROLE = GAME_COLUMNS.index("box_knock_wins")  # + 3 * role + (end - 1)
+GO_KNOCKS_BY_ROLE = GAME_COLUMNS.index("box_knocks")  # + role
+GO_POINTS_BY_ROLE = GAME_COLUMNS.index("box_points")  # + role
+GO_SEAT_BOX_HANDS = GAME_COLUMNS.index("box_hands_0")
+GO_SEAT_BOX_WINS = GAME_COLUMNS.index("box_wins_0")
+GO_SEAT_BOX_RUNS = GAME_COLUMNS.index("box_runs_0")
+GO_SEAT_HANDS_WON = GAME_COLUMNS.index("hands_won_0")
+GO_PAIR_HANDS = GAME_COLUMNS.index("pair_hands_00")
+GO_PAIR_BOX_WINS = GAME_COLUMNS.index("pair_box_wins_00")
+GO_ERROR = GAME_COLUMNS.index("error")
 
 
 @njit(cache=True)
@@ -188,21 +207,25 @@ def end_hand(gs: np.ndarray, hs: np.ndarray, rules: np.ndarray) -> int:
 def record_hand(row: np.ndarray, gs: np.ndarray, hs: np.ndarray) -> None:
     """Add a finished hand to a game's statistics row (call before :func:`end_hand`)."""
     box = gs[GS_ROLE_SEAT + BOX]
-    row[GO_END + hs[HS_END]] += 1
+    captain = gs[GS_ROLE_SEAT + CAPTAIN]
+    end = hs[HS_END]
+    row[GO_END + end] += 1
     row[GO_TURNS] += hs[HS_TURNS]
     row[GO_SEAT_BOX_HANDS + box] += 1
-    if hs[HS_KNOCKER] == BOX:
-        row[GO_BOX_KNOCKS] += 1
-    elif hs[HS_KNOCKER] == CAPTAIN:
-        row[GO_CAPTAIN_KNOCKS] += 1
+    if gs[GS_HANDS] == 0 or gs[GS_PREV_BOX] != box:
+        row[GO_SEAT_BOX_RUNS + box] += 1
+    gs[GS_PREV_BOX] = box
+    row[GO_PAIR_HANDS + 3 * box + captain] += 1
+    knocker = hs[HS_KNOCKER]
+    if knocker >= 0:
+        row[GO_KNOCKS_BY_ROLE + knocker] += 1
     winner = hs[HS_WINNER]
+    if winner >= 0:
+        row[GO_WIN_BY_ROLE + 3 * winner + end - 1] += 1
+        row[GO_POINTS_BY_ROLE + winner] += hs[HS_POINTS]
     if winner == BOX:
-        row[GO_BOX_WINS] += 1
-        row[GO_BOX_POINTS] += hs[HS_POINTS]
         row[GO_SEAT_BOX_WINS + box] += 1
-    elif winner == CAPTAIN:
-        row[GO_CAPTAIN_WINS] += 1
-        row[GO_CAPTAIN_POINTS] += hs[HS_POINTS]
+        row[GO_PAIR_BOX_WINS + 3 * box + captain] += 1
 
 
 @njit(cache=True)
