@@ -106,12 +106,13 @@ class GameDriver:
     """Plays one game at a time from Python through the compiled rule kernels."""
 
     def __init__(self, rules: Rules, strategies: Sequence[Any], seeds: Seeds,
-                 log: bool = False) -> None:
+                 log: bool = False, rotate: bool = False) -> None:
         self.rules = rules
         self.specs = parse_strategies(list(strategies))
         _check_seats(rules, self.specs)
         self.seeds = seeds
         self.log = log
+        self.rotate = rotate
         self.rules_array = rules.to_array()
         self.params = np.stack([s.params_array() for s in self.specs] +
                                [np.full_like(self.specs[0].params_array(), -1)] *
@@ -136,7 +137,7 @@ class GameDriver:
         py_rng = np.random.default_rng(int(strategy_rng[0]))
         row = np.zeros(GO_LEN, np.int64)
         records: list[dict[str, Any]] = []
-        game_init(gs, rules, deck_rng)
+        game_init(gs, rules, deck_rng, game if self.rotate else -1)
         hand_index = 0
         while not gs[GS_OVER]:
             start_hand(gs, hs, pile, deck, rules, deck_rng, game_info)
@@ -295,8 +296,12 @@ class PlayResult:
 
 def iter_games(rules: Rules, strategies: Sequence[Any], games: int, seeds: Seeds,
                first_game: int = 0, log: bool = False, batch: int = 1000,
-               ) -> Iterator[tuple[np.ndarray, list[dict[str, Any]]]]:
-    """Yield (statistics rows, hand records) batch by batch, compiled when possible."""
+               rotate: bool = False) -> Iterator[tuple[np.ndarray, list[dict[str, Any]]]]:
+    """Yield (statistics rows, hand records) batch by batch, compiled when possible.
+
+    Game ``g`` is the same game whatever the batching: its streams derive from ``seeds``
+    and ``g`` alone. ``rotate`` seats games by the rotation instead of the rules' draw.
+    """
     specs = parse_strategies(list(strategies))
     _check_seats(rules, specs)
     if all(s.compiled for s in specs) and not log:
@@ -306,12 +311,13 @@ def iter_games(rules: Rules, strategies: Sequence[Any], games: int, seeds: Seeds
         rules_array = rules.to_array()
         for start in range(first_game, first_game + games, batch):
             out = np.zeros((min(batch, first_game + games - start), GO_LEN), np.int64)
-            play_batch_kernel(rules_array, ids, params, seeds.deck, seeds.strategy, start, out)
+            play_batch_kernel(rules_array, ids, params, seeds.deck, seeds.strategy, start,
+                              rotate, out)
             if out[:, -1].any():
                 raise StrategyError("a built-in strategy made an illegal move (engine bug)")
             yield out, []
         return
-    driver = GameDriver(rules, specs, seeds, log=log)
+    driver = GameDriver(rules, specs, seeds, log=log, rotate=rotate)
     for start in range(first_game, first_game + games, batch):
         rows = []
         records: list[dict[str, Any]] = []

@@ -104,6 +104,10 @@ GO_PAIR_BOX_WINS = GAME_COLUMNS.index("pair_box_wins_00")
 GO_ERROR = GAME_COLUMNS.index("error")
 
 
+#: The six seatings (box, captain, sitter) of the rotation.
+ROTATIONS = np.array([[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 2, 1], [1, 0, 2], [2, 1, 0]], np.int64)
+
+
 @njit(cache=True)
 def shuffle_deck(deck: np.ndarray, rng: np.ndarray) -> None:
     """A fresh uniformly shuffled deck (Fisher-Yates from the game's deck stream)."""
@@ -117,10 +121,12 @@ def shuffle_deck(deck: np.ndarray, rng: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def game_init(gs: np.ndarray, rules: np.ndarray, deck_rng: np.ndarray) -> None:
+def game_init(gs: np.ndarray, rules: np.ndarray, deck_rng: np.ndarray, rotate: int) -> None:
     """Initial roles: a uniform permutation of the seats (the card draw), unless fixed.
 
-    The draw always consumes the stream, so fixed and drawn roles see the same decks.
+    ``rotate >= 0`` seats game ``rotate`` by the rotation instead: permutation ``rotate % n!``
+    of the seats, so over every n! consecutive games each seat holds each initial role equally
+    often. The draw always consumes the stream, so all seatings see the same decks.
     """
     gs[:] = 0
     n = rules[RI_PLAYERS]
@@ -130,7 +136,11 @@ def game_init(gs: np.ndarray, rules: np.ndarray, deck_rng: np.ndarray) -> None:
         t = seats[i]
         seats[i] = seats[j]
         seats[j] = t
-    if rules[RI_INITIAL_ROLES] >= 0:
+    if rotate >= 0:
+        k = rotate % (6 if n == 3 else 2)
+        for r in range(n):
+            seats[r] = ROTATIONS[k, r] if n == 3 else (k + r) % 2
+    elif rules[RI_INITIAL_ROLES] >= 0:
         for r in range(n):
             seats[r] = rules[RI_INITIAL_ROLES + r]
     for r in range(3):
@@ -243,11 +253,12 @@ def record_game(row: np.ndarray, gs: np.ndarray) -> None:
 @njit(cache=True)
 def play_batch_kernel(rules: np.ndarray, strategy_ids: np.ndarray, params: np.ndarray,
                       deck_base: np.uint64, strategy_base: np.uint64, first_game: int,
-                      out: np.ndarray) -> None:
+                      rotate: bool, out: np.ndarray) -> None:
     """Play games ``first_game .. first_game + len(out) - 1`` with built-in strategies.
 
     Game ``g`` draws its decks from stream ``g`` of ``deck_base`` and its strategy choices from
     stream ``g`` of ``strategy_base``, so results do not depend on how games are batched.
+    ``rotate`` seats game ``g`` by the rotation (see :func:`game_init`).
     """
     gs = np.zeros(GS_LEN, np.int64)
     hs = np.zeros(HS_LEN, np.int64)
@@ -267,7 +278,7 @@ def play_batch_kernel(rules: np.ndarray, strategy_ids: np.ndarray, params: np.nd
         strategy_rng[0] = stream_seed(strategy_base, g)
         row = out[i]
         row[:] = 0
-        game_init(gs, rules, deck_rng)
+        game_init(gs, rules, deck_rng, g if rotate else -1)
         while not gs[GS_OVER]:
             start_hand(gs, hs, pile, deck, rules, deck_rng, game_info)
             mem[:, :] = 0
