@@ -1,3 +1,56 @@
-"""ginbox: a fast headless self-play simulator for three-handed Gin Rummy."""
+"""ginbox: a fast headless self-play simulator for three-handed Gin Rummy.
+
+Importing :mod:`sim` points numba's on-disk cache at a directory named after a hash of the
+engine's source. Numba only checks the modification time of the file that defines a cached
+function, not of the modules it calls, so after an edit (or an upgrade) a cached kernel could
+silently run stale code inlined from another module. One directory per source version rules
+that out; older directories are pruned. ``NUMBA_CACHE_DIR`` set by the user wins.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
 
 __version__ = "0.1.0"
+
+_PACKAGES = ("sim", "strategies")
+# Modules without compiled functions whose constants compiled code reads.
+_CONSTANT_MODULES = ("cards.py", "rules.py")
+
+
+def _source_stamp() -> str:
+    """Hash of every module holding compiled code or constants compiled code reads."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256(__version__.encode())
+    for package in _PACKAGES:
+        for path in sorted((root / package).glob("*.py")):
+            text = path.read_bytes()
+            if b"@njit" in text or path.name in _CONSTANT_MODULES:
+                digest.update(path.name.encode())
+                digest.update(text)
+    return digest.hexdigest()[:16]
+
+
+def _configure_jit_cache(keep: int = 3) -> str | None:
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return None
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ginbox"
+    target = base / f"numba-{_source_stamp()}"
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        old = sorted((p for p in base.glob("numba-*") if p != target),
+                     key=lambda p: p.stat().st_mtime, reverse=True)
+        for stale in old[keep - 1:]:
+            shutil.rmtree(stale, ignore_errors=True)
+    except OSError:
+        return None  # read-only home: numba falls back to its default locations
+    import numba
+
+    numba.config.CACHE_DIR = str(target)
+    return str(target)
+
+
+JIT_CACHE_DIR = _configure_jit_cache()

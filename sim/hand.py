@@ -17,7 +17,13 @@ import numpy as np
 from numba import njit
 
 from sim.cards import CARD_VALUE, N_CODES
-from sim.melds import MAX_DEPTH, NO_CARD, SEARCH_MELDS, fill_deadwood_after_discards
+from sim.melds import (
+    MAX_DEPTH,
+    NO_CARD,
+    SEARCH_MELDS,
+    fill_deadwood_after_discards,
+    min_deadwood_mask,
+)
 from sim.rules import (
     RI_FORBID_TAKEN_DISCARD,
     RI_GIN_BONUS,
@@ -133,9 +139,15 @@ HS_UNDERCUT_BONUS = HS_GIN_BONUS + 1
 HS_N_MOVES = HS_UNDERCUT_BONUS + 1
 HS_KNOCKER_HAND = HS_N_MOVES + 1  # the knocker's 10 cards after his discard
 HS_DEFENDER_HAND = HS_KNOCKER_HAND + 1
-HS_LEN = HS_DEFENDER_HAND + 1
+HS_DEADWOOD = HS_DEFENDER_HAND + 1  # 2 slots: each player's least deadwood of his 10 cards
+HS_LEN = HS_DEADWOOD + 2
 
-AFTER_LEN = N_CODES  # the deadwood-after-each-discard scratch array
+# The deadwood-after-each-discard array: 64 entries by card code, then a one-entry memo of which
+# 11-card mask they were computed for, so a strategy's look at "what if I take the top card"
+# and the rules' knock check after the draw share one search.
+AFTER_KEY = N_CODES
+AFTER_BEST = N_CODES + 1
+AFTER_LEN = N_CODES + 2
 
 
 def new_hand_buffers(max_moves: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -183,6 +195,8 @@ def deal(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, rules: np.ndarray) 
     hs[HS_MAX_TURNS] = rules[RI_MAX_TURNS]
     hs[HS_GIN_BONUS] = rules[RI_GIN_BONUS]
     hs[HS_UNDERCUT_BONUS] = rules[RI_UNDERCUT_BONUS]
+    hs[HS_DEADWOOD + DEALER] = min_deadwood_mask(dealer)
+    hs[HS_DEADWOOD + NONDEALER] = min_deadwood_mask(nondealer)
 
 
 @njit(cache=True)
@@ -201,6 +215,26 @@ def _log(hs: np.ndarray, moves: np.ndarray, player: int, move: int) -> None:
 
 
 @njit(cache=True)
+def search_after(h: int, after: np.ndarray) -> int:
+    """Fill ``after`` for the 11 cards ``h`` (memoised); return the least deadwood."""
+    if after[AFTER_KEY] == h:
+        return after[AFTER_BEST]
+    best = fill_deadwood_after_discards(h, after)
+    after[AFTER_KEY] = h
+    after[AFTER_BEST] = best
+    return best
+
+
+@njit(cache=True)
+def forget_after(after: np.ndarray) -> None:
+    """Wipe ``after`` at the end of a turn, so no player ever sees another's figures."""
+    for i in range(N_CODES):
+        after[i] = NO_CARD
+    after[AFTER_KEY] = -1
+    after[AFTER_BEST] = NO_CARD
+
+
+@njit(cache=True)
 def best_legal_after(hs: np.ndarray, after: np.ndarray) -> int:
     """Least deadwood after a legal discard of the mover's 11 cards; fills ``after``.
 
@@ -208,13 +242,16 @@ def best_legal_after(hs: np.ndarray, after: np.ndarray) -> int:
     (the one just taken, under the same-card rule) is set to NO_CARD.
     """
     p = hs[HS_TO_MOVE]
-    fill_deadwood_after_discards(hs[HS_HAND + p], after)
-    if hs[HS_FORBID_TAKEN] and hs[HS_TAKEN] >= 0:
-        after[hs[HS_TAKEN]] = NO_CARD
-    best = NO_CARD
-    for c in range(AFTER_LEN):
-        if after[c] < best:
-            best = after[c]
+    best = search_after(hs[HS_HAND + p], after)
+    taken = hs[HS_TAKEN]
+    if hs[HS_FORBID_TAKEN] and taken >= 0 and after[taken] < NO_CARD:
+        after[taken] = NO_CARD
+        after[AFTER_KEY] = -1  # no longer the plain search of this mask
+        best = NO_CARD
+        for c in range(N_CODES):
+            if after[c] < best:
+                best = after[c]
+        after[AFTER_BEST] = best
     return best
 
 
@@ -394,6 +431,8 @@ def apply_move(
         if ph == PH_KNOCK_DISCARD and after[move] > hs[HS_KNOCK_LIMIT]:
             return ERR_KNOCK_TOO_HIGH
         _log(hs, moves, p, move)
+        hs[HS_DEADWOOD + p] = after[move]
+        forget_after(after)
         hs[HS_HAND + p] &= ~(1 << move)
         pile[hs[HS_PILE_LEN]] = move
         hs[HS_PILE_LEN] += 1

@@ -16,6 +16,7 @@ from numba import njit
 
 from sim.cards import card_str, mask_cards
 from sim.hand import (
+    HS_DEADWOOD,
     HS_DECLINED,
     HS_DISCARDED,
     HS_DRAWN,
@@ -60,7 +61,8 @@ V_GIN_BONUS = 21
 V_UNDERCUT_BONUS = 22
 V_SELF_DISCARDED = 23  # mask
 V_KNOCKED = 24  # 1 when the mover has knocked and now discards
-V_LEN = 25
+V_DEADWOOD = 25  # least deadwood of the mover's 10 cards before this turn's draw
+V_LEN = 26
 
 # Game facts a view needs, passed in by the game loop: scores by hand player and the target.
 GI_SCORE = 0  # 2 slots: score of the seat deciding for hand player 0 and 1
@@ -101,6 +103,7 @@ def fill_view(view: np.ndarray, hs: np.ndarray, pile: np.ndarray, game_info: np.
     view[V_GIN_BONUS] = hs[HS_GIN_BONUS]
     view[V_UNDERCUT_BONUS] = hs[HS_UNDERCUT_BONUS]
     view[V_KNOCKED] = 1 if hs[HS_PHASE] == PH_KNOCK_DISCARD else 0
+    view[V_DEADWOOD] = hs[HS_DEADWOOD + p]
 
 
 DECISION_NAMES = ("offer", "draw", "knock", "discard")
@@ -139,6 +142,7 @@ class View:
     gin_bonus: int
     undercut_bonus: int
     knocked: bool
+    deadwood: int  # least deadwood of own 10 cards before this turn's draw
     deadwood_after: dict[int, int]
     rng: np.random.Generator | None = None
 
@@ -205,6 +209,7 @@ class View:
             gin_bonus=int(view[V_GIN_BONUS]),
             undercut_bonus=int(view[V_UNDERCUT_BONUS]),
             knocked=bool(view[V_KNOCKED]),
+            deadwood=int(view[V_DEADWOOD]),
             deadwood_after=deadwood_after,
             rng=rng,
         )

@@ -21,6 +21,7 @@ from sim.hand import (
     MOVE_KNOCK,
     MOVE_NO_KNOCK,
     MOVE_PASS,
+    search_after,
 )
 from sim.melds import (
     CARD_MELD_COUNT,
@@ -28,12 +29,10 @@ from sim.melds import (
     NO_CARD,
     SEARCH_MELD_VALUES,
     SEARCH_MELDS,
-    fill_deadwood_after_discards,
     max_meld_value,
-    min_deadwood_mask,
 )
 from sim.rng import below
-from sim.view import V_DRAWN, V_HAND, V_KNOCK_LIMIT, V_KNOCKED, V_TOP
+from sim.view import V_DEADWOOD, V_DRAWN, V_HAND, V_KNOCK_LIMIT, V_KNOCKED, V_TOP
 
 RANDOM = 0
 SIMPLE = 1
@@ -60,13 +59,17 @@ def legal_discards(view: np.ndarray, after: np.ndarray, out: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def deadwood_if_taken(hand: int, card: int, scratch: np.ndarray) -> int:
-    """Least deadwood after taking ``card`` and discarding something else."""
-    fill_deadwood_after_discards(hand | (1 << card), scratch)
+def deadwood_if_taken(hand: int, card: int, after: np.ndarray) -> int:
+    """Least deadwood after taking ``card`` and discarding something else.
+
+    Uses the rules' memoised search into ``after`` (free to use before the draw), so when the
+    card is taken the rules' own check after the draw costs nothing.
+    """
+    search_after(hand | (1 << card), after)
     best = NO_CARD
     for c in range(N_CODES):
-        if c != card and scratch[c] < best:
-            best = scratch[c]
+        if c != card and after[c] < best:
+            best = after[c]
     return best
 
 
@@ -185,7 +188,7 @@ def greedy_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np
     hand = view[V_HAND]
     if decision == DEC_OFFER or decision == DEC_DRAW:
         top = view[V_TOP]
-        if deadwood_if_taken(hand, top, scratch) < min_deadwood_mask(hand):
+        if deadwood_if_taken(hand, top, after) < view[V_DEADWOOD]:
             return MOVE_DRAW_DISCARD
         return MOVE_PASS if decision == DEC_OFFER else MOVE_DRAW_STOCK
     if decision == DEC_KNOCK:

@@ -1,0 +1,176 @@
+"""``ginbox bench``: the project's own speed measurements.
+
+Every figure is single-core unless its name says otherwise, measured after JIT warm-up, on
+fresh random inputs from a fixed seed. Speed goals are checked here, never by timed tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+import numpy as np
+
+from sim.cards import DECK
+
+WARM_START_SNIPPET = (
+    "import time; t = time.perf_counter();"
+    "from sim.driver import play_games;"
+    "play_games('greedy-knock,greedy-knock,greedy-knock', games=1, seed=0);"
+    "print(time.perf_counter() - t)"
+)
+
+
+def random_masks(n: int, cards: int, seed: int = 12345) -> np.ndarray:
+    """``n`` random hands of ``cards`` cards as masks."""
+    rng = np.random.default_rng(seed)
+    keys = rng.random((n, 52)).argsort(axis=1)[:, :cards]
+    codes = DECK[keys]
+    return np.bitwise_or.reduce(np.left_shift(np.int64(1), codes), axis=1)
+
+
+def _rate(fn: Any, n: int, repeat: int = 3) -> float:
+    """Best-of-``repeat`` items per second of ``fn()`` processing ``n`` items."""
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return n / best
+
+
+def bench_deadwood(n: int = 400_000) -> dict[str, float]:
+    """Least deadwood of random 10-card hands and best discard of random 11-card hands."""
+    from sim.melds import best_discard_batch, min_deadwood_batch
+
+    m10 = random_masks(n, 10)
+    m11 = random_masks(n, 11, seed=54321)
+    min_deadwood_batch(m10[:10])
+    best_discard_batch(m11[:10])
+    return {
+        "deadwood_evals_per_s": _rate(lambda: min_deadwood_batch(m10), n),
+        "best_discard_evals_per_s": _rate(lambda: best_discard_batch(m11), n),
+    }
+
+
+def bench_games(strategies: str, games: int, rules: str = "three-handed") -> dict[str, float]:
+    """Hands and games per second on one core through the compiled batch kernel."""
+    from sim.driver import play_games
+
+    play_games(strategies, rules=rules, games=2, seed=1)  # warm-up (compile or cache load)
+    t = time.perf_counter()
+    result = play_games(strategies, rules=rules, games=games, seed=7)
+    dt = time.perf_counter() - t
+    hands = int(result.games["hands"].sum())
+    return {"hands_per_s": hands / dt, "games_per_s": games / dt, "hands": hands,
+            "games": games, "seconds": dt}
+
+
+def bench_python_strategy(games: int = 20) -> float:
+    """Hands per second with a plain-Python strategy in one seat (the slow, open path)."""
+    from sim.driver import play_games
+    from strategies.base import BaseStrategy
+
+    play_games([BaseStrategy(), "simple", "simple"], games=1, seed=1)
+    t = time.perf_counter()
+    result = play_games([BaseStrategy(), "simple", "simple"], games=games, seed=3)
+    return int(result.games["hands"].sum()) / (time.perf_counter() - t)
+
+
+def bench_all_cores(games: int) -> dict[str, float]:
+    """Games per second on every core: chunks of the batch kernel in parallel processes."""
+    from joblib import Parallel, delayed
+
+    jobs = os.cpu_count() or 1
+    chunk = max(1, games // (4 * jobs))
+    starts = list(range(0, games, chunk))
+    Parallel(n_jobs=jobs)(delayed(_chunk)(0, 2) for _ in range(jobs))  # start + warm workers
+    t = time.perf_counter()
+    Parallel(n_jobs=jobs)(delayed(_chunk)(s, min(chunk, games - s)) for s in starts)
+    dt = time.perf_counter() - t
+    return {"games_per_s_all_cores": games / dt, "workers": jobs}
+
+
+def _chunk(start: int, n: int) -> int:
+    from sim.driver import Seeds, iter_games
+    from sim.rules import Rules
+
+    total = 0
+    seeds = Seeds.from_seed(11)
+    for out, _ in iter_games(Rules(), ["greedy-knock"] * 3, n, seeds, first_game=start):
+        total += int(out[:, 1].sum())
+    return total
+
+
+def bench_warm_start(cold: bool = False) -> dict[str, float]:
+    """Seconds from a new interpreter to the first game: warm cache, and cold if asked."""
+    out = {"jit_warm_start_s": _time_subprocess(None)}
+    if cold:
+        with tempfile.TemporaryDirectory() as cache:
+            out["jit_cold_compile_s"] = _time_subprocess(cache)
+    return out
+
+
+def _time_subprocess(cache_dir: str | None) -> float:
+    env = dict(os.environ)
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = cache_dir
+    done = subprocess.run([sys.executable, "-c", WARM_START_SNIPPET], env=env, check=True,
+                          capture_output=True, text=True)
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on."""
+    import numba
+
+    return {"platform": platform.platform(), "processor": platform.machine(),
+            "cpu_count": os.cpu_count(), "python": platform.python_version(),
+            "numpy": np.__version__, "numba": numba.__version__}
+
+
+def run(games: int = 20_000, cold: bool = False) -> dict[str, Any]:
+    """Every benchmark figure, as one flat dictionary (the ``--json`` output)."""
+    from strategies.registry import BUILTINS
+
+    result: dict[str, Any] = {}
+    result.update(bench_deadwood())
+    greedy = bench_games("greedy-knock,greedy-knock,greedy-knock", games)
+    result["hands_per_s"] = greedy["hands_per_s"]
+    result["games_per_s"] = greedy["games_per_s"]
+    for name in BUILTINS:
+        n = games // 10 if name == "random" else games // 2
+        r = bench_games(f"{name},greedy-knock,greedy-knock", n)
+        result[f"hands_per_s_{name}_vs_greedy"] = r["hands_per_s"]
+    result["hands_per_s_python_strategy"] = bench_python_strategy()
+    result.update(bench_all_cores(games * 5))
+    result.update(bench_warm_start(cold))
+    result["machine"] = machine()
+    return result
+
+
+def main(json_output: bool = False, games: int = 20_000, cold: bool = False) -> int:
+    """Print the benchmark (a table, or one JSON object with ``json_output``)."""
+    result = run(games=games, cold=cold)
+    if json_output:
+        print(json.dumps(result))
+        return 0
+    for key, value in result.items():
+        if isinstance(value, float):
+            print(f"{key:40s} {value:>16,.1f}")
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                print(f"{key + '.' + k:40s} {v!s:>16}")
+        else:
+            print(f"{key:40s} {value!s:>16}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(json_output="--json" in sys.argv, cold="--cold" in sys.argv))
