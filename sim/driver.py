@@ -34,7 +34,6 @@ from sim.game import (
     start_hand,
 )
 from sim.hand import (
-    AFTER_LEN,
     DEC_DISCARD,
     DEC_DRAW,
     DEC_KNOCK,
@@ -67,6 +66,7 @@ from sim.hand import (
     OK,
     advance,
     apply_move,
+    new_after,
 )
 from sim.rng import seed_words, stream_seed
 from sim.rules import Rules
@@ -126,7 +126,7 @@ class GameDriver:
         hs = np.zeros(HS_LEN, np.int64)
         pile = np.zeros(52, np.int64)
         deck = np.zeros(52, np.int64)
-        after = np.zeros(AFTER_LEN, np.int64)
+        after = new_after()
         moves = np.zeros((MAX_LOGGED_MOVES if self.log else 0, 2), np.int64)
         view = np.zeros(V_LEN, np.int64)
         game_info = np.zeros(GI_LEN, np.int64)
@@ -157,7 +157,7 @@ class GameDriver:
                     move = int(decide(self.specs[seat].strategy_id, self.params[seat], decision,
                                       view, pile, after, mem[p], strategy_rng, scratch))
                 else:
-                    py_view = View.from_arrays(view, pile, after, py_rng)
+                    py_view = View.from_arrays(view, pile, py_rng)
                     if p not in started and hasattr(player, "start_hand"):
                         player.start_hand(py_view)
                     started.add(p)

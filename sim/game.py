@@ -35,6 +35,7 @@ from sim.hand import (
     advance,
     apply_move,
     deal,
+    forget_after,
 )
 from sim.rng import below, stream_seed
 from sim.rules import (
@@ -265,6 +266,7 @@ def play_batch_kernel(rules: np.ndarray, strategy_ids: np.ndarray, params: np.nd
     pile = np.zeros(52, np.int64)
     deck = np.zeros(52, np.int64)
     after = np.zeros(AFTER_LEN, np.int64)
+    forget_after(after)
     moves = np.zeros((0, 2), np.int64)
     view = np.zeros(V_LEN, np.int64)
     game_info = np.zeros(GI_LEN, np.int64)

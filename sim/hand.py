@@ -21,6 +21,7 @@ from sim.melds import (
     MAX_DEPTH,
     NO_CARD,
     SEARCH_MELDS,
+    best_discard_search,
     fill_deadwood_after_discards,
     min_deadwood_mask,
 )
@@ -142,22 +143,30 @@ HS_DEFENDER_HAND = HS_KNOCKER_HAND + 1
 HS_DEADWOOD = HS_DEFENDER_HAND + 1  # 2 slots: each player's least deadwood of his 10 cards
 HS_LEN = HS_DEADWOOD + 2
 
-# The deadwood-after-each-discard array: 64 entries by card code, then a one-entry memo of which
-# 11-card mask they were computed for, so a strategy's look at "what if I take the top card"
-# and the rules' knock check after the draw share one search.
-AFTER_KEY = N_CODES
-AFTER_BEST = N_CODES + 1
-AFTER_LEN = N_CODES + 2
+# The turn scratch ("after") array. Slots 0..63 may hold a per-card table (deadwood after
+# discarding each card), filled only when someone needs it; the slots after them memoise the
+# last best-discard search, so a strategy's "what if I take the top card" and the rules' knock
+# check after the draw share one search.
+AF_TABLE_KEY = N_CODES  # hand mask the per-card table was computed for, or -1
+AF_TABLE_FORBIDDEN = N_CODES + 1  # the card excluded from that table, or -1
+AF_KEY = N_CODES + 2  # hand mask of the memoised best-discard search, or -1
+AF_FORBIDDEN = N_CODES + 3  # the card that search excluded, or -1
+AF_BEST = N_CODES + 4  # least deadwood after a discard other than the excluded card
+AF_TIES = N_CODES + 5  # mask of the discards that leave exactly that much
+AFTER_LEN = N_CODES + 6
+
+
+def new_after() -> np.ndarray:
+    """A fresh turn scratch array (nothing memoised)."""
+    after = np.zeros(AFTER_LEN, np.int64)
+    forget_after(after)
+    return after
 
 
 def new_hand_buffers(max_moves: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Arrays for one hand: state, discard pile, deadwood-after scratch, move log (seat, move)."""
-    return (
-        np.zeros(HS_LEN, np.int64),
-        np.zeros(52, np.int64),
-        np.zeros(AFTER_LEN, np.int64),
-        np.zeros((max_moves, 2), np.int64),
-    )
+    """Arrays for one hand: state, discard pile, turn scratch, move log (player, move)."""
+    return np.zeros(HS_LEN, np.int64), np.zeros(52, np.int64), new_after(), np.zeros(
+        (max_moves, 2), np.int64)
 
 
 @njit(cache=True)
@@ -215,44 +224,72 @@ def _log(hs: np.ndarray, moves: np.ndarray, player: int, move: int) -> None:
 
 
 @njit(cache=True)
-def search_after(h: int, after: np.ndarray) -> int:
-    """Fill ``after`` for the 11 cards ``h`` (memoised); return the least deadwood."""
-    if after[AFTER_KEY] == h:
-        return after[AFTER_BEST]
-    best = fill_deadwood_after_discards(h, after)
-    after[AFTER_KEY] = h
-    after[AFTER_BEST] = best
+def best_discards(h: int, forbidden: int, after: np.ndarray) -> int:
+    """Least deadwood of 11 cards ``h`` after discarding any card but ``forbidden`` (-1: none).
+
+    Memoised in ``after``; ``after[AF_TIES]`` holds the mask of the best discards.
+    """
+    if after[AF_KEY] == h and after[AF_FORBIDDEN] == forbidden:
+        return after[AF_BEST]
+    best, ties = best_discard_search(h, forbidden)
+    after[AF_KEY] = h
+    after[AF_FORBIDDEN] = forbidden
+    after[AF_BEST] = best
+    after[AF_TIES] = ties
     return best
+
+
+@njit(cache=True)
+def deadwood_table(h: int, forbidden: int, after: np.ndarray) -> None:
+    """Fill ``after[c]`` with the deadwood left by discarding each card ``c`` of ``h``.
+
+    ``forbidden`` and codes not in ``h`` get NO_CARD. Memoised: one search per turn at most.
+    """
+    if after[AF_TABLE_KEY] == h and after[AF_TABLE_FORBIDDEN] == forbidden:
+        return
+    fill_deadwood_after_discards(h, after)
+    if forbidden >= 0:
+        after[forbidden] = NO_CARD
+    after[AF_TABLE_KEY] = h
+    after[AF_TABLE_FORBIDDEN] = forbidden
 
 
 @njit(cache=True)
 def forget_after(after: np.ndarray) -> None:
-    """Wipe ``after`` at the end of a turn, so no player ever sees another's figures."""
-    for i in range(N_CODES):
-        after[i] = NO_CARD
-    after[AFTER_KEY] = -1
-    after[AFTER_BEST] = NO_CARD
+    """Wipe ``after`` at the end of a turn, so no player ever sees another's figures.
+
+    Also makes a fresh array ready for use (its table key is not -1 then).
+    """
+    if after[AF_TABLE_KEY] != -1:
+        for i in range(N_CODES):
+            after[i] = NO_CARD
+    after[AF_TABLE_KEY] = -1
+    after[AF_TABLE_FORBIDDEN] = -1
+    after[AF_KEY] = -1
+    after[AF_FORBIDDEN] = -1
+    after[AF_BEST] = NO_CARD
+    after[AF_TIES] = 0
+
+
+@njit(cache=True)
+def forbidden_discard(hs: np.ndarray) -> int:
+    """The card the mover may not discard this turn (taken from the pile), or -1."""
+    return hs[HS_TAKEN] if hs[HS_FORBID_TAKEN] else -1
 
 
 @njit(cache=True)
 def best_legal_after(hs: np.ndarray, after: np.ndarray) -> int:
-    """Least deadwood after a legal discard of the mover's 11 cards; fills ``after``.
+    """Least deadwood the mover's 11 cards can leave with a legal discard."""
+    return best_discards(hs[HS_HAND + hs[HS_TO_MOVE]], forbidden_discard(hs), after)
 
-    ``after[c]`` is the deadwood after discarding ``c``; a card that may not be discarded
-    (the one just taken, under the same-card rule) is set to NO_CARD.
-    """
-    p = hs[HS_TO_MOVE]
-    best = search_after(hs[HS_HAND + p], after)
-    taken = hs[HS_TAKEN]
-    if hs[HS_FORBID_TAKEN] and taken >= 0 and after[taken] < NO_CARD:
-        after[taken] = NO_CARD
-        after[AFTER_KEY] = -1  # no longer the plain search of this mask
-        best = NO_CARD
-        for c in range(N_CODES):
-            if after[c] < best:
-                best = after[c]
-        after[AFTER_BEST] = best
-    return best
+
+@njit(cache=True)
+def deadwood_after_discard(hs: np.ndarray, after: np.ndarray, card: int) -> int:
+    """Least deadwood of the mover's hand once ``card`` is discarded."""
+    h = hs[HS_HAND + hs[HS_TO_MOVE]]
+    if after[AF_KEY] == h and (after[AF_TIES] >> card) & 1:
+        return after[AF_BEST]
+    return min_deadwood_mask(h & ~(1 << card))
 
 
 @njit(cache=True)
@@ -345,7 +382,8 @@ def advance(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, after: np.ndarra
     Taking the first upcard is a draw like any other: the taker then discards (and may knock)
     and the other player takes a normal turn, because every discard ends a turn.
 
-    ``after`` holds the mover's deadwood after each discard whenever he has 11 cards.
+    ``after`` is the turn scratch array (see AF_*): it memoises the mover's best-discard
+    search whenever he holds 11 cards.
     """
     ph = hs[HS_PHASE]
     if ph == PH_FORCED_STOCK:
@@ -428,10 +466,11 @@ def apply_move(
             return ERR_NOT_IN_HAND
         if hs[HS_FORBID_TAKEN] and move == hs[HS_TAKEN]:
             return ERR_TAKEN_CARD
-        if ph == PH_KNOCK_DISCARD and after[move] > hs[HS_KNOCK_LIMIT]:
+        left = deadwood_after_discard(hs, after, move)
+        if ph == PH_KNOCK_DISCARD and left > hs[HS_KNOCK_LIMIT]:
             return ERR_KNOCK_TOO_HIGH
         _log(hs, moves, p, move)
-        hs[HS_DEADWOOD + p] = after[move]
+        hs[HS_DEADWOOD + p] = left
         forget_after(after)
         hs[HS_HAND + p] &= ~(1 << move)
         pile[hs[HS_PILE_LEN]] = move

@@ -15,6 +15,8 @@ from collections.abc import Iterable
 
 import numpy as np
 from numba import int64, njit
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.types import UniTuple
 
 from sim.cards import (
     CARD_VALUE,
@@ -75,12 +77,11 @@ for _i, _m in enumerate(SEARCH_MELDS):
         CARD_MELDS[_c, CARD_MELD_COUNT[_c]] = _i
         CARD_MELD_COUNT[_c] += 1
 
-#: Sum of card values of a 13-bit single-suit pattern, and its lowest set bit.
+#: Sum of card values of a 13-bit single-suit pattern.
 SUIT_PATTERN_VALUE = np.zeros(1 << N_RANKS, np.int64)
-SUIT_PATTERN_LOWBIT = np.full(1 << N_RANKS, -1, np.int64)
 for _p in range(1, 1 << N_RANKS):
     SUIT_PATTERN_VALUE[_p] = sum(min(r + 1, 10) for r in range(N_RANKS) if _p >> r & 1)
-    SUIT_PATTERN_LOWBIT[_p] = (_p & -_p).bit_length() - 1
+_SUIT_VALUE16 = SUIT_PATTERN_VALUE.astype(np.int16)
 
 
 # --------------------------------------------------------------------------------------------
@@ -90,23 +91,19 @@ for _p in range(1, 1 << N_RANKS):
 
 @njit(cache=True, inline="always")
 def mask_value(h: int) -> int:
-    """Total card value of a mask."""
+    """Total card value of a mask (four lookups in a 16 KB table that stays in L1)."""
     return (
-        SUIT_PATTERN_VALUE[h & SUIT_BITS]
-        + SUIT_PATTERN_VALUE[(h >> 16) & SUIT_BITS]
-        + SUIT_PATTERN_VALUE[(h >> 32) & SUIT_BITS]
-        + SUIT_PATTERN_VALUE[(h >> 48) & SUIT_BITS]
+        np.int64(_SUIT_VALUE16[h & SUIT_BITS])
+        + _SUIT_VALUE16[(h >> 16) & SUIT_BITS]
+        + _SUIT_VALUE16[(h >> 32) & SUIT_BITS]
+        + _SUIT_VALUE16[(h >> 48) & SUIT_BITS]
     )
 
 
 @njit(cache=True, inline="always")
 def lowest_card(h: int) -> int:
-    """Code of the lowest card in a non-empty mask."""
-    for s in range(4):
-        chunk = (h >> (16 * s)) & SUIT_BITS
-        if chunk:
-            return 16 * s + SUIT_PATTERN_LOWBIT[chunk]
-    return -1
+    """Code of the lowest card in a non-empty mask (one count-trailing-zeros instruction)."""
+    return trailing_zeros(h)
 
 
 @njit(cache=True, inline="always")
@@ -300,6 +297,85 @@ def fill_deadwood_after_discards(h: int, out: np.ndarray) -> int:
     return best
 
 
+@njit(cache=True, inline="always")
+def max_card_value(h: int) -> int:
+    """Largest card value in a mask (0 when empty)."""
+    best = 0
+    while h:
+        c = trailing_zeros(h)
+        if CARD_VALUE[c] > best:
+            best = CARD_VALUE[c]
+        h &= h - 1
+    return best
+
+
+@njit(UniTuple(int64, 2)(int64, int64, int64, int64, int64, int64, int64), cache=True)
+def _best_discard_from(r: int, acc: int, loose_max: int, loose: int, forbidden: int,
+                       best: int, ties: int) -> tuple[int, int]:
+    """Branch and bound for the best discard below one node.
+
+    ``r``: cover cards not yet decided; ``acc``: value melded so far; ``loose``: cards decided
+    unmelded (discard candidates, the forbidden card left out) and ``loose_max`` the largest
+    value among them. A leaf scores ``acc + loose_max`` (kept value plus the value thrown
+    away); ``best`` is the highest score so far and ``ties`` every discard reaching it.
+    """
+    if r == 0:
+        if loose == 0:
+            return best, ties
+        score = acc + loose_max
+        if score > best:
+            best = score
+            ties = 0
+        if score == best:
+            m = loose
+            while m:
+                c = trailing_zeros(m)
+                if CARD_VALUE[c] == loose_max:
+                    ties |= 1 << c
+                m &= m - 1
+        return best, ties
+    rv = mask_value(r)
+    # a leaf below scores at most acc + rv (a card of r thrown away) or acc + rv + loose_max
+    if acc + rv + loose_max < best:
+        return best, ties
+    c = trailing_zeros(r)
+    for k in range(CARD_MELD_COUNT[c]):
+        m = CARD_MELDS[c, k]
+        mm = SEARCH_MELDS[m]
+        if mm & r == mm:
+            rest = r & ~mm
+            cover = meld_cover(rest)
+            dropped = rest & ~cover & ~forbidden
+            best, ties = _best_discard_from(cover, acc + SEARCH_MELD_VALUES[m],
+                                            max(loose_max, max_card_value(dropped)),
+                                            loose | dropped, forbidden, best, ties)
+    rest = r & ~(1 << c)
+    cover = meld_cover(rest)
+    dropped = ((rest & ~cover) | (1 << c)) & ~forbidden
+    return _best_discard_from(cover, acc, max(loose_max, max_card_value(dropped)),
+                              loose | dropped, forbidden, best, ties)
+
+
+@njit(cache=True)
+def best_discard_search(h: int, forbidden: int) -> tuple[int, int]:
+    """Least deadwood of ``h`` after discarding one card other than ``forbidden`` (-1: any).
+
+    Returns (deadwood, mask of every discard that leaves exactly that). One branch-and-bound
+    search: it maximises melded value plus the value of the card thrown away.
+    """
+    total = mask_value(h)
+    cover = meld_cover(h)
+    forbidden_mask = (1 << forbidden) if forbidden >= 0 else 0
+    outside = h & ~cover & ~forbidden_mask
+    best, ties = _best_discard_from(cover, 0, max_card_value(outside), outside,
+                                    forbidden_mask, -1, 0)
+    if best < 0:
+        return NO_CARD, 0
+    # the ties found for an optimal leaf are the loose cards of the top value there; a card
+    # of another value can tie only through another leaf, which the search also visits
+    return total - best, ties
+
+
 @njit(cache=True)
 def deadwood_after_discards(h: int) -> np.ndarray:
     """Array of 64: least deadwood after discarding each card of ``h`` (``NO_CARD`` elsewhere)."""
@@ -309,15 +385,22 @@ def deadwood_after_discards(h: int) -> np.ndarray:
 
 
 @njit(cache=True)
+def pick_highest(cards: int) -> int:
+    """The highest-value card of a mask; among equals, the highest code."""
+    pick = -1
+    while cards:
+        c = trailing_zeros(cards)
+        if pick < 0 or CARD_VALUE[c] >= CARD_VALUE[pick]:
+            pick = c
+        cards &= cards - 1
+    return pick
+
+
+@njit(cache=True)
 def best_discard_mask(h: int) -> tuple[int, int]:
     """(card, deadwood) of a best discard; ties go to the higher-value card, then higher code."""
-    out = np.empty(N_CODES, np.int64)
-    best = fill_deadwood_after_discards(h, out)
-    pick = -1
-    for c in range(N_CODES):
-        if out[c] == best and (pick < 0 or CARD_VALUE[c] >= CARD_VALUE[pick]):
-            pick = c
-    return pick, best
+    best, ties = best_discard_search(h, -1)
+    return pick_highest(ties), best
 
 
 @njit(cache=True)
@@ -331,16 +414,21 @@ def best_discard_batch(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True)
-def enumerate_arrangements(h: int, out: np.ndarray, out_melded: np.ndarray) -> int:
-    """Every collection of disjoint melds (of 3..5 cards) inside ``h``.
+def enumerate_arrangements(h: int, max_deadwood: int, out: np.ndarray,
+                           out_melded: np.ndarray) -> int:
+    """Every collection of disjoint melds (of 3..5 cards) of ``h`` leaving at most
+    ``max_deadwood`` deadwood.
 
     Writes collection ``i`` as the melded-cards mask ``out_melded[i]`` and its meld indices
     (into SEARCH_MELDS, ``-1`` padded) as ``out[i, :]``. Returns how many there are; stops
-    filling at the buffer size but keeps counting, so callers can detect overflow.
+    filling at the buffer size but keeps counting, so callers can detect overflow. A branch
+    is cut as soon as even melding every card left could not bring the deadwood in reach.
     """
+    total = mask_value(h)
     cover = meld_cover(h)
     rem = np.empty(MAX_DEPTH, np.int64)
     used = np.empty(MAX_DEPTH, np.int64)
+    acc = np.empty(MAX_DEPTH, np.int64)
     opt = np.empty(MAX_DEPTH, np.int64)
     chosen = np.full(MAX_DEPTH, -1, np.int64)
     n_melds = np.zeros(MAX_DEPTH, np.int64)
@@ -348,10 +436,13 @@ def enumerate_arrangements(h: int, out: np.ndarray, out_melded: np.ndarray) -> i
     depth = 0
     rem[0] = cover
     used[0] = 0
+    acc[0] = 0
     opt[0] = 0
-    n_melds[0] = 0
     while depth >= 0:
         r = rem[depth]
+        if total - acc[depth] - mask_value(r) > max_deadwood:
+            depth -= 1
+            continue
         if r == 0:
             if count < out.shape[0]:
                 out_melded[count] = used[depth]
@@ -371,6 +462,7 @@ def enumerate_arrangements(h: int, out: np.ndarray, out_melded: np.ndarray) -> i
                 chosen[n_melds[depth]] = m
                 rem[depth + 1] = meld_cover(r & ~mm)
                 used[depth + 1] = used[depth] | mm
+                acc[depth + 1] = acc[depth] + SEARCH_MELD_VALUES[m]
                 n_melds[depth + 1] = n_melds[depth] + 1
                 opt[depth + 1] = 0
                 depth += 1
@@ -378,6 +470,7 @@ def enumerate_arrangements(h: int, out: np.ndarray, out_melded: np.ndarray) -> i
             opt[depth] = k + 1
             rem[depth + 1] = meld_cover(r & ~(1 << c))
             used[depth + 1] = used[depth]
+            acc[depth + 1] = acc[depth]
             n_melds[depth + 1] = n_melds[depth]
             opt[depth + 1] = 0
             depth += 1

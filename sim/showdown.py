@@ -41,7 +41,6 @@ OUTCOME_GIN = 1
 OUTCOME_UNDERCUT = 2  # the defender won
 OUTCOME_ILLEGAL = -1  # the knocker cannot get within the knock limit
 
-MAX_ARRANGEMENTS = 4096  # a 10-card hand has far fewer collections of disjoint melds
 MAX_MELDS = 8  # melds in one 10-card arrangement (at most 3)
 MAX_OPTIONS = 16  # layoff choices for one meld: (below+1) * (above+1) <= 4 * 4, or 2 for a set
 
@@ -165,9 +164,14 @@ def settle_kernel(
     go to the two output arrays. ``outcome`` is OUTCOME_ILLEGAL when no arrangement of the
     knocker's cards is within the limit. Points are before any spade doubling.
     """
-    arrangements = np.empty((MAX_ARRANGEMENTS, MAX_MELDS), np.int64)
-    melded = np.empty(MAX_ARRANGEMENTS, np.int64)
-    n_arr = enumerate_arrangements(knocker, arrangements, melded)
+    capacity = 64
+    while True:
+        arrangements = np.empty((capacity, MAX_MELDS), np.int64)
+        melded = np.empty(capacity, np.int64)
+        n_arr = enumerate_arrangements(knocker, knock_limit, arrangements, melded)
+        if n_arr <= capacity:
+            break
+        capacity = n_arr
     total = mask_value(knocker)
     best_i = -1
     best_score = -(1 << 30)
@@ -175,7 +179,7 @@ def settle_kernel(
     best_d = 0
     best_layoff = 0
     best_gin = False
-    for i in range(min(n_arr, MAX_ARRANGEMENTS)):
+    for i in range(n_arr):
         k_dw = total - mask_value(melded[i])
         if k_dw > knock_limit:
             continue

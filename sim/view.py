@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from sim.cards import card_str, mask_cards
+from sim.cards import N_CODES, card_str, mask_cards
 from sim.hand import (
     HS_DEADWOOD,
     HS_DECLINED,
@@ -33,8 +33,10 @@ from sim.hand import (
     HS_UPCARD,
     HS_WALL,
     PH_KNOCK_DISCARD,
+    forbidden_discard,
     stock_count,
 )
+from sim.melds import fill_deadwood_after_discards
 
 V_HAND = 0  # own cards (mask)
 V_ROLE = 1  # 0 dealer (the box), 1 non-dealer (the captain)
@@ -62,7 +64,8 @@ V_UNDERCUT_BONUS = 22
 V_SELF_DISCARDED = 23  # mask
 V_KNOCKED = 24  # 1 when the mover has knocked and now discards
 V_DEADWOOD = 25  # least deadwood of the mover's 10 cards before this turn's draw
-V_LEN = 26
+V_FORBIDDEN = 26  # the card the mover may not discard this turn, or -1
+V_LEN = 27
 
 # Game facts a view needs, passed in by the game loop: scores by hand player and the target.
 GI_SCORE = 0  # 2 slots: score of the seat deciding for hand player 0 and 1
@@ -104,6 +107,7 @@ def fill_view(view: np.ndarray, hs: np.ndarray, pile: np.ndarray, game_info: np.
     view[V_UNDERCUT_BONUS] = hs[HS_UNDERCUT_BONUS]
     view[V_KNOCKED] = 1 if hs[HS_PHASE] == PH_KNOCK_DISCARD else 0
     view[V_DEADWOOD] = hs[HS_DEADWOOD + p]
+    view[V_FORBIDDEN] = forbidden_discard(hs)
 
 
 DECISION_NAMES = ("offer", "draw", "knock", "discard")
@@ -173,7 +177,7 @@ class View:
         return m
 
     @classmethod
-    def from_arrays(cls, view: np.ndarray, pile: np.ndarray, after: np.ndarray,
+    def from_arrays(cls, view: np.ndarray, pile: np.ndarray,
                     rng: np.random.Generator | None = None) -> View:
         """Build from the compiled view array (the same facts the built-ins see)."""
         def opt(x: int) -> int | None:
@@ -181,9 +185,12 @@ class View:
 
         decision = int(view[V_DECISION])
         deadwood_after: dict[int, int] = {}
-        if decision >= 2:
-            deadwood_after = {c: int(after[c]) for c in mask_cards(int(view[V_HAND]))
-                              if after[c] < 1000}
+        if decision >= 2:  # 11 cards: what each legal discard would leave
+            table = np.empty(N_CODES, np.int64)
+            fill_deadwood_after_discards(int(view[V_HAND]), table)
+            forbidden = int(view[V_FORBIDDEN])
+            deadwood_after = {c: int(table[c]) for c in mask_cards(int(view[V_HAND]))
+                              if c != forbidden}
         return cls(
             hand=tuple(mask_cards(int(view[V_HAND]))),
             role="dealer" if view[V_ROLE] == 0 else "nondealer",

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
-from sim.cards import CARD_VALUE, N_CODES
+from sim.cards import N_CODES
 from sim.hand import (
+    AF_TIES,
     DEC_DRAW,
     DEC_KNOCK,
     DEC_OFFER,
@@ -21,7 +23,8 @@ from sim.hand import (
     MOVE_KNOCK,
     MOVE_NO_KNOCK,
     MOVE_PASS,
-    search_after,
+    best_discards,
+    deadwood_table,
 )
 from sim.melds import (
     CARD_MELD_COUNT,
@@ -30,9 +33,18 @@ from sim.melds import (
     SEARCH_MELD_VALUES,
     SEARCH_MELDS,
     max_meld_value,
+    pick_highest,
 )
 from sim.rng import below
-from sim.view import V_DEADWOOD, V_DRAWN, V_HAND, V_KNOCK_LIMIT, V_KNOCKED, V_TOP
+from sim.view import (
+    V_DEADWOOD,
+    V_DRAWN,
+    V_FORBIDDEN,
+    V_HAND,
+    V_KNOCK_LIMIT,
+    V_KNOCKED,
+    V_TOP,
+)
 
 RANDOM = 0
 SIMPLE = 1
@@ -45,16 +57,23 @@ MEM_LEN = 256  # per-hand memory slots per player
 def legal_discards(view: np.ndarray, after: np.ndarray, out: np.ndarray) -> int:
     """Write the cards the mover may discard now to ``out``; return how many.
 
-    ``after`` already excludes a card that may not be discarded; after a knock only discards
-    leaving deadwood within the knock limit are legal.
+    Every card but the forbidden one (just taken from the pile); after a knock only discards
+    leaving deadwood within the knock limit.
     """
     hand = view[V_HAND]
-    limit = view[V_KNOCK_LIMIT] if view[V_KNOCKED] else NO_CARD - 1
+    forbidden = view[V_FORBIDDEN]
+    knocked = view[V_KNOCKED] == 1
+    if knocked:
+        deadwood_table(hand, forbidden, after)
     n = 0
-    for c in range(N_CODES):
-        if (hand >> c) & 1 and after[c] <= limit:
-            out[n] = c
-            n += 1
+    m = hand
+    while m:
+        c = trailing_zeros(m)
+        m &= m - 1
+        if c == forbidden or (knocked and after[c] > view[V_KNOCK_LIMIT]):
+            continue
+        out[n] = c
+        n += 1
     return n
 
 
@@ -62,15 +81,17 @@ def legal_discards(view: np.ndarray, after: np.ndarray, out: np.ndarray) -> int:
 def deadwood_if_taken(hand: int, card: int, after: np.ndarray) -> int:
     """Least deadwood after taking ``card`` and discarding something else.
 
-    Uses the rules' memoised search into ``after`` (free to use before the draw), so when the
+    Uses the rules' memoised search in ``after`` (free to use before the draw), so when the
     card is taken the rules' own check after the draw costs nothing.
     """
-    search_after(hand | (1 << card), after)
-    best = NO_CARD
-    for c in range(N_CODES):
-        if c != card and after[c] < best:
-            best = after[c]
-    return best
+    return best_discards(hand | (1 << card), card, after)
+
+
+@njit(cache=True)
+def best_ties(view: np.ndarray, after: np.ndarray) -> int:
+    """Mask of the legal discards leaving least deadwood (memoised: usually free)."""
+    best_discards(view[V_HAND], view[V_FORBIDDEN], after)
+    return after[AF_TIES]
 
 
 @njit(cache=True)
@@ -125,80 +146,69 @@ def simple_decide(decision: int, view: np.ndarray, after: np.ndarray, mem: np.nd
         return MOVE_PASS if decision == DEC_OFFER else MOVE_DRAW_STOCK
     if decision == DEC_KNOCK:
         return MOVE_KNOCK
-    n = legal_discards(view, after, scratch)
     drawn = view[V_DRAWN]
-    best = NO_CARD
-    n_best = 0
-    for i in range(n):
-        c = scratch[i]
-        pair = drawn * 64 + c
-        used = False
-        for j in range(mem[0]):
-            if mem[1 + j] == pair:
-                used = True
-                break
-        if used:
-            continue
-        if after[c] < best:
-            best = after[c]
-            n_best = 0
-        if after[c] == best:
-            scratch[N_CODES + n_best] = c
-            n_best += 1
-    if n_best == 0:  # every legal discard repeats a pair: fall back to any least-deadwood one
+    candidates = _unused_pairs(best_ties(view, after), drawn, mem)
+    if candidates == 0:  # every best discard repeats a pair: the best of the others
+        n = legal_discards(view, after, scratch)
+        deadwood_table(view[V_HAND], view[V_FORBIDDEN], after)
+        allowed = 0
         for i in range(n):
-            c = scratch[i]
+            allowed |= 1 << scratch[i]
+        rest = _unused_pairs(allowed, drawn, mem)
+        if rest == 0:
+            rest = allowed
+        best = NO_CARD
+        m = rest
+        while m:
+            c = trailing_zeros(m)
+            m &= m - 1
             if after[c] < best:
                 best = after[c]
-                n_best = 0
+                candidates = 0
             if after[c] == best:
-                scratch[N_CODES + n_best] = c
-                n_best += 1
-    pick = scratch[N_CODES + below(rng, n_best)]
+                candidates |= 1 << c
+    n_best = 0
+    m = candidates
+    while m:
+        scratch[n_best] = trailing_zeros(m)
+        m &= m - 1
+        n_best += 1
+    pick = scratch[below(rng, n_best)]
     if mem[0] < mem.shape[0] - 1:
         mem[1 + mem[0]] = drawn * 64 + pick
         mem[0] += 1
     return pick
 
 
+@njit(cache=True)
+def _unused_pairs(cards: int, drawn: int, mem: np.ndarray) -> int:
+    """``cards`` less those already discarded after drawing ``drawn`` this hand."""
+    for j in range(mem[0]):
+        if mem[1 + j] // 64 == drawn:
+            cards &= ~(1 << (mem[1 + j] % 64))
+    return cards
+
+
 # ------------------------------------------------------------------------------ greedy-knock
 
 
 @njit(cache=True)
-def greedy_discard(view: np.ndarray, after: np.ndarray, scratch: np.ndarray) -> int:
-    """Least deadwood; ties to the highest-value card, then the highest card code."""
-    n = legal_discards(view, after, scratch)
-    pick = scratch[0]
-    for i in range(1, n):
-        c = scratch[i]
-        if after[c] < after[pick] or (
-            after[c] == after[pick] and CARD_VALUE[c] >= CARD_VALUE[pick]
-        ):
-            pick = c
-    return pick
-
-
-@njit(cache=True)
-def greedy_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
-                  scratch: np.ndarray) -> int:
+def greedy_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray) -> int:
     """Take a card only when it lowers least deadwood; knock at ``knock_at`` (params[0]).
 
-    ``params[0] < 0`` means the rules' knock limit.
+    ``params[0] < 0`` means the rules' knock limit. Discards the card leaving least deadwood;
+    ties go to the highest-value card, then the highest card code.
     """
     hand = view[V_HAND]
     if decision == DEC_OFFER or decision == DEC_DRAW:
-        top = view[V_TOP]
-        if deadwood_if_taken(hand, top, after) < view[V_DEADWOOD]:
+        if deadwood_if_taken(hand, view[V_TOP], after) < view[V_DEADWOOD]:
             return MOVE_DRAW_DISCARD
         return MOVE_PASS if decision == DEC_OFFER else MOVE_DRAW_STOCK
     if decision == DEC_KNOCK:
         knock_at = params[0] if params[0] >= 0 else view[V_KNOCK_LIMIT]
-        best = NO_CARD
-        for c in range(N_CODES):
-            if after[c] < best:
-                best = after[c]
+        best = best_discards(hand, view[V_FORBIDDEN], after)
         return MOVE_KNOCK if best <= knock_at else MOVE_NO_KNOCK
-    return greedy_discard(view, after, scratch)
+    return pick_highest(best_ties(view, after))
 
 
 # ---------------------------------------------------------------------------------- dispatch
@@ -212,7 +222,7 @@ def decide(strategy_id: int, params: np.ndarray, decision: int, view: np.ndarray
     if strategy_id == SIMPLE:
         return simple_decide(decision, view, after, mem, rng, scratch)
     if strategy_id == GREEDY_KNOCK:
-        return greedy_decide(decision, params, view, after, scratch)
+        return greedy_decide(decision, params, view, after)
     return random_decide(decision, view, after, rng, scratch)
 
 
