@@ -141,7 +141,8 @@ HS_N_MOVES = HS_UNDERCUT_BONUS + 1
 HS_KNOCKER_HAND = HS_N_MOVES + 1  # the knocker's 10 cards after his discard
 HS_DEFENDER_HAND = HS_KNOCKER_HAND + 1
 HS_DEADWOOD = HS_DEFENDER_HAND + 1  # 2 slots: each player's least deadwood of his 10 cards
-HS_LEN = HS_DEADWOOD + 2
+HS_PILE_MASK = HS_DEADWOOD + 2  # the cards in the discard pile
+HS_LEN = HS_PILE_MASK + 1
 
 # The turn scratch ("after") array. Slots 0..63 may hold a per-card table (deadwood after
 # discarding each card), filled only when someone needs it; the slots after them memoise the
@@ -183,6 +184,7 @@ def deal(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, rules: np.ndarray) 
     upcard = deck[2 * HAND_SIZE]
     pile[0] = upcard
     hs[HS_PILE_LEN] = 1
+    hs[HS_PILE_MASK] = 1 << upcard
     hs[HS_UPCARD] = upcard
     hs[HS_STOCK_TOP] = STOCK_START
     hs[HS_PHASE] = PH_OFFER_NONDEALER
@@ -308,6 +310,7 @@ def _draw(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, from_pile: bool) -
         n = hs[HS_PILE_LEN] - 1
         card = pile[n]
         hs[HS_PILE_LEN] = n
+        hs[HS_PILE_MASK] &= ~(1 << card)
         hs[HS_TAKEN] = card
         hs[HS_TOOK + p] |= 1 << card
     else:
@@ -475,6 +478,7 @@ def apply_move(
         hs[HS_HAND + p] &= ~(1 << move)
         pile[hs[HS_PILE_LEN]] = move
         hs[HS_PILE_LEN] += 1
+        hs[HS_PILE_MASK] |= 1 << move
         hs[HS_DISCARDED + p] |= 1 << move
         if ph == PH_KNOCK_DISCARD:
             _settle(hs)

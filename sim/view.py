@@ -25,6 +25,7 @@ from sim.hand import (
     HS_KNOCK_LIMIT,
     HS_PHASE,
     HS_PILE_LEN,
+    HS_PILE_MASK,
     HS_TAKEN,
     HS_TO_MOVE,
     HS_TOOK,
@@ -65,7 +66,8 @@ V_SELF_DISCARDED = 23  # mask
 V_KNOCKED = 24  # 1 when the mover has knocked and now discards
 V_DEADWOOD = 25  # least deadwood of the mover's 10 cards before this turn's draw
 V_FORBIDDEN = 26  # the card the mover may not discard this turn, or -1
-V_LEN = 27
+V_PILE_MASK = 27  # the cards in the discard pile
+V_LEN = 28
 
 # Game facts a view needs, passed in by the game loop: scores by hand player and the target.
 GI_SCORE = 0  # 2 slots: score of the seat deciding for hand player 0 and 1
@@ -108,6 +110,7 @@ def fill_view(view: np.ndarray, hs: np.ndarray, pile: np.ndarray, game_info: np.
     view[V_KNOCKED] = 1 if hs[HS_PHASE] == PH_KNOCK_DISCARD else 0
     view[V_DEADWOOD] = hs[HS_DEADWOOD + p]
     view[V_FORBIDDEN] = forbidden_discard(hs)
+    view[V_PILE_MASK] = hs[HS_PILE_MASK]
 
 
 DECISION_NAMES = ("offer", "draw", "knock", "discard")

@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from sim.cards import N_CODES
+from sim.cards import CARD_VALUE, FULL_MASK, N_CODES
 from sim.hand import (
     AF_TIES,
     DEC_DRAW,
@@ -34,6 +34,7 @@ from sim.melds import (
     SEARCH_MELDS,
     max_meld_value,
     pick_highest,
+    popcount,
 )
 from sim.rng import below
 from sim.view import (
@@ -43,12 +44,20 @@ from sim.view import (
     V_HAND,
     V_KNOCK_LIMIT,
     V_KNOCKED,
+    V_OPP_DISCARDED,
+    V_OPP_TOOK,
+    V_PILE_MASK,
+    V_STOCK,
     V_TOP,
+    V_TURN,
+    V_WALL,
 )
 
 RANDOM = 0
 SIMPLE = 1
 GREEDY_KNOCK = 2
+GIN_HUNTER = 3
+DISCARD_TRACKING = 4
 N_PARAMS = 8  # parameter slots per strategy
 MEM_LEN = 256  # per-hand memory slots per player
 
@@ -211,6 +220,179 @@ def greedy_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np
     return pick_highest(best_ties(view, after))
 
 
+# ------------------------------------------------------------------------- shared knowledge
+
+
+def _three_card_melds() -> tuple[np.ndarray, np.ndarray]:
+    """For each card, the 3-card melds containing it (masks), -1 padded; and their count."""
+    table = np.full((N_CODES, 8), -1, np.int64)
+    count = np.zeros(N_CODES, np.int64)
+    for m in SEARCH_MELDS:
+        if bin(int(m)).count("1") != 3:
+            continue
+        for c in range(N_CODES):
+            if (int(m) >> c) & 1:
+                table[c, count[c]] = m
+                count[c] += 1
+    return table, count
+
+
+CARD_MELD3, CARD_MELD3_COUNT = _three_card_melds()
+
+
+@njit(cache=True)
+def opponent_holds(view: np.ndarray) -> int:
+    """Cards the opponent is known to hold: taken from the pile and not discarded since."""
+    return view[V_OPP_TOOK] & ~view[V_OPP_DISCARDED]
+
+
+@njit(cache=True)
+def live_cards(view: np.ndarray) -> int:
+    """Cards that may still be drawn: not in own hand, not in the pile, not known held."""
+    return FULL_MASK & ~view[V_HAND] & ~view[V_PILE_MASK] & ~opponent_holds(view)
+
+
+@njit(cache=True)
+def meld_potential(card: int, rest: int, live: int) -> int:
+    """How much ``card`` is worth keeping with the cards ``rest``.
+
+    10 for each 3-card meld it already completes with ``rest``; 1 for each 3-card meld that
+    one more live card would complete. A partial meld whose completing cards are all dead
+    counts nothing.
+    """
+    score = 0
+    for k in range(CARD_MELD3_COUNT[card]):
+        others = CARD_MELD3[card, k] & ~(1 << card)
+        held = others & rest
+        if held == others:
+            score += 10
+        elif held != 0 and (others & ~held & live) != 0:
+            score += 1
+    return score
+
+
+@njit(cache=True)
+def feeds_opponent(card: int, opp: int, opp_shed: int) -> int:
+    """How well ``card`` fits what the opponent has shown he collects (0 = not at all).
+
+    +2 per known opponent card of the same rank or a suited neighbour, +1 per suited card two
+    away; -1 when the opponent has discarded that rank or a suited neighbour himself.
+    """
+    rank = card % 16
+    suit_base = card - rank
+    fit = 0
+    m = opp
+    while m:
+        o = trailing_zeros(m)
+        m &= m - 1
+        if o % 16 == rank:
+            fit += 2
+        elif o - (o % 16) == suit_base:
+            gap = abs(o % 16 - rank)
+            if gap == 1:
+                fit += 2
+            elif gap == 2:
+                fit += 1
+    m = opp_shed
+    while m:
+        o = trailing_zeros(m)
+        m &= m - 1
+        if o % 16 == rank or (o - (o % 16) == suit_base and abs(o % 16 - rank) == 1):
+            fit -= 1
+            break
+    return fit
+
+
+# --------------------------------------------------------------------------------- gin-hunter
+
+
+@njit(cache=True)
+def gin_hunter_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
+                      scratch: np.ndarray) -> int:
+    """Plays for gin: keeps connected cards, knocks short of gin only late or when pressed.
+
+    params: [0] stock_low: knock short of gin once the stock holds at most this many cards;
+    [1] tiny: knock with this much deadwood or less when the opponent looks close;
+    [2] close_pickups: the opponent looks close once he holds this many cards from the pile.
+    """
+    hand = view[V_HAND]
+    if decision == DEC_OFFER or decision == DEC_DRAW:
+        if in_some_best_meld(hand, view[V_TOP]):
+            return MOVE_DRAW_DISCARD
+        return MOVE_PASS if decision == DEC_OFFER else MOVE_DRAW_STOCK
+    best = best_discards(hand, view[V_FORBIDDEN], after)
+    if decision == DEC_KNOCK:
+        if best == 0 or view[V_STOCK] <= params[0]:
+            return MOVE_KNOCK
+        if best <= params[1] and popcount(opponent_holds(view)) >= params[2]:
+            return MOVE_KNOCK
+        return MOVE_NO_KNOCK
+    if view[V_KNOCKED]:
+        return pick_highest(after[AF_TIES])
+    n = legal_discards(view, after, scratch)
+    deadwood_table(hand, view[V_FORBIDDEN], after)
+    live = live_cards(view)
+    pick = -1
+    pick_key = 0
+    for i in range(n):
+        c = scratch[i]
+        # fewest meld chances first, then least deadwood left, then the highest card
+        key = (meld_potential(c, hand & ~(1 << c), live) * 3 + after[c]) * 16 - CARD_VALUE[c]
+        if pick < 0 or key <= pick_key:
+            pick = c
+            pick_key = key
+    return pick
+
+
+# --------------------------------------------------------------------------- discard-tracking
+
+
+@njit(cache=True)
+def discard_tracking_decide(decision: int, params: np.ndarray, view: np.ndarray,
+                            after: np.ndarray, scratch: np.ndarray) -> int:
+    """Greedy play sharpened by memory of every card seen this hand.
+
+    params: [0] knock_at (-1: the knock limit); [1] slack: extra deadwood it accepts for a
+    safer or more promising discard; [2] caution: how fast its knock threshold falls as the
+    opponent shows melds and the hand gets late (undercut risk).
+    """
+    hand = view[V_HAND]
+    if decision == DEC_OFFER or decision == DEC_DRAW:
+        if in_some_best_meld(hand, view[V_TOP]):
+            return MOVE_DRAW_DISCARD
+        return MOVE_PASS if decision == DEC_OFFER else MOVE_DRAW_STOCK
+    best = best_discards(hand, view[V_FORBIDDEN], after)
+    if decision == DEC_KNOCK:
+        limit = params[0] if params[0] >= 0 else view[V_KNOCK_LIMIT]
+        shown = popcount(opponent_holds(view))
+        late = view[V_TURN] // 10
+        threshold = limit - params[2] * max(0, shown + late - 2)
+        if best == 0 or best <= threshold or view[V_STOCK] <= view[V_WALL] + 2:
+            return MOVE_KNOCK
+        return MOVE_NO_KNOCK
+    if view[V_KNOCKED]:
+        return pick_highest(after[AF_TIES])
+    n = legal_discards(view, after, scratch)
+    deadwood_table(hand, view[V_FORBIDDEN], after)
+    live = live_cards(view)
+    opp = opponent_holds(view)
+    shed = view[V_OPP_DISCARDED]
+    pick = -1
+    pick_key = 0
+    for i in range(n):
+        c = scratch[i]
+        extra = after[c] - best
+        if extra > params[1]:
+            continue
+        key = 4 * extra + 3 * feeds_opponent(c, opp, shed) + meld_potential(
+            c, hand & ~(1 << c), live)
+        key = key * 16 - CARD_VALUE[c]
+        if pick < 0 or key <= pick_key:
+            pick = c
+            pick_key = key
+    return pick
+
+
 # ---------------------------------------------------------------------------------- dispatch
 
 
@@ -223,6 +405,10 @@ def decide(strategy_id: int, params: np.ndarray, decision: int, view: np.ndarray
         return simple_decide(decision, view, after, mem, rng, scratch)
     if strategy_id == GREEDY_KNOCK:
         return greedy_decide(decision, params, view, after)
+    if strategy_id == GIN_HUNTER:
+        return gin_hunter_decide(decision, params, view, after, scratch)
+    if strategy_id == DISCARD_TRACKING:
+        return discard_tracking_decide(decision, params, view, after, scratch)
     return random_decide(decision, view, after, rng, scratch)
 
 

@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from strategies.builtin import GREEDY_KNOCK, N_PARAMS, RANDOM, SIMPLE
+from strategies.builtin import (
+    DISCARD_TRACKING,
+    GIN_HUNTER,
+    GREEDY_KNOCK,
+    N_PARAMS,
+    RANDOM,
+    SIMPLE,
+)
 
 
 @dataclass(frozen=True)
@@ -53,6 +60,29 @@ BUILTINS: dict[str, StrategyInfo] = {
             "takes a card only when it lowers deadwood; knocks as soon as deadwood <= knock_at",
             (ParamInfo("knock_at", None, 0, 10, "knock at this deadwood or less "
                        "(default: the knock limit)"),),
+        ),
+        StrategyInfo(
+            "gin-hunter",
+            GIN_HUNTER,
+            "plays for gin: keeps connected cards, knocks short of gin only late or pressed",
+            (
+                ParamInfo("stock_low", 8, 0, 31, "knock short of gin once the stock is this low"),
+                ParamInfo("tiny", 2, 0, 10, "knock with this deadwood or less when pressed"),
+                ParamInfo("close_pickups", 2, 0, 10,
+                          "pressed: the opponent holds this many cards from the pile"),
+            ),
+        ),
+        StrategyInfo(
+            "discard-tracking",
+            DISCARD_TRACKING,
+            "remembers every card seen: live cards, safe discards, undercut-aware knocking",
+            (
+                ParamInfo("knock_at", None, 0, 10, "highest deadwood it knocks with "
+                          "(default: the knock limit)"),
+                ParamInfo("slack", 1, 0, 20, "extra deadwood accepted for a safer discard"),
+                ParamInfo("caution", 1, 0, 10, "how fast the knock threshold falls as the "
+                          "opponent shows melds and the hand gets late"),
+            ),
         ),
     )
 }
