@@ -123,7 +123,7 @@ class StrategySpec:
 
 
 def _accepted() -> str:
-    return ", ".join(BUILTINS) + ", or an import path module:Class"
+    return "one of " + ", ".join(BUILTINS) + ", or an import path module:Class"
 
 
 def parse_strategy(spec: str | Any) -> StrategySpec:
