@@ -19,6 +19,7 @@ from sim.cards import card_str, mask_cards, parse_cards
 from sim.game import (
     GAME_COLUMNS,
     GO_LEN,
+    GS_BONUS,
     GS_LEN,
     GS_OVER,
     GS_ROLE_SEAT,
@@ -75,8 +76,6 @@ from sim.view import GI_LEN, V_LEN, View, fill_view
 from strategies.builtin import MEM_LEN, SCRATCH_LEN, decide
 from strategies.registry import StrategySpec, parse_strategies
 
-MAX_LOGGED_MOVES = 4096
-
 
 class StrategyError(RuntimeError):
     """A user strategy answered with an illegal move or raised."""
@@ -84,15 +83,20 @@ class StrategyError(RuntimeError):
 
 @dataclass(frozen=True)
 class Seeds:
-    """The two base seeds of a run: decks (shared by arms) and strategy choices."""
+    """The two base seeds of a run: decks and strategy choices.
+
+    Both depend on the seed alone, so every arm of an experiment plays game ``g`` from the same
+    decks and the same random stream for its strategies' choices (common random numbers: an
+    arm that changes only the rules is compared as closely paired as possible).
+    """
 
     deck: np.uint64
     strategy: np.uint64
 
     @classmethod
-    def from_seed(cls, seed: int, arm: int = 0) -> Seeds:
-        """Decks depend on the seed only, so arms of one experiment share them."""
-        return cls(seed_words(seed, 0), seed_words(seed, 1, arm))
+    def from_seed(cls, seed: int) -> Seeds:
+        """The seeds of a run (or of every arm of an experiment) with this seed."""
+        return cls(seed_words(seed, 0), seed_words(seed, 1))
 
 
 def _check_seats(rules: Rules, specs: Sequence[StrategySpec]) -> None:
@@ -127,7 +131,8 @@ class GameDriver:
         pile = np.zeros(52, np.int64)
         deck = np.zeros(52, np.int64)
         after = new_after()
-        moves = np.zeros((MAX_LOGGED_MOVES if self.log else 0, 2), np.int64)
+        # a turn logs at most draw, knock, discard; the first turn adds two passes
+        moves = np.zeros((3 * self.rules.max_turns + 8 if self.log else 0, 2), np.int64)
         view = np.zeros(V_LEN, np.int64)
         game_info = np.zeros(GI_LEN, np.int64)
         mem = np.zeros((2, MEM_LEN), np.int64)
@@ -232,6 +237,9 @@ class GameDriver:
         }
         if self.rules.team_policy == "advisor" and self.rules.players == 3:
             record["advisor"] = roles[SITTER]
+        if gs[GS_OVER]:  # hand points plus end-of-game bonuses (classic scoring)
+            record["final_scores"] = [int(gs[GS_SCORE + s] + gs[GS_BONUS + s])
+                                      for s in range(self.rules.players)]
         return record
 
 
@@ -330,8 +338,13 @@ def iter_games(rules: Rules, strategies: Sequence[Any], games: int, seeds: Seeds
 
 def play_games(strategies: Sequence[Any] | str, rules: Rules | str | None = None,
                games: int = 1, seed: int = 0, log: bool = False,
-               progress: Callable[[int], None] | None = None) -> PlayResult:
+               progress: Callable[[int], None] | None = None,
+               on_records: Callable[[list[dict[str, Any]]], None] | None = None) -> PlayResult:
     """Play ``games`` games and return their statistics (and hand log when ``log``).
+
+    ``progress(n)`` is called as each batch of ``n`` games finishes. With ``on_records``, the
+    hand-log records go to that callback batch by batch instead of staying in memory (so
+    ``result.log`` is None), which lets a log of any length stream to disk.
 
     >>> r = play_games("greedy-knock,greedy-knock,greedy-knock", games=3, seed=1)
     >>> len(r.games), int(r.games["winner"].between(0, 2).sum())
@@ -346,15 +359,21 @@ def play_games(strategies: Sequence[Any] | str, rules: Rules | str | None = None
     seeds = Seeds.from_seed(seed)
     rows: list[np.ndarray] = []
     records: list[dict[str, Any]] = []
-    for out, recs in iter_games(rules, specs, games, seeds, log=log):
+    compiled = all(s.compiled for s in specs) and not log
+    batch = 1000 if compiled else 20
+    for out, recs in iter_games(rules, specs, games, seeds, log=log, batch=batch):
         rows.append(out)
-        records.extend(recs)
+        if on_records is not None:
+            on_records(recs)
+        else:
+            records.extend(recs)
         if progress is not None:
             progress(len(out))
     table = np.concatenate(rows) if rows else np.zeros((0, GO_LEN), np.int64)
     frame = pd.DataFrame(table, columns=GAME_COLUMNS).drop(columns=["end_none", "error"])
     frame.insert(0, "game", np.arange(len(frame)))
-    return PlayResult(rules, [s.text for s in specs], frame, records if log else None)
+    kept = records if log and on_records is None else None
+    return PlayResult(rules, [s.text for s in specs], frame, kept)
 
 
 def cards_of(mask: int) -> list[str]:

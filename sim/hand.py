@@ -481,6 +481,7 @@ def apply_move(
         hs[HS_PILE_MASK] |= 1 << move
         hs[HS_DISCARDED + p] |= 1 << move
         if ph == PH_KNOCK_DISCARD:
+            hs[HS_TURNS] += 1  # the knocking turn counts like any other
             _settle(hs)
             return OK
         _end_turn(hs)

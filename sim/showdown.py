@@ -283,9 +283,7 @@ def settle(
     if overlap:
         names = " ".join(card_str(c) for c in sorted(overlap))
         raise ValueError(f"knocker and defender hands overlap: {names}")
-    up = None if upcard is None else parse_cards([upcard])[0]
-    if up is not None and (up in k_codes or up in d_codes):
-        raise ValueError(f"the upcard {card_str(up)} is also in a hand")
+    up = None if upcard is None else parse_cards([upcard])[0]  # often taken into a hand
     limit = hand_knock_limit(rules, up)
     k_mask = sum(1 << c for c in k_codes)
     d_mask = sum(1 << c for c in d_codes)

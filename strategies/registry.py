@@ -147,7 +147,8 @@ def parse_strategy(spec: str | Any) -> StrategySpec:
         info = BUILTINS[canonical]
         return StrategySpec(text=text, name=canonical, params=_parse_params(text, info, rest),
                             strategy_id=info.strategy_id)
-    if "." in head and rest:
+    first_segment = rest.partition(",")[0]
+    if rest and "=" not in first_segment.partition(":")[0]:  # module:Class[:key=value,...]
         cls_name, _, kw = rest.partition(":")
         return StrategySpec(text=text, name=f"{head}:{cls_name}", params=_parse_kwargs(text, kw),
                             factory=_import(text, head, cls_name))

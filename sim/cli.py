@@ -1,0 +1,396 @@
+"""The ``ginbox`` command: play games, replay and check hand logs, list strategies, a demo.
+
+Exit status: 0 success; 1 ``replay`` found a record that differs from what the rules give;
+2 bad input (unknown strategy or preset, malformed ``name:key=value``, wrong number of
+strategies, out-of-range number, unreadable or corrupt log, unknown game or hand), reported as
+one ``ginbox: error: ...`` line on stderr with no traceback and no half-written file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+from sim.driver import PlayResult, StrategyError, play_games
+from sim.log import LogWriter, read_log
+from sim.rules import PRESETS, Rules
+from strategies.registry import ALIASES, describe, parse_strategies
+
+PROG = "ginbox"
+DEMO_STRATEGIES = "greedy-knock,simple,random"
+DEMO_GAMES = 300
+DEMO_SEED = 1
+
+
+class UsageError(Exception):
+    """Bad input: reported as one line on stderr, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (no usage dump) and goes through main()."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("ginbox")
+    except Exception:  # not installed (running from a source tree)
+        return "unknown"
+
+
+def _int_at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer >= low, with a message saying what is accepted."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not an integer: expected an integer >= {low}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(
+                f"{value} is out of range: expected an integer >= {low}")
+        return value
+
+    parse.__name__ = f"integer >= {low}"
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation and tests)."""
+    parser = _Parser(prog=PROG, description="Three-handed Gin Rummy simulator.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    play = sub.add_parser("play", help="play games and print a summary (optionally a hand log)",
+                          description="Play games between strategies and print who won.")
+    play.add_argument("--strategies", required=True, metavar="A,B,C",
+                      help="one strategy per seat, e.g. greedy-knock,simple,random or "
+                           "greedy-knock:knock_at=6,simple,simple (see 'ginbox strategies')")
+    play.add_argument("--rules", default="three-handed", metavar="PRESET",
+                      help="rules preset: " + ", ".join(PRESETS) + " (default three-handed)")
+    play.add_argument("--games", type=_int_at_least(1), default=100, metavar="N",
+                      help="number of games (default 100)")
+    play.add_argument("--seed", type=_int_at_least(0), default=0, metavar="S",
+                      help="seed; the same seed gives the same games (default 0)")
+    play.add_argument("--log", metavar="FILE",
+                      help="write the hand log (JSON Lines, one hand per line) to FILE")
+    play.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    replay = sub.add_parser(
+        "replay", help="print logged hands move by move and check them against the rules",
+        description="Print hands of a hand log move by move and re-run each through the rules "
+                    "to check the recorded result. Default: every hand of the first game in "
+                    "the file. Exit 0 when all match, 1 when a record differs from the rules.")
+    replay.add_argument("file", metavar="FILE", help="hand log written by 'ginbox play --log'")
+    replay.add_argument("--game", type=_int_at_least(0), metavar="G",
+                        help="game number (default: the first game in the file)")
+    replay.add_argument("--hand", type=_int_at_least(0), metavar="H",
+                        help="only this hand of the game (default: every hand)")
+    replay.add_argument("--all", action="store_true",
+                        help="check every hand of every game; print only differences")
+
+    sub.add_parser("strategies", help="list the strategies and their parameters",
+                   description="List the built-in strategies, their parameters and defaults.")
+    sub.add_parser("demo", help="play a short demo and replay one interesting hand",
+                   description=f"Play {DEMO_GAMES} games of {DEMO_STRATEGIES} (three-handed, "
+                               f"seed {DEMO_SEED}), print the summary, then replay and check "
+                               "one interesting hand.")
+    bench = sub.add_parser("bench", help="measure the engine's speed",
+                           description="Measure deadwood evaluations, hands and games per "
+                                       "second.")
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+# ---------------------------------------------------------------------------------- play
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion (sensible at 0 and n, unlike p +- 2se)."""
+    if n == 0:
+        return float("nan"), float("nan")
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def format_summary(result: PlayResult, seconds: float, seed: int) -> str:
+    """The short text summary printed by ``play`` and ``demo``."""
+    games = len(result.games)
+    rate = games / seconds if seconds > 0 else float("inf")
+    lines = [f"{games} games of {result.rules.name} gin, seed {seed}: "
+             f"{seconds:.2f} s, {rate:,.0f} games/s"]
+    table = result.summary()
+    width = max(8, *(len(s) for s in table["strategy"]))
+    lines.append(f"seat  {'strategy':<{width}}  games won  win rate  95% interval    "
+                 "hands won  points")
+    for row in table.itertuples():
+        lo, hi = wilson(int(row.games_won), games)
+        lines.append(f"{row.seat:>4}  {row.strategy:<{width}}  {row.games_won:>9}  "
+                     f"{row.win_rate:>8.1%}  {lo:>5.1%} - {hi:<6.1%}  {row.hands_won:>9}  "
+                     f"{row.points:>6}")
+    out = result.outcomes()
+    hands = out.pop("hands")
+    parts = ", ".join(f"{k} {v} ({v / hands:.1%})" if hands else f"{k} {v}"
+                      for k, v in out.items())
+    lines.append(f"hands: {hands} ({hands / games:.1f} per game): {parts}" if games else
+                 "hands: 0")
+    return "\n".join(lines)
+
+
+def _check_strategies(strategies: str, rules: Rules) -> None:
+    """Fail before playing (and before creating any file) on a bad strategy list."""
+    specs = parse_strategies(strategies)
+    if len(specs) != rules.players:
+        names = ", ".join(s.text for s in specs)
+        raise ValueError(f"{rules.name} rules seat {rules.players} players, so --strategies "
+                         f"needs {rules.players} names separated by commas: got {len(specs)} "
+                         f"({names})")
+
+
+def _play(strategies: str, rules: Rules, games: int, seed: int, log: bool,
+          quiet: bool, on_records: Any = None) -> tuple[PlayResult, float]:
+    bar: Any = None
+    if not quiet:
+        from tqdm import tqdm
+
+        # disable=None: no bar when stderr is not a terminal (pipes, CI, tests)
+        bar = tqdm(total=games, unit="game", file=sys.stderr, disable=None, leave=False)
+    try:
+        start = time.perf_counter()
+        result = play_games(strategies, rules, games=games, seed=seed, log=log,
+                            progress=bar.update if bar is not None else None,
+                            on_records=on_records)
+        return result, time.perf_counter() - start
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """``ginbox play``: play, print the summary, write the log atomically when asked."""
+    rules = Rules.preset(args.rules)
+    if os.getcwd() not in sys.path:  # user strategies named module:Class next to the user
+        sys.path.append(os.getcwd())
+    _check_strategies(args.strategies, rules)
+    if args.log is None:
+        result, seconds = _play(args.strategies, rules, args.games, args.seed, False, args.quiet)
+        print(format_summary(result, seconds, args.seed))
+        return 0
+    try:
+        # The temporary file is created first, so an unwritable destination fails before
+        # any game is played; it replaces FILE only when every line is written.
+        with LogWriter(args.log) as writer:
+            result, seconds = _play(args.strategies, rules, args.games, args.seed, True,
+                                    args.quiet, on_records=writer.write_all)
+    except OSError as exc:
+        raise UsageError(f"cannot write the log {args.log}: {exc.strerror or exc}") from None
+    print(format_summary(result, seconds, args.seed))
+    print(f"log: {writer.count} hands written to {args.log}")
+    return 0
+
+
+# ---------------------------------------------------------------------------------- replay
+
+
+def _load_log(path: str) -> list[dict[str, Any]]:
+    try:
+        records = read_log(path)
+    except OSError as exc:
+        raise UsageError(f"cannot read the log {path}: {exc.strerror or exc}") from None
+    if not records:
+        raise UsageError(f"the log {path} holds no hands")
+    return records
+
+
+def _ranges(numbers: Sequence[int]) -> str:
+    """``0..4, 7`` for a sorted list of integers (for 'what is accepted' messages)."""
+    spans: list[str] = []
+    nums = sorted(numbers)
+    i = 0
+    while i < len(nums):
+        j = i
+        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
+            j += 1
+        spans.append(str(nums[i]) if i == j else f"{nums[i]}..{nums[j]}")
+        i = j + 1
+    return ", ".join(spans)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """``ginbox replay``: render and check hands; exit 1 if any differs from the rules."""
+    from sim.replay import group_games, replay_game
+
+    if args.all and (args.game is not None or args.hand is not None):
+        raise UsageError("--all checks every game and hand: leave out --game and --hand")
+    games = group_games(_load_log(args.file))
+    if args.all:
+        checked = bad = 0
+        for recs in games.values():
+            for check in replay_game(recs):
+                checked += 1
+                if not check.ok:
+                    bad += 1
+                    for diff in check.differences:
+                        print(f"game {check.game} hand {check.hand}: {diff}")
+        verdict = ("all match the rules" if not bad else
+                   f"{bad} differ from the rules")
+        print(f"{args.file}: {checked} hands in {len(games)} games checked: {verdict}")
+        return 1 if bad else 0
+    game = args.game if args.game is not None else next(iter(games))
+    if game not in games:
+        raise UsageError(f"{args.file} has no game {game}: it holds games {_ranges(list(games))}")
+    checks = replay_game(games[game])
+    if args.hand is not None:
+        if not 0 <= args.hand < len(checks):
+            raise UsageError(f"game {game} has no hand {args.hand}: it has hands "
+                             f"0..{len(checks) - 1}")
+        checks = [checks[args.hand]]
+    for i, check in enumerate(checks):
+        if i:
+            print()
+        print(check.text)
+    bad = [c.hand for c in checks if not c.ok]
+    print()
+    if len(checks) == 1:
+        print(checks[0].verdict)
+    elif bad:
+        print(f"game {game}: {len(bad)} of {len(checks)} hands differ from the rules "
+              f"(hands {', '.join(map(str, bad))})")
+    else:
+        print(f"game {game}: all {len(checks)} hands match the rules")
+    return 1 if bad else 0
+
+
+# ---------------------------------------------------------------------------------- others
+
+
+def cmd_strategies(args: argparse.Namespace) -> int:
+    """``ginbox strategies``: the built-ins, their parameters, and how to plug in your own."""
+    infos = describe()
+    width = max(len(i["name"]) for i in infos)
+    print("Built-in strategies (one per seat: --strategies A,B,C; parameters as "
+          "name:key=value,key=value):")
+    for info in infos:
+        print(f"  {info['name']:<{width}}  {info['description']}")
+        for pname, p in info["params"].items():
+            default = "the knock limit of the rules" if p["default"] is None else p["default"]
+            lo, hi = p["range"]
+            doc = re.sub(r"\s*\(default:[^)]*\)\s*$", "", p["doc"])
+            print(f"  {'':<{width}}    {pname}={lo}..{hi} (default {default}): {doc}")
+    aliases = ", ".join(f"{a} = {c}" for a, c in ALIASES.items())
+    if aliases:
+        print(f"Aliases: {aliases}")
+    print("Example: ginbox play --strategies greedy-knock:knock_at=6,simple,random")
+    print()
+    print("Your own strategy: a Python class with take_upcard(view), draw_from_discard(view), "
+          "knock(view) and discard(view)")
+    print("(see strategies/base.py, BaseStrategy), named by its import path package.module:Class,")
+    print("optionally with keyword arguments (passed as strings):")
+    print("  ginbox play --strategies mybots.sly:SlyBot,simple,random")
+    print("  ginbox play --strategies mybots.sly:SlyBot:depth=2,simple,random")
+    print("The module must be importable: installed, on PYTHONPATH, or under the current "
+          "directory.")
+    return 0
+
+
+def _interesting(records: list[dict[str, Any]]) -> int:
+    """Index of a hand worth showing: an undercut with layoffs, else any undercut, gin, knock."""
+    def first(pred: Callable[[dict[str, Any]], bool]) -> int | None:
+        return next((i for i, r in enumerate(records) if pred(r)), None)
+
+    for pred in (lambda r: r["result"]["end"] == "undercut" and bool(r["result"]["layoffs"]),
+                 lambda r: r["result"]["end"] == "undercut",
+                 lambda r: r["result"]["end"] == "gin",
+                 lambda r: r["result"]["end"] == "knock"):
+        i = first(pred)
+        if i is not None:
+            return i
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """``ginbox demo`` (what ``make run`` runs): a short match and one replayed hand."""
+    from sim.replay import replay_hand
+
+    rules = Rules.preset("three-handed")
+    print(f"ginbox demo: {DEMO_GAMES} games of three-handed gin, {DEMO_STRATEGIES} "
+          f"(seed {DEMO_SEED})")
+    print()
+    result, seconds = _play(DEMO_STRATEGIES, rules, DEMO_GAMES, DEMO_SEED, True, True)
+    print(format_summary(result, seconds, DEMO_SEED))
+    records = result.log or []
+    i = _interesting(records)
+    record = records[i]
+    previous = records[i - 1] if i > 0 and records[i - 1]["game"] == record["game"] else None
+    check = replay_hand(record, previous)
+    print()
+    print(f"One {record['result']['end']} hand, replayed move by move and checked against "
+          "the rules:")
+    print()
+    print(check.text)
+    print()
+    print("Next: ginbox play --strategies greedy-knock,simple,random --games 1000 "
+          "--log hands.jsonl")
+    print("      ginbox replay hands.jsonl --game 0      ginbox strategies")
+    return 0 if check.ok else 1
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """``ginbox bench``: delegated to sim.bench (imported only when asked for)."""
+    try:
+        from sim.bench import main as bench_main
+    except ModuleNotFoundError as exc:
+        if exc.name != "sim.bench":
+            raise
+        raise UsageError("the benchmark is not available in this version (no sim.bench)"
+                         ) from None
+    return int(bench_main(json_output=args.json))
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "play": cmd_play,
+    "replay": cmd_replay,
+    "strategies": cmd_strategies,
+    "demo": cmd_demo,
+    "bench": cmd_bench,
+}
+
+
+def _one_line(message: str) -> str:
+    return " ".join(str(message).split())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``ginbox`` command line; returns the exit status."""
+    try:
+        args = build_parser().parse_args(argv)
+        return COMMANDS[args.command](args)
+    except SystemExit as exc:  # --help and --version
+        return exc.code if isinstance(exc.code, int) else 0
+    except (UsageError, ValueError, StrategyError) as exc:
+        print(f"{PROG}: error: {_one_line(str(exc))}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # 'ginbox ... | head': the reader left; stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"{PROG}: error:{where} {_one_line(exc.strerror or str(exc))}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130

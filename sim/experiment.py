@@ -1,0 +1,466 @@
+"""Experiment definitions: what to run, as data that validates itself before anything runs.
+
+An experiment is a TOML file (or the same structure as a Python dict) naming a seed, a number of
+games per arm and one or more *arms*. An arm is one configuration to measure: a rules preset plus
+overrides, the strategies in the seats, and how the seats are given their initial roles. All arms
+of an experiment play the same shuffled decks game for game (common random numbers), so arms are
+compared paired. :func:`load_experiment` reads a file or dict into an :class:`ExperimentSpec`;
+:func:`sim.runner.run_experiment` runs it.
+
+Every error is a one-line ``ValueError`` naming the field (as a path such as
+``arms[2].seating``), the bad value and what is accepted. Unknown keys are errors, so a typo
+cannot silently run the wrong experiment.
+
+Schema
+------
+Top-level keys:
+
+===============  ========  ====================================================================
+key              required  meaning
+===============  ========  ====================================================================
+``name``         yes       names the results directory ``results/<name>/``: letters, digits,
+                           ``.``, ``_`` and ``-``, starting with a letter or digit, at most 64
+                           characters. Example: ``name = "knock_sweep"``
+``seed``         yes       integer >= 0. Decks derive from the seed alone (shared by all arms);
+                           strategy random choices from (seed, arm index). ``seed = 2024``
+``games``        yes       games played by *each* arm, >= 1. ``games = 60_000``
+``chunk_size``   no        games per chunk, the unit of parallel work and of checkpointing
+                           (default 2000; 1..1,000,000). Results do not depend on it.
+``description``  no        free text, copied into the manifest and reports
+``defaults``     no        a table with any arm key except ``name`` and ``sweep``, used by
+                           every arm that does not set it (``overrides`` tables are merged,
+                           the arm's keys winning)
+``arms``         yes       an array of tables ``[[arms]]``, at least one
+===============  ========  ====================================================================
+
+Arm keys (``[[arms]]``):
+
+================  ========  ===================================================================
+key               required  meaning
+================  ========  ===================================================================
+``name``          yes       unique label within the experiment, shown in reports (1..100
+                            characters). ``name = "gin 20"``
+``rules``         no        a rules preset (default ``"three-handed"``); one of
+                            ``sim.rules.PRESETS``. ``rules = "three-handed-20"``
+``overrides``     no        a table of ``sim.rules.Rules`` fields changed from the preset, any
+                            field but ``initial_roles`` (use ``seating``).
+                            ``overrides = { knock_limit = 7, target = 150 }``
+``strategies``    yes       one strategy per seat (3, or 2 for two-player rules), as a list of
+                            names with optional parameters or import paths of user classes:
+                            ``strategies = ["greedy-knock:knock_at=6", "simple", "random"]``.
+                            A single comma-separated string is accepted too.
+``seating``       no        ``"rotate"`` (default): game g uses seating g mod 6 (mod 2 for two
+                            players), so every seat holds every initial role equally often,
+                            exactly when ``games`` is a multiple of 6 (2); ``"random"``: initial
+                            roles drawn per game as by the rules' card draw; or a fixed list of
+                            initial roles, ``[box seat, captain seat, sitter seat]`` (``[dealer,
+                            non-dealer]`` for two players), e.g. ``seating = [2, 0, 1]``
+``sweep``         no        a table expanding this arm into one arm per combination of values:
+                            keys are placeholder names, values non-empty lists. Every
+                            ``{key}`` in ``name``, ``rules``, ``strategies`` and string
+                            ``overrides`` values is replaced by the value; an override written
+                            exactly ``"{key}"`` takes the value with its type (an integer stays an
+                            integer). Combinations run in the order of the keys, the first key
+                            slowest; expanded arms take this arm's place in the arm order.
+================  ========  ===================================================================
+
+Example (the knock-threshold sweep: 11 arms)::
+
+    name = "knock_sweep"
+    seed = 11
+    games = 60_000
+
+    [[arms]]
+    name = "knock_at={k}"
+    strategies = ["greedy-knock:knock_at={k}", "greedy-knock", "greedy-knock"]
+    seating = "rotate"
+    sweep = { k = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10] }
+
+Arms are numbered 0, 1, ... in file order after expansion; the arm number keys the results
+(``arm=<i>/`` directories, the ``arm`` column) and the arm's strategy random stream.
+:meth:`ExperimentSpec.to_dict` gives the expanded form (explicit arms, no ``defaults`` or
+``sweep``), which :func:`load_experiment` reads back to an equal spec.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sim.rules import PRESETS, Rules
+from strategies.registry import parse_strategies, parse_strategy
+
+#: Default games per chunk: large enough that per-chunk overhead is negligible, small enough
+#: that a kill loses little work and memory per worker stays small.
+DEFAULT_CHUNK_SIZE = 2000
+MAX_CHUNK_SIZE = 1_000_000
+SEATINGS: tuple[str, ...] = ("rotate", "random")
+DEFAULT_SEATING = "rotate"
+
+TOP_KEYS: tuple[str, ...] = ("name", "seed", "games", "chunk_size", "description", "defaults",
+                             "arms")
+ARM_KEYS: tuple[str, ...] = ("name", "rules", "overrides", "strategies", "seating", "sweep")
+DEFAULT_KEYS: tuple[str, ...] = ("rules", "overrides", "strategies", "seating")
+
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_RULES_FIELDS = tuple(f.name for f in dataclasses.fields(Rules))
+_PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _is_int(value: object) -> bool:
+    """True for integers but not bools (``games = true`` is a mistake, not 1)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_count(name: str, value: object, high: int | None, accepted: str) -> None:
+    if not _is_int(value):
+        raise ValueError(f"{name}={value!r} is not valid: expected {accepted}")
+    if value < 1 or (high is not None and value > high):  # type: ignore[operator]
+        raise ValueError(f"{name}={value!r} is out of range: expected {accepted}")
+
+
+@dataclass(frozen=True)
+class ArmSpec:
+    """One configuration of an experiment: rules, strategies per seat and seating.
+
+    Validates on construction (the rules resolve, every strategy parses, the seat count
+    matches the rules); error messages start with the field name so that the loader can prefix
+    the arm's path.
+    """
+
+    name: str
+    strategies: tuple[str, ...]
+    rules: str = "three-handed"
+    overrides: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    seating: str | tuple[int, ...] = DEFAULT_SEATING
+    _rules: Rules = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        """Validate every field and resolve the rules once."""
+        if not isinstance(self.name, str) or not self.name.strip() or len(self.name) > 100:
+            raise ValueError(f"name={self.name!r} is not valid: expected a non-empty string of "
+                             "at most 100 characters")
+        object.__setattr__(self, "name", self.name.strip())
+        self._check_strategies()
+        if not isinstance(self.rules, str):
+            raise ValueError(f"rules={self.rules!r} is not valid: expected a preset name, one "
+                             "of " + ", ".join(PRESETS))
+        try:
+            base = Rules.preset(self.rules)
+        except ValueError:
+            raise ValueError(f"rules={self.rules!r} is not a preset: expected one of "
+                             + ", ".join(PRESETS)) from None
+        object.__setattr__(self, "rules", base.name)
+        rules = self._apply_overrides(base)
+        rules = self._apply_seating(rules)
+        if len(self.strategies) != rules.players:
+            raise ValueError(
+                f"strategies={list(self.strategies)!r} has {len(self.strategies)} seats: "
+                f"{rules.name} rules with players={rules.players} expect {rules.players}"
+            )
+        object.__setattr__(self, "_rules", rules)
+
+    def _check_strategies(self) -> None:
+        strategies = self.strategies
+        if isinstance(strategies, str):
+            try:
+                strategies = tuple(s.text for s in parse_strategies(strategies))
+            except ValueError as exc:
+                raise ValueError(f"strategies={self.strategies!r}: {exc}") from None
+        if not isinstance(strategies, list | tuple) or not strategies:
+            raise ValueError(f"strategies={strategies!r} is not valid: expected a list of "
+                             "strategy names, one per seat")
+        texts = []
+        for i, text in enumerate(strategies):
+            if not isinstance(text, str):
+                raise ValueError(f"strategies[{i}]={text!r} is not valid: expected a strategy "
+                                 "name (e.g. 'greedy-knock:knock_at=6') or an import path")
+            try:
+                texts.append(parse_strategy(text).text)
+            except ValueError as exc:
+                raise ValueError(f"strategies[{i}]={text!r}: {exc}") from None
+        object.__setattr__(self, "strategies", tuple(texts))
+
+    def _apply_overrides(self, base: Rules) -> Rules:
+        overrides = self.overrides
+        if not isinstance(overrides, Mapping):
+            raise ValueError(f"overrides={overrides!r} is not valid: expected a table of rules "
+                             "fields")
+        for key in overrides:
+            if key == "initial_roles":
+                raise ValueError("overrides.initial_roles is not accepted: set the arm's "
+                                 "seating to a list of initial roles instead")
+            if key not in _RULES_FIELDS:
+                accepted = ", ".join(f for f in _RULES_FIELDS if f != "initial_roles")
+                raise ValueError(f"overrides.{key} is not a rules field: expected one of "
+                                 f"{accepted}")
+        object.__setattr__(self, "overrides", dict(overrides))
+        try:
+            return base.replace(**overrides)
+        except ValueError as exc:
+            raise ValueError(f"overrides.{exc}") from None
+
+    def _apply_seating(self, rules: Rules) -> Rules:
+        seating = self.seating
+        if isinstance(seating, str):
+            if seating not in SEATINGS:
+                raise ValueError(f"seating={seating!r} is not valid: expected 'rotate', "
+                                 "'random' or a list of initial roles such as [0, 1, 2]")
+            return rules
+        accepted = ("'rotate', 'random' or a list of initial roles: a permutation of "
+                    + str(list(range(rules.players)))
+                    + (" giving the (box, captain, sitter) seats" if rules.players == 3
+                       else " giving the (dealer, non-dealer) seats"))
+        if not isinstance(seating, list | tuple) or not all(_is_int(s) for s in seating):
+            raise ValueError(f"seating={seating!r} is not valid: expected {accepted}")
+        if sorted(seating) != list(range(rules.players)):
+            raise ValueError(f"seating={list(seating)!r} is not valid: expected {accepted}")
+        object.__setattr__(self, "seating", tuple(int(s) for s in seating))
+        return rules.replace(initial_roles=tuple(seating))
+
+    # ----------------------------------------------------------------- derived values
+
+    @property
+    def resolved_rules(self) -> Rules:
+        """The rules this arm plays: preset, overrides, and fixed initial roles if any."""
+        return self._rules
+
+    @property
+    def rotate(self) -> bool:
+        """True when games are seated by the rotation (``iter_games(rotate=True)``)."""
+        return self.seating == "rotate"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain TOML/JSON-friendly values (seating a string or a list)."""
+        return {
+            "name": self.name,
+            "rules": self.rules,
+            "overrides": dict(self.overrides),
+            "strategies": list(self.strategies),
+            "seating": self.seating if isinstance(self.seating, str) else list(self.seating),
+        }
+
+
+@dataclass(frozen=True)
+class ExperimentSpec:
+    """A whole experiment: name, seed, games per arm, chunking and the arms (expanded)."""
+
+    name: str
+    seed: int
+    games: int
+    arms: tuple[ArmSpec, ...]
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        """Validate the top-level fields and that arm names are unique."""
+        if not isinstance(self.name, str) or not _NAME_RE.fullmatch(self.name):
+            raise ValueError(
+                f"name={self.name!r} is not valid: expected 1-64 letters, digits, '.', '_' or "
+                "'-', starting with a letter or digit (it names the results directory)"
+            )
+        if not _is_int(self.seed) or self.seed < 0:
+            raise ValueError(f"seed={self.seed!r} is not valid: expected an integer >= 0")
+        _check_count("games", self.games, None, "an integer >= 1 (games per arm)")
+        _check_count("chunk_size", self.chunk_size, MAX_CHUNK_SIZE,
+                     f"an integer 1..{MAX_CHUNK_SIZE:,}")
+        if not isinstance(self.description, str):
+            raise ValueError(f"description={self.description!r} is not valid: expected a "
+                             "string")
+        arms = tuple(self.arms) if isinstance(self.arms, list | tuple) else None
+        if not arms:
+            raise ValueError(f"arms={self.arms!r} is not valid: expected at least one arm")
+        seen: dict[str, int] = {}
+        for i, arm in enumerate(arms):
+            if not isinstance(arm, ArmSpec):
+                raise ValueError(f"arms[{i}]={arm!r} is not valid: expected an ArmSpec")
+            if arm.name in seen:
+                raise ValueError(f"arms[{i}].name={arm.name!r} is not valid: it repeats "
+                                 f"arms[{seen[arm.name]}]; arm names must be unique")
+            seen[arm.name] = i
+        object.__setattr__(self, "arms", arms)
+
+    def replace(self, **changes: Any) -> ExperimentSpec:
+        """A validated copy with fields changed, e.g. ``spec.replace(games=1000)``."""
+        unknown = [k for k in changes if k not in TOP_KEYS or k == "defaults"]
+        if unknown:
+            raise ValueError(f"unknown experiment field(s) {', '.join(map(repr, unknown))}: "
+                             "expected one of name, seed, games, chunk_size, description, arms")
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The expanded spec as plain values; ``load_experiment`` reads it back equal."""
+        return {
+            "name": self.name,
+            "seed": self.seed,
+            "games": self.games,
+            "chunk_size": self.chunk_size,
+            "description": self.description,
+            "arms": [arm.to_dict() for arm in self.arms],
+        }
+
+    @property
+    def chunks_per_arm(self) -> int:
+        """Chunks of each arm; the last one may hold fewer than ``chunk_size`` games."""
+        return -(-self.games // self.chunk_size)
+
+    @property
+    def total_games(self) -> int:
+        """Games over all arms."""
+        return self.games * len(self.arms)
+
+
+# --------------------------------------------------------------------------------- loading
+
+
+def load_experiment(source: str | Path | Mapping[str, Any] | ExperimentSpec) -> ExperimentSpec:
+    """An :class:`ExperimentSpec` from a TOML file path, a dict, or a spec (returned as is).
+
+    Raises ``ValueError`` with one line naming the file (if any), the field path, the bad value
+    and what is accepted.
+    """
+    if isinstance(source, ExperimentSpec):
+        return source
+    if isinstance(source, Mapping):
+        return _from_dict(source)
+    if not isinstance(source, str | Path):
+        raise ValueError(f"experiment {source!r} is not valid: expected a TOML file path, a "
+                         "dict or an ExperimentSpec")
+    path = Path(source)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot read experiment file {str(path)!r}: "
+                         f"{exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a UTF-8 text file: expected a TOML experiment") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: malformed TOML: {exc}") from None
+    try:
+        return _from_dict(data)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def _check_keys(table: Mapping[str, Any], accepted: tuple[str, ...], where: str) -> None:
+    unknown = [k for k in table if k not in accepted]
+    if unknown:
+        raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))} in {where}: "
+                         f"expected one of {', '.join(accepted)}")
+
+
+def _from_dict(data: Mapping[str, Any]) -> ExperimentSpec:
+    _check_keys(data, TOP_KEYS, "the experiment")
+    for key in ("name", "seed", "games", "arms"):
+        if key not in data:
+            raise ValueError(f"{key} is missing: the experiment needs name, seed, games and "
+                             "at least one [[arms]] table")
+    defaults = data.get("defaults", {})
+    if not isinstance(defaults, Mapping):
+        raise ValueError(f"defaults={defaults!r} is not valid: expected a table of arm keys")
+    _check_keys(defaults, DEFAULT_KEYS, "defaults")
+    raw_arms = data["arms"]
+    if not isinstance(raw_arms, list | tuple) or not raw_arms:
+        raise ValueError(f"arms={raw_arms!r} is not valid: expected at least one [[arms]] "
+                         "table")
+    arms: list[ArmSpec] = []
+    for i, raw in enumerate(raw_arms):
+        if not isinstance(raw, Mapping):
+            raise ValueError(f"arms[{i}]={raw!r} is not valid: expected a table of arm keys")
+        _check_keys(raw, ARM_KEYS, f"arms[{i}]")
+        arms.extend(_expand_arm(i, _with_defaults(raw, defaults)))
+    kwargs = {k: data[k] for k in ("name", "seed", "games", "chunk_size", "description")
+              if k in data}
+    return ExperimentSpec(arms=tuple(arms), **kwargs)
+
+
+def _with_defaults(raw: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    merged = {**defaults, **raw}
+    if isinstance(defaults.get("overrides"), Mapping) and isinstance(raw.get("overrides"),
+                                                                     Mapping):
+        merged["overrides"] = {**defaults["overrides"], **raw["overrides"]}
+    return merged
+
+
+def _expand_arm(index: int, raw: dict[str, Any]) -> list[ArmSpec]:
+    """One arm, or one per sweep combination, each validated with its path in errors."""
+    where = f"arms[{index}]"
+    if "name" not in raw:
+        raise ValueError(f"{where}.name is missing: every arm needs a unique name")
+    if "strategies" not in raw:
+        raise ValueError(f"{where}.strategies is missing: expected one strategy per seat")
+    sweep = raw.pop("sweep", None)
+    if sweep is None:
+        return [_make_arm(where, raw)]
+    if not isinstance(sweep, Mapping) or not sweep:
+        raise ValueError(f"{where}.sweep={sweep!r} is not valid: expected a table of "
+                         "placeholder = [values]")
+    for key, values in sweep.items():
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            raise ValueError(f"{where}.sweep key {key!r} is not valid: expected a name of "
+                             "letters, digits and '_'")
+        if not isinstance(values, list | tuple) or not values:
+            raise ValueError(f"{where}.sweep.{key}={values!r} is not valid: expected a "
+                             "non-empty list of values")
+    keys = list(sweep)
+    arms = []
+    for combo in itertools.product(*(sweep[k] for k in keys)):
+        values = dict(zip(keys, combo, strict=True))
+        label = ",".join(f"{k}={_text(v)}" for k, v in values.items())
+        arms.append(_make_arm(f"{where}({label})", _substitute(raw, values, where)))
+    return arms
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _substitute(raw: dict[str, Any], values: dict[str, Any], where: str) -> dict[str, Any]:
+    def sub(text: Any, field_path: str) -> Any:
+        if not isinstance(text, str):
+            return text
+        for name in _PLACEHOLDER_RE.findall(text):
+            if name not in values:
+                raise ValueError(f"{where}.{field_path}={text!r} uses placeholder {{{name}}}, "
+                                 f"which is not a sweep key: expected one of "
+                                 + ", ".join(values))
+        whole = _PLACEHOLDER_RE.fullmatch(text)
+        if whole:
+            return values[whole.group(1)]
+        return _PLACEHOLDER_RE.sub(lambda m: _text(values[m.group(1)]), text)
+
+    out = dict(raw)
+    if isinstance(raw["name"], str):
+        out["name"] = _text(sub(raw["name"], "name"))
+    if "rules" in raw:
+        out["rules"] = sub(raw["rules"], "rules")
+    strategies = raw["strategies"]
+    if isinstance(strategies, str):
+        out["strategies"] = _text(sub(strategies, "strategies"))
+    elif isinstance(strategies, list | tuple):
+        out["strategies"] = [_text(sub(s, f"strategies[{i}]")) if isinstance(s, str) else s
+                             for i, s in enumerate(strategies)]
+    if isinstance(raw.get("overrides"), Mapping):
+        out["overrides"] = {k: sub(v, f"overrides.{k}") for k, v in raw["overrides"].items()}
+    return out
+
+
+def _make_arm(where: str, raw: Mapping[str, Any]) -> ArmSpec:
+    kwargs = {k: raw[k] for k in ("name", "rules", "overrides", "strategies", "seating")
+              if k in raw}
+    if isinstance(kwargs.get("seating"), list):
+        kwargs["seating"] = tuple(kwargs["seating"])
+    try:
+        return ArmSpec(**kwargs)
+    except ValueError as exc:
+        raise ValueError(f"{where}.{exc}") from None

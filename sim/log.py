@@ -1,0 +1,403 @@
+"""Hand logs on disk: JSON Lines written atomically, read back with validation, as a DataFrame.
+
+One line per hand, in play order, in the format of ``INTERFACES.md``. Lines are compact JSON with
+a fixed key order, so the same games give the same bytes. Writing goes to a temporary file in the
+target's directory that is renamed over the target only once everything was written and synced:
+a crash, an exception or Ctrl-C never leaves a half-written log (or clobbers an older one).
+
+>>> import tempfile, pathlib
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "hands.jsonl"
+>>> from sim.driver import play_games
+>>> records = play_games("simple,simple,simple", games=1, seed=3, log=True).log
+>>> write_log(path, records) == len(records)
+True
+>>> read_log(path) == records
+True
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from sim.cards import parse_card
+
+#: Top-level keys every hand record has, in the order they are written.
+RECORD_KEYS: tuple[str, ...] = (
+    "game", "hand", "rules", "seats", "dealer", "nondealer", "sitter", "deal", "moves",
+    "result", "scores", "game_over", "game_winner",
+)
+DEAL_KEYS: tuple[str, ...] = ("dealer", "nondealer", "upcard", "stock")
+MOVE_KEYS: tuple[str, ...] = ("seat", "move", "card")
+RESULT_KEYS: tuple[str, ...] = (
+    "end", "knocker", "knocker_melds", "knocker_deadwood", "defender_melds", "layoffs",
+    "defender_deadwood", "winner", "points",
+)
+MOVE_NAMES: tuple[str, ...] = ("pass", "draw_discard", "draw_stock", "knock", "discard")
+END_NAMES: tuple[str, ...] = ("knock", "gin", "undercut", "draw", "turn_limit")
+_SCORING_ENDS = ("knock", "gin", "undercut")
+
+#: Columns of :func:`log_to_frame` before the per-seat scores.
+FRAME_COLUMNS: tuple[str, ...] = (
+    "game", "hand", "rules", "dealer", "nondealer", "sitter", "upcard", "end", "knocker",
+    "winner", "points", "knocker_deadwood", "defender_deadwood", "n_moves", "turns",
+)
+
+
+# ---------------------------------------------------------------------------------- writing
+
+
+def _ordered(d: dict[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
+    """Known keys in their documented order, then any extra keys sorted (deterministic)."""
+    out = {k: d[k] for k in known if k in d}
+    for k in sorted(k for k in d if k not in out):
+        out[k] = _sorted(d[k])
+    return out
+
+
+def _sorted(value: Any) -> Any:
+    """Extra (undocumented) values: dictionaries at any depth get sorted keys."""
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list | tuple):
+        return [_sorted(v) for v in value]
+    return value
+
+
+def canonical_record(record: dict[str, Any]) -> dict[str, Any]:
+    """The record with every key in its canonical order (what :func:`dumps_record` writes)."""
+    out = _ordered(record, RECORD_KEYS)
+    if isinstance(out.get("deal"), dict):
+        out["deal"] = _ordered(out["deal"], DEAL_KEYS)
+    if isinstance(out.get("moves"), list):
+        out["moves"] = [_ordered(m, MOVE_KEYS) if isinstance(m, dict) else m
+                        for m in out["moves"]]
+    if isinstance(out.get("result"), dict):
+        out["result"] = _ordered(out["result"], RESULT_KEYS)
+    return out
+
+
+def _json_default(obj: Any) -> Any:
+    """numpy scalars and arrays sneak into records built by hand; write them as plain JSON."""
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    raise TypeError(f"a hand record holds {type(obj).__name__} {obj!r}, which JSON cannot store")
+
+
+def dumps_record(record: dict[str, Any]) -> str:
+    """One log line (without the newline): compact JSON, canonical key order."""
+    return json.dumps(canonical_record(record), separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False, default=_json_default)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+class LogWriter:
+    """Stream hand records to a JSON Lines file that appears only when complete.
+
+    Use as a context manager; records go to a temporary file next to ``path``, which replaces
+    ``path`` on a clean exit and is deleted if the block raises. Memory use does not grow with
+    the number of records, so it suits logs of any length::
+
+        with LogWriter("hands.jsonl") as log:
+            for records in batches:
+                log.write_all(records)
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.count = 0
+        self._tmp: Path | None = None
+        self._file: Any = None
+
+    def __enter__(self) -> LogWriter:
+        if self.path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(self.path))
+        directory = self.path.parent if str(self.path.parent) else Path(".")
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=directory)
+        self._tmp = Path(tmp)
+        os.chmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a log is an ordinary file
+        self._file = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+        return self
+
+    def write(self, record: dict[str, Any]) -> None:
+        """Append one hand record."""
+        if self._file is None:
+            raise ValueError("LogWriter.write outside its 'with' block")
+        line = dumps_record(record)  # serialise first: a bad record writes nothing
+        self._file.write(line + "\n")
+        self.count += 1
+
+    def write_all(self, records: Iterable[dict[str, Any]]) -> None:
+        """Append several hand records."""
+        for record in records:
+            self.write(record)
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if exc_type is None:
+            self._commit()
+        else:
+            self._abort()
+
+    def _commit(self) -> None:
+        assert self._file is not None and self._tmp is not None
+        try:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+            os.replace(self._tmp, self.path)
+        except BaseException:
+            self._abort()
+            raise
+        self._file = None
+        self._tmp = None
+        _fsync_dir(self.path.parent)
+
+    def _abort(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        if self._tmp is not None:
+            self._tmp.unlink(missing_ok=True)
+            self._tmp = None
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make the rename durable too (best effort: not every platform can open a directory)."""
+    try:
+        fd = os.open(directory if str(directory) else ".", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_log(path: str | os.PathLike[str], records: Iterable[dict[str, Any]]) -> int:
+    """Write hand records to ``path`` atomically; return how many lines were written."""
+    with LogWriter(path) as writer:
+        writer.write_all(records)
+    return writer.count
+
+
+# ---------------------------------------------------------------------------------- reading
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _opt_int(value: Any) -> bool:
+    return value is None or _is_int(value)
+
+
+def _check_card(value: Any, where: str) -> None:
+    if not isinstance(value, str):
+        raise ValueError(f"'{where}' is {value!r}, not a card string such as 'KD'")
+    try:
+        parse_card(value)
+    except ValueError as exc:
+        raise ValueError(f"'{where}': {exc}") from None
+
+
+def _check_cards(value: Any, where: str) -> None:
+    if not isinstance(value, list):
+        raise ValueError(f"'{where}' is {value!r}, not a list of cards")
+    for i, card in enumerate(value):
+        _check_card(card, f"{where}[{i}]")
+
+
+def _check_melds(value: Any, where: str) -> None:
+    if not isinstance(value, list):
+        raise ValueError(f"'{where}' is {value!r}, not a list of melds")
+    for i, meld in enumerate(value):
+        _check_cards(meld, f"{where}[{i}]")
+
+
+def check_record(record: Any) -> None:
+    """Raise ``ValueError`` saying what is wrong if ``record`` is not a well-formed hand record.
+
+    Checks the structure and card strings only; whether the hand follows the rules is
+    :func:`sim.replay.replay_hand`'s job.
+    """
+    if not isinstance(record, dict):
+        raise ValueError(f"expected a JSON object (one hand), got {type(record).__name__}")
+    missing = [k for k in RECORD_KEYS if k not in record]
+    if missing:
+        raise ValueError("missing key(s) " + ", ".join(repr(k) for k in missing))
+    for key in ("game", "hand"):
+        if not _is_int(record[key]) or record[key] < 0:
+            raise ValueError(f"'{key}' is {record[key]!r}, not an integer >= 0")
+    if not isinstance(record["rules"], str):
+        raise ValueError(f"'rules' is {record['rules']!r}, not a preset name")
+    seats = record["seats"]
+    if not isinstance(seats, list) or len(seats) not in (2, 3) or not all(
+            isinstance(s, str) for s in seats):
+        raise ValueError(f"'seats' is {seats!r}, not a list of 2 or 3 strategy names")
+    n = len(seats)
+    for key in ("dealer", "nondealer"):
+        if not _is_int(record[key]) or not 0 <= record[key] < n:
+            raise ValueError(f"'{key}' is {record[key]!r}, not a seat 0..{n - 1}")
+    if not _opt_int(record["sitter"]):
+        raise ValueError(f"'sitter' is {record['sitter']!r}, not a seat or null")
+    deal = record["deal"]
+    if not isinstance(deal, dict):
+        raise ValueError(f"'deal' is {deal!r}, not an object")
+    missing = [k for k in DEAL_KEYS if k not in deal]
+    if missing:
+        raise ValueError("missing key(s) " + ", ".join(f"'deal.{k}'" for k in missing))
+    _check_cards(deal["dealer"], "deal.dealer")
+    _check_cards(deal["nondealer"], "deal.nondealer")
+    _check_card(deal["upcard"], "deal.upcard")
+    _check_cards(deal["stock"], "deal.stock")
+    moves = record["moves"]
+    if not isinstance(moves, list):
+        raise ValueError(f"'moves' is {moves!r}, not a list")
+    for i, move in enumerate(moves):
+        if not isinstance(move, dict) or "seat" not in move or "move" not in move:
+            raise ValueError(f"'moves[{i}]' is {move!r}, not an object with 'seat' and 'move'")
+        if not _is_int(move["seat"]):
+            raise ValueError(f"'moves[{i}].seat' is {move['seat']!r}, not a seat number")
+        if move["move"] not in MOVE_NAMES:
+            raise ValueError(f"'moves[{i}].move' is {move['move']!r}: expected one of "
+                             + ", ".join(MOVE_NAMES))
+        if move["move"] == "discard":
+            if "card" not in move:
+                raise ValueError(f"'moves[{i}]' is a discard without a 'card'")
+            _check_card(move["card"], f"moves[{i}].card")
+    result = record["result"]
+    if not isinstance(result, dict):
+        raise ValueError(f"'result' is {result!r}, not an object")
+    missing = [k for k in RESULT_KEYS if k not in result]
+    if missing:
+        raise ValueError("missing key(s) " + ", ".join(f"'result.{k}'" for k in missing))
+    if result["end"] not in END_NAMES:
+        raise ValueError(f"'result.end' is {result['end']!r}: expected one of "
+                         + ", ".join(END_NAMES))
+    for key in ("knocker", "winner", "knocker_deadwood", "defender_deadwood"):
+        if not _opt_int(result[key]):
+            raise ValueError(f"'result.{key}' is {result[key]!r}, not an integer or null")
+    if not _is_int(result["points"]):
+        raise ValueError(f"'result.points' is {result['points']!r}, not an integer")
+    _check_melds(result["knocker_melds"], "result.knocker_melds")
+    _check_melds(result["defender_melds"], "result.defender_melds")
+    _check_cards(result["layoffs"], "result.layoffs")
+    scores = record["scores"]
+    if not isinstance(scores, list) or len(scores) != n or not all(_is_int(s) for s in scores):
+        raise ValueError(f"'scores' is {scores!r}, not a list of {n} integers (one per seat)")
+    if not isinstance(record["game_over"], bool):
+        raise ValueError(f"'game_over' is {record['game_over']!r}, not true or false")
+    if not _opt_int(record["game_winner"]):
+        raise ValueError(f"'game_winner' is {record['game_winner']!r}, not a seat or null")
+
+
+def iter_log(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """Yield the hand records of a log one by one, validating each line.
+
+    Blank lines are skipped. A line that is not UTF-8, not JSON, not an object or not a
+    well-formed hand record raises ``ValueError("FILE:LINE: what is wrong")``. A file that
+    cannot be opened raises ``OSError``.
+    """
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ValueError(f"{path}:{lineno}: not UTF-8 text; is this a hand log?"
+                                 ) from None
+            if not text.strip():
+                continue
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError as exc:
+                short = "; the line is cut short" if exc.pos >= len(text.rstrip()) else ""
+                raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg} at character "
+                                 f"{exc.pos + 1}{short})") from None
+            try:
+                check_record(record)
+            except ValueError as exc:
+                raise ValueError(f"{path}:{lineno}: {exc}") from None
+            yield record
+
+
+def read_log(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """All hand records of a log file, validated (see :func:`iter_log`)."""
+    return list(iter_log(path))
+
+
+# ---------------------------------------------------------------------------------- tables
+
+
+def _turns(record: dict[str, Any]) -> int:
+    """Turns played, as the engine counts them: every discard ends a turn, the knocker's
+    included, so this matches the ``turns`` column of the per-game table."""
+    return sum(1 for m in record["moves"] if m["move"] == "discard")
+
+
+def log_to_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    """One row per hand with tidy columns, for pandas analysis of a log.
+
+    Columns: game, hand, rules, dealer, nondealer, sitter, upcard, end, knocker, winner,
+    points, knocker_deadwood, defender_deadwood, n_moves, turns, score_0 .. score_<n-1>
+    (cumulative scores after the hand), game_over, game_winner. Seats are integers; columns
+    that may be missing (sitter in two-player mode, knocker and deadwood of drawn hands, the
+    winner) use pandas' nullable ``Int64``.
+    """
+    rows = []
+    n_seats = 0
+    for r in records:
+        result = r["result"]
+        row = {
+            "game": r["game"], "hand": r["hand"], "rules": r["rules"],
+            "dealer": r["dealer"], "nondealer": r["nondealer"], "sitter": r["sitter"],
+            "upcard": r["deal"]["upcard"], "end": result["end"], "knocker": result["knocker"],
+            "winner": result["winner"], "points": result["points"],
+            "knocker_deadwood": result["knocker_deadwood"],
+            "defender_deadwood": result["defender_deadwood"],
+            "n_moves": len(r["moves"]), "turns": _turns(r),
+        }
+        for seat, score in enumerate(r["scores"]):
+            row[f"score_{seat}"] = score
+        n_seats = max(n_seats, len(r["scores"]))
+        row["game_over"] = r["game_over"]
+        row["game_winner"] = r["game_winner"]
+        rows.append(row)
+    columns = [*FRAME_COLUMNS, *(f"score_{s}" for s in range(n_seats)), "game_over",
+               "game_winner"]
+    frame = pd.DataFrame(rows, columns=columns)
+    dtypes: dict[str, Any] = {c: "int64" for c in ("game", "hand", "dealer", "nondealer",
+                                                  "points", "n_moves", "turns")}
+    nullable = ["sitter", "knocker", "winner", "knocker_deadwood", "defender_deadwood",
+                "game_winner", *(f"score_{s}" for s in range(n_seats))]
+    dtypes.update({c: "Int64" for c in nullable})
+    dtypes.update({"rules": "string", "upcard": "string", "end": "string", "game_over": "bool"})
+    frame = frame.astype(dtypes)
+    # Scores are never missing unless seat counts are mixed; keep plain ints when possible.
+    for s in range(n_seats):
+        col = f"score_{s}"
+        if not frame[col].isna().any():
+            frame[col] = frame[col].astype("int64")
+    return frame

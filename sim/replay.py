@@ -1,0 +1,633 @@
+"""Replay a logged hand through the rules, and tell it the way a card player would.
+
+:func:`replay_hand` rebuilds the deck from the record's deal and feeds the recorded moves to the
+very same compiled kernels that played the game (:func:`sim.hand.deal`, :func:`sim.hand.advance`,
+:func:`sim.hand.apply_move`, :func:`sim.game.end_hand`), so there is no second copy of the rules
+that could drift. It then compares what the rules give with what the record says, field by
+field, and reports every difference in words instead of raising: a log edited by hand, or
+written by another program, can be checked line by line.
+
+:func:`render_hand` prints a hand move by move: the seats and their roles, both hands sorted by
+suit and rank, every draw and discard (stock cards are known from the deal), the knock, the
+showdown with melds, layoffs and deadwood, who scored what and why, and the scores after it.
+
+A record that cannot even be replayed (a deal that is not a 52-card deck, seats that do not
+match the rules, a malformed line) raises ``ValueError``: that is bad input, not a rule question.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sim.cards import CARD_VALUE, card_str, parse_card, sort_for_display
+from sim.driver import hand_result
+from sim.game import GS_HANDS, GS_LEN, GS_OVER, GS_ROLE_SEAT, GS_SCORE, GS_WINNER, end_hand
+from sim.hand import (
+    DEC_DISCARD,
+    DEC_DRAW,
+    DEC_KNOCK,
+    DEC_OFFER,
+    DEC_OVER,
+    ERROR_TEXT,
+    HS_N_MOVES,
+    HS_TO_MOVE,
+    MOVE_DRAW_DISCARD,
+    MOVE_DRAW_STOCK,
+    MOVE_KNOCK,
+    MOVE_NO_KNOCK,
+    MOVE_PASS,
+    OK,
+    advance,
+    apply_move,
+    deal,
+    new_hand_buffers,
+)
+from sim.log import RESULT_KEYS, check_record
+from sim.melds import merge_runs, min_deadwood
+from sim.rules import Rules
+
+_MOVE_CODES = {"pass": MOVE_PASS, "draw_discard": MOVE_DRAW_DISCARD,
+               "draw_stock": MOVE_DRAW_STOCK, "knock": MOVE_KNOCK}
+_DECISION_TEXT = {
+    DEC_OFFER: "take the upcard or pass",
+    DEC_DRAW: "draw from the stock or the discard pile",
+    DEC_KNOCK: "knock or not",
+    DEC_DISCARD: "discard",
+}
+_DECK_PARTS = (("dealer", 10), ("nondealer", 10), ("upcard", 1), ("stock", 31))
+
+
+@dataclass
+class ReplayCheck:
+    """The verdict on one logged hand.
+
+    ``ok`` is True when the recorded moves are legal, complete, and the recorded result, scores
+    and game end are those the rules give. ``differences`` says what differs, one sentence
+    each (``"result.points: recorded 31, rules give 29"``). ``result`` is the result the rules
+    give (None when the moves do not complete a legal hand); ``scores`` the scores after the
+    hand the rules give (None when the previous scores were unknown); ``next_roles`` the roles
+    of the next hand by the rotation (dealer, non-dealer, sitter). ``text`` is the rendered hand
+    followed by the verdict.
+    """
+
+    game: int
+    hand: int
+    ok: bool
+    differences: list[str]
+    result: dict[str, Any] | None
+    scores: list[int] | None
+    game_over: bool | None
+    game_winner: int | None
+    next_roles: tuple[int, int, int | None] | None
+    notes: list[str] = field(default_factory=list)
+    _render: Callable[[], str] | None = field(default=None, repr=False, compare=False)
+    _text: str | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def text(self) -> str:
+        """The rendered hand and the verdict (rendered on first use: checking is cheaper)."""
+        if self._text is None:
+            body = self._render() if self._render is not None else ""
+            self._text = body + "\n" + _verdict_text(self)
+        return self._text
+
+    @property
+    def verdict(self) -> str:
+        """One line: does the record agree with the rules?"""
+        if self.ok:
+            return f"game {self.game} hand {self.hand}: the record matches the rules"
+        return (f"game {self.game} hand {self.hand}: the record differs from the rules in "
+                f"{len(self.differences)} place(s)")
+
+
+# ---------------------------------------------------------------------------------- helpers
+
+
+def rules_of(record: dict[str, Any]) -> Rules:
+    """The rules a record was played under: its ``rules_config`` if present, else the preset."""
+    config = record.get("rules_config")
+    if config is not None:
+        if not isinstance(config, dict):
+            raise ValueError(f"'rules_config' is {config!r}, not an object of rules fields")
+        return Rules.from_dict(config)
+    return Rules.preset(record["rules"])
+
+
+def _where(record: dict[str, Any]) -> str:
+    return f"game {record.get('game')} hand {record.get('hand')}"
+
+
+def _roles(record: dict[str, Any], rules: Rules) -> tuple[int, int, int | None]:
+    """(dealer, non-dealer, sitter) seats, checked against the rules' number of players."""
+    n = rules.players
+    if len(record["seats"]) != n:
+        raise ValueError(f"{rules.name} rules seat {n} players but the record has "
+                         f"{len(record['seats'])} seats")
+    dealer, nondealer, sitter = record["dealer"], record["nondealer"], record["sitter"]
+    seats = [dealer, nondealer] + ([sitter] if n == 3 else [])
+    if sorted(s for s in seats if s is not None) != list(range(n)) or (
+            n == 2 and sitter is not None):
+        accepted = ("dealer, nondealer and sitter a permutation of seats 0, 1, 2" if n == 3
+                    else "dealer and nondealer seats 0 and 1 and sitter null")
+        raise ValueError(f"roles dealer={dealer}, nondealer={nondealer}, sitter={sitter} are "
+                         f"not valid: expected {accepted}")
+    return dealer, nondealer, sitter
+
+
+def deck_of(record: dict[str, Any]) -> np.ndarray:
+    """The 52 card codes in deal order: dealer 10, non-dealer 10, upcard, stock 31."""
+    d = record["deal"]
+    codes: list[int] = []
+    for key, size in _DECK_PARTS:
+        cards = [d[key]] if key == "upcard" else d[key]
+        if len(cards) != size:
+            raise ValueError(f"deal.{key} holds {len(cards)} cards, expected {size}")
+        codes.extend(parse_card(c) for c in cards)
+    seen: dict[int, int] = {}
+    for c in codes:
+        seen[c] = seen.get(c, 0) + 1
+    twice = [card_str(c) for c in sorted(seen) if seen[c] > 1]
+    if twice:
+        missing = [card_str(c) for c in sort_for_display(_ALL_CARDS) if c not in seen]
+        raise ValueError("the deal is not a 52-card deck: " + " ".join(twice)
+                         + " dealt more than once, " + (" ".join(missing) or "nothing")
+                         + " missing")
+    return np.array(codes, np.int64)
+
+
+_ALL_CARDS = [s * 16 + r for s in range(4) for r in range(13)]
+
+
+def _norm_melds(melds: Any) -> Any:
+    """Melds compared as sets of cards, with touching runs joined (3+3 = a run of 6)."""
+    try:
+        masks = [sum(1 << parse_card(c) for c in meld) for meld in melds]
+        return sorted(merge_runs(masks))
+    except (ValueError, TypeError):
+        return melds
+
+
+def _norm(key: str, value: Any) -> Any:
+    if key in ("knocker_melds", "defender_melds"):
+        return _norm_melds(value)
+    if key == "layoffs":
+        try:
+            return sorted(parse_card(c) for c in value)
+        except (ValueError, TypeError):
+            return value
+    return value
+
+
+def _fmt(value: Any) -> str:
+    """A value as it reads in a difference message."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        if value and all(isinstance(v, list) for v in value):
+            return " | ".join(" ".join(map(str, m)) for m in value) or "none"
+        return "[" + " ".join(map(str, value)) + "]" if value else "none"
+    return str(value)
+
+
+def _move_text(i: int, m: dict[str, Any]) -> str:
+    card = f" {m['card']}" if m.get("move") == "discard" else ""
+    return f"move {i + 1} (seat {m.get('seat')} {m.get('move')}{card})"
+
+
+# ---------------------------------------------------------------------------------- replay
+
+
+def _play_moves(record: dict[str, Any], rules_array: np.ndarray, deck: np.ndarray,
+                hand_seat: Sequence[int]) -> tuple[np.ndarray | None, list[str]]:
+    """Feed the recorded moves to the hand kernels; the final state (None if incomplete)."""
+    recorded = record["moves"]
+    hs, pile, after, moves = new_hand_buffers(len(recorded) + 4)
+    diffs: list[str] = []
+    deal(hs, pile, deck, rules_array)
+    i = 0
+    while True:
+        n_before = int(hs[HS_N_MOVES])
+        decision = advance(hs, pile, deck, after, moves)
+        if int(hs[HS_N_MOVES]) > n_before:  # the kernel played a forced move itself
+            seat = hand_seat[int(moves[n_before, 0])]
+            forced = int(moves[n_before, 1])
+            assert forced == MOVE_DRAW_STOCK
+            m = recorded[i] if i < len(recorded) else None
+            if m is None or m["seat"] != seat or m["move"] != "draw_stock":
+                got = _move_text(i, m) if m is not None else f"move {i + 1} missing"
+                diffs.append(f"{got}: both players passed the upcard, so the rules make seat "
+                             f"{seat} draw from the stock")
+                return None, diffs
+            i += 1
+        if decision == DEC_OVER:
+            break
+        seat = hand_seat[int(hs[HS_TO_MOVE])]
+        if decision == DEC_KNOCK:
+            m = recorded[i] if i < len(recorded) else None
+            knocks = m is not None and m["move"] == "knock" and m["seat"] == seat
+            move = MOVE_KNOCK if knocks else MOVE_NO_KNOCK
+            err = apply_move(hs, pile, deck, after, moves, move)
+            assert err == OK, ERROR_TEXT[err]
+            if knocks:
+                i += 1
+            continue
+        if i >= len(recorded):
+            diffs.append(f"moves: the record ends after {len(recorded)} moves but the hand "
+                         f"is not over: seat {seat} must {_DECISION_TEXT[decision]}")
+            return None, diffs
+        m = recorded[i]
+        if m["seat"] != seat:
+            diffs.append(f"{_move_text(i, m)}: it is seat {seat}'s turn to "
+                         f"{_DECISION_TEXT[decision]}")
+            return None, diffs
+        move = parse_card(m["card"]) if m["move"] == "discard" else _MOVE_CODES[m["move"]]
+        err = apply_move(hs, pile, deck, after, moves, move)
+        if err != OK:
+            diffs.append(f"{_move_text(i, m)} is illegal: {ERROR_TEXT[err]} (seat {seat} "
+                         f"must {_DECISION_TEXT[decision]})")
+            return None, diffs
+        i += 1
+    if i < len(recorded):
+        diffs.append(f"moves: the hand ended after move {i} but the record has "
+                     f"{len(recorded) - i} more, from {_move_text(i, recorded[i])}")
+    return hs, diffs
+
+
+def _replay(record: dict[str, Any], previous: dict[str, Any] | None,
+            expected_roles: tuple[int, int, int | None] | None,
+            previous_over: bool) -> ReplayCheck:
+    where = _where(record)
+    try:
+        check_record(record)
+        rules = rules_of(record)
+        dealer, nondealer, sitter = _roles(record, rules)
+        deck = deck_of(record)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    n = rules.players
+    hand_seat = (dealer, nondealer)
+    rules_array = rules.to_array()
+    diffs: list[str] = []
+    notes: list[str] = []
+    if previous_over:
+        diffs.append("hand: the game was already over after the previous hand")
+    if expected_roles is not None and expected_roles != (dealer, nondealer, sitter):
+        names = ("dealer", "nondealer", "sitter")[:n]
+        got = ", ".join(f"{k} {v}" for k, v in zip(names, (dealer, nondealer, sitter),
+                                                     strict=False))
+        want = ", ".join(f"{k} {v}" for k, v in zip(names, expected_roles, strict=False))
+        diffs.append(f"roles: recorded {got}; the rotation after the previous hand gives {want}")
+
+    prev_scores: list[int] | None = None
+    if previous is not None:
+        if previous.get("game") != record["game"] or previous.get("hand") != record["hand"] - 1:
+            raise ValueError(f"{where}: the previous record is {_where(previous)}, expected "
+                             f"game {record['game']} hand {record['hand'] - 1}")
+        prev_scores = list(previous["scores"])
+        if len(prev_scores) != n:
+            raise ValueError(f"{where}: the previous hand's scores {prev_scores} do not have "
+                             f"{n} entries")
+    elif record["hand"] == 0:
+        prev_scores = [0] * n
+    else:
+        notes.append("scores not checked: the previous hand of this game was not given")
+
+    hs, move_diffs = _play_moves(record, rules_array, deck, hand_seat)
+    diffs.extend(move_diffs)
+    result = scores = game_winner = next_roles = None
+    game_over = None
+    if hs is None:
+        diffs.append("result: not checked, the recorded moves do not make a complete legal hand")
+    else:
+        result = hand_result(hs, hand_seat)
+        recorded = record["result"]
+        for key in RESULT_KEYS:
+            if _norm(key, recorded[key]) != _norm(key, result[key]):
+                diffs.append(f"result.{key}: recorded {_fmt(recorded[key])}, "
+                             f"rules give {_fmt(result[key])}")
+        gs = np.zeros(GS_LEN, np.int64)
+        for r, seat in enumerate((dealer, nondealer, sitter)):
+            gs[GS_ROLE_SEAT + r] = -1 if seat is None else seat
+        for s, score in enumerate(prev_scores or [0] * n):
+            gs[GS_SCORE + s] = score
+        gs[GS_HANDS] = record["hand"]
+        gs[GS_WINNER] = -1
+        end_hand(gs, hs, rules_array)
+        roles = [int(gs[GS_ROLE_SEAT + r]) for r in range(3)]
+        next_roles = (roles[0], roles[1], roles[2] if n == 3 else None)
+        if prev_scores is not None:
+            scores = [int(gs[GS_SCORE + s]) for s in range(n)]
+            game_over = bool(gs[GS_OVER])
+            game_winner = int(gs[GS_WINNER]) if game_over else None
+            for key, got, want in (("scores", record["scores"], scores),
+                                   ("game_over", record["game_over"], game_over),
+                                   ("game_winner", record["game_winner"], game_winner)):
+                if got != want:
+                    diffs.append(f"{key}: recorded {_fmt(got)}, rules give {_fmt(want)}")
+    check = ReplayCheck(
+        game=record["game"], hand=record["hand"], ok=not diffs, differences=diffs,
+        result=result, scores=scores, game_over=game_over, game_winner=game_winner,
+        next_roles=next_roles, notes=notes,
+        _render=lambda: render_hand(record, previous=previous, next_roles=next_roles),
+    )
+    return check
+
+
+def _verdict_text(check: ReplayCheck) -> str:
+    lines = []
+    if check.ok:
+        lines.append("Check: the recorded moves are legal and the recorded result, scores and "
+                     "game end are the ones the rules give.")
+    else:
+        lines.append("Check: THE RECORD DIFFERS FROM THE RULES:")
+        lines.extend(f"  - {d}" for d in check.differences)
+    lines.extend(f"  ({note})" for note in check.notes)
+    return "\n".join(lines)
+
+
+def replay_hand(record: dict[str, Any], previous: dict[str, Any] | None = None) -> ReplayCheck:
+    """Re-run one logged hand through the rules and compare.
+
+    ``previous`` is the record of the same game's previous hand, whose scores the hand's
+    scores build on; hand 0 starts from zero. Without it (for a later hand) the scores and
+    game end are not checked, which the check's ``notes`` say.
+    """
+    return _replay(record, previous, None, False)
+
+
+def replay_game(records: Sequence[dict[str, Any]]) -> list[ReplayCheck]:
+    """Check every hand of one game in order, chaining scores and the role rotation.
+
+    The records must be the game's hands 0, 1, 2, ... in order (``ValueError`` otherwise).
+    Besides each hand on its own, a hand is flagged when its roles are not the rotation after
+    the previous hand, or when the game was already over.
+    """
+    if not records:
+        return []
+    game = records[0].get("game")
+    hands = [r.get("hand") for r in records]
+    if any(r.get("game") != game for r in records) or hands != list(range(len(records))):
+        raise ValueError(f"game {game}: expected its hands 0, 1, 2, ... in order, got hands "
+                         + ", ".join(map(str, hands)))
+    checks: list[ReplayCheck] = []
+    previous: dict[str, Any] | None = None
+    prev_check: ReplayCheck | None = None
+    for record in records:
+        expected = prev_check.next_roles if prev_check is not None and prev_check.ok else None
+        over = bool(previous is not None and previous.get("game_over") is True)
+        check = _replay(record, previous, expected, over)
+        checks.append(check)
+        previous, prev_check = record, check
+    return checks
+
+
+def group_games(records: Iterable[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
+    """Records by game number, in the order the games first appear, hands in file order."""
+    games: dict[int, list[dict[str, Any]]] = {}
+    for r in records:
+        games.setdefault(r["game"], []).append(r)
+    return games
+
+
+def replay_log(records: Iterable[dict[str, Any]]) -> list[ReplayCheck]:
+    """Check every hand of every game in a log (see :func:`replay_game`)."""
+    return [c for recs in group_games(records).values() for c in replay_game(recs)]
+
+
+# ---------------------------------------------------------------------------------- render
+
+
+def fan(cards: Iterable[int | str]) -> str:
+    """Cards sorted by suit and rank, suits separated by two spaces: ``AS 2S 3S  6H  4C``."""
+    codes = sort_for_display(parse_card(c) if isinstance(c, str) else c for c in cards)
+    groups: list[list[str]] = []
+    last = -1
+    for c in codes:
+        if c // 16 != last:
+            groups.append([])
+            last = c // 16
+        groups[-1].append(card_str(c))
+    return "  ".join(" ".join(g) for g in groups) or "(none)"
+
+
+def _melds_text(melds: list[list[str]]) -> str:
+    return " | ".join(" ".join(m) for m in melds) or "no melds"
+
+
+def _role_names(record: dict[str, Any], players: int) -> dict[int, str]:
+    if players == 3:
+        names = {record["dealer"]: "Box", record["nondealer"]: "Captain"}
+        if record["sitter"] is not None:
+            names[record["sitter"]] = "Sitter"
+        return names
+    return {record["dealer"]: "Dealer", record["nondealer"]: "Non-dealer"}
+
+
+def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
+                next_roles: tuple[int, int, int | None] | None = None) -> str:
+    """A logged hand, move by move, as a card player would tell it.
+
+    ``previous`` (the game's previous record) adds the scores before the hand; ``next_roles``
+    (from :func:`replay_hand`) adds who holds which role next.
+    """
+    check_record(record)
+    rules = rules_of(record)
+    seats = record["seats"]
+    n = rules.players
+    role = _role_names(record, n)
+
+    def who(seat: int) -> str:
+        name = seats[seat] if 0 <= seat < len(seats) else "?"
+        return f"{role.get(seat, 'Seat')} (seat {seat}, {name})"
+
+    dealer, nondealer, sitter = record["dealer"], record["nondealer"], record["sitter"]
+    out: list[str] = []
+    extras = [f"gin bonus {rules.gin_bonus}", f"undercut bonus {rules.undercut_bonus}",
+              f"knock limit {rules.knock_limit}", f"target {rules.target}"]
+    if rules.oklahoma:
+        extras.append("Oklahoma")
+    if rules.spade_doubling:
+        extras.append("spade doubling")
+    out.append(f"Game {record['game']}, hand {record['hand']}: {record['rules']} rules "
+               f"({', '.join(extras)})")
+    if n == 3:
+        out.append(f"  Box (deals):      seat {dealer}, {seats[dealer]}")
+        out.append(f"  Captain:          seat {nondealer}, {seats[nondealer]}")
+        if sitter is not None:
+            advice = (" (advises the captain, who follows the advice)"
+                      if rules.team_policy == "advisor" else "")
+            out.append(f"  Sitting out:      seat {sitter}, {seats[sitter]}{advice}")
+    else:
+        out.append(f"  Dealer:           seat {dealer}, {seats[dealer]}")
+        out.append(f"  Non-dealer:       seat {nondealer}, {seats[nondealer]}")
+    if previous is not None and isinstance(previous.get("scores"), list):
+        before = previous["scores"]
+    elif record["hand"] == 0:
+        before = [0] * len(seats)
+    else:
+        before = None
+    if before is not None:
+        out.append("  Scores before:    " + ", ".join(f"seat {s} {v}" for s, v in
+                                                       enumerate(before)))
+
+    d = record["deal"]
+    hands = {dealer: [parse_card(c) for c in d["dealer"]],
+             nondealer: [parse_card(c) for c in d["nondealer"]]}
+    stock = [parse_card(c) for c in d["stock"]]
+    upcard = parse_card(d["upcard"])
+    pile = [upcard]
+    width = max(len(role.get(s, "")) for s in hands) + 1
+    out.append("Deal")
+    for seat in (dealer, nondealer):
+        out.append(f"  {role.get(seat, ''):<{width}} {fan(hands[seat])}   "
+                   f"(deadwood {min_deadwood(hands[seat])})")
+    limit = rules.hand_knock_limit(int(CARD_VALUE[upcard]))
+    up_note = f"; knock limit {limit} for this hand" if rules.oklahoma else ""
+    if rules.spade_doubling and upcard < 16:
+        up_note += "; a spade: points are doubled"
+    out.append(f"  {'Upcard':<{width}} {card_str(upcard)}{up_note}; "
+               f"{len(stock)} cards in the stock")
+
+    out.append("Play")
+    top = 0  # next stock card
+    taken_first = False
+    knocked_hand: list[int] | None = None
+    moves = record["moves"]
+    for i, m in enumerate(moves):
+        seat = m["seat"]
+        hand = hands.setdefault(seat, [])
+        kind = m["move"]
+        num = f"  {i + 1:>3}. {who(seat)} "
+        if kind == "pass":
+            out.append(num + f"passes on the upcard {card_str(upcard)}")
+        elif kind == "draw_discard":
+            if not pile:
+                out.append(num + "takes from the empty discard pile (!)")
+                continue
+            card = pile.pop()
+            hand.append(card)
+            if not taken_first and card == upcard and i < 2:
+                out.append(num + f"takes the upcard {card_str(card)}")
+            else:
+                out.append(num + f"takes {card_str(card)} from the discard pile")
+        elif kind == "draw_stock":
+            forced = i == 2 and all(x["move"] == "pass" for x in moves[:2])
+            if top >= len(stock):
+                out.append(num + "draws from the empty stock (!)")
+                continue
+            card = stock[top]
+            top += 1
+            hand.append(card)
+            note = (f" (both passed the upcard, so the {role.get(seat, 'non-dealer').lower()} "
+                    "starts)") if forced else ""
+            out.append(num + f"draws {card_str(card)} from the stock{note}   "
+                       f"[{len(stock) - top} left]")
+        elif kind == "knock":
+            knocked_hand = list(hand)
+            out.append(num + f"knocks, holding {fan(hand)}")
+        elif kind == "discard":
+            card = parse_card(m["card"])
+            flag = "" if card in hand else " (not in the hand!)"
+            if card in hand:
+                hand.remove(card)
+            pile.append(card)
+            tail = " and lays down the hand" if knocked_hand is not None and \
+                i > 0 and moves[i - 1]["move"] == "knock" else ""
+            out.append(num + f"discards {card_str(card)}{tail}{flag}")
+        taken_first = taken_first or kind in ("draw_discard", "draw_stock")
+
+    out.extend(_render_result(record, rules, hands, who, role, stock, top))
+    scores = record["scores"]
+    out.append("Scores after the hand: " + ", ".join(
+        f"seat {s} ({seats[s] if s < len(seats) else '?'}) {v}" for s, v in enumerate(scores))
+        + f"   (target {rules.target})")
+    if record["game_over"] and record["game_winner"] is not None:
+        gw = record["game_winner"]
+        out.append(f"Game over: {who(gw)} reaches {rules.target} and wins the game.")
+        if rules.hand_bonus or rules.game_bonus or rules.shutout_bonus:
+            out.append("  (the end-of-game bonuses of these rules come on top of these scores)")
+    elif next_roles is not None:
+        nd, nn, ns = next_roles
+        if n == 3:
+            out.append(f"Next hand: box seat {nd}, captain seat {nn}, sitter seat {ns}.")
+        else:
+            out.append(f"Next hand: seat {nd} deals.")
+    return "\n".join(out)
+
+
+def _render_result(record: dict[str, Any], rules: Rules, hands: dict[int, list[int]],
+                   who: Any, role: dict[int, str], stock: list[int], top: int) -> list[str]:
+    """The end of the hand: the wall or turn limit, or the showdown and its arithmetic."""
+    r = record["result"]
+    end = r["end"]
+    out: list[str] = []
+    if end in ("draw", "turn_limit"):
+        if end == "draw":
+            out.append(f"End: only {len(stock) - top} cards are left in the stock, the wall: "
+                       "the hand is a draw. No points; the same dealer deals again.")
+        else:
+            out.append(f"End: the hand reached the turn limit ({rules.max_turns} turns) and is "
+                       "a draw. No points; the same dealer deals again.")
+        for seat, cards in hands.items():
+            out.append(f"  {role.get(seat, 'Seat')} holds {fan(cards)}")
+        return out
+    knocker = r["knocker"]
+    defender = next((s for s in hands if s != knocker), None)
+    k_cards = hands.get(knocker, [])
+    d_cards = hands.get(defender, []) if defender is not None else []
+    k_melded = {parse_card(c) for m in r["knocker_melds"] for c in m}
+    d_melded = {parse_card(c) for m in r["defender_melds"] for c in m}
+    laid = {parse_card(c) for c in r["layoffs"]}
+    k_dead = [c for c in k_cards if c not in k_melded]
+    d_dead = [c for c in d_cards if c not in d_melded and c not in laid]
+    kd, dd = r["knocker_deadwood"], r["defender_deadwood"]
+    kname = role.get(knocker, "Knocker")
+    dname = role.get(defender, "Defender")
+    out.append(f"Showdown ({end})")
+    out.append(f"  {who(knocker)} lays down {_melds_text(r['knocker_melds'])}; "
+               f"deadwood {fan(k_dead) if k_dead else 'none'} = {kd}")
+    layoff_text = (f"; lays off {' '.join(r['layoffs'])}" if r["layoffs"] else
+                   ("; no layoffs against gin" if end == "gin" else "; nothing to lay off"))
+    out.append(f"  {who(defender) if defender is not None else 'Defender'} lays down "
+               f"{_melds_text(r['defender_melds'])}{layoff_text}; "
+               f"deadwood {fan(d_dead) if d_dead else 'none'} = {dd}")
+    pts = r["points"]
+    if end == "gin":
+        base = f"{dd} ({dname.lower()}'s deadwood) + {rules.gin_bonus} (gin bonus)"
+        raw = (dd or 0) + rules.gin_bonus
+        scorer = kname
+        why = f"{kname} goes gin"
+    elif end == "knock":
+        base = f"{dd} ({dname.lower()}'s deadwood) - {kd} (own deadwood)"
+        raw = (dd or 0) - (kd or 0)
+        scorer = kname
+        why = f"{kname} knocks with less deadwood"
+    else:
+        base = (f"{rules.undercut_bonus} (undercut bonus) + {kd} ({kname.lower()}'s deadwood) "
+                f"- {dd} (own deadwood)")
+        raw = rules.undercut_bonus + (kd or 0) - (dd or 0)
+        scorer = dname
+        why = f"{dname} undercuts (the knocker's deadwood is not lower)"
+    sum_text = f"{base} = {raw}"
+    upcard = parse_card(record["deal"]["upcard"])
+    if rules.spade_doubling and upcard < 16:
+        sum_text += f", doubled for the spade upcard = {2 * raw}"
+    out.append(f"  {why}: {scorer.lower()} scores {sum_text}.")
+    if r["winner"] is not None and record["sitter"] is not None and scorer == "Captain":
+        out.append("  The captain scores for the team; the player sitting out never scores.")
+    expected = raw * (2 if rules.spade_doubling and upcard < 16 else 1)
+    if pts != expected:
+        out.append(f"  (the record says {pts} points)")
+    return out
+
+
+__all__ = [
+    "ReplayCheck", "deck_of", "fan", "group_games", "render_hand", "replay_game", "replay_hand",
+    "replay_log", "rules_of",
+]

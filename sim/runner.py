@@ -1,0 +1,667 @@
+"""Running experiments: chunks of games in parallel, streamed to parquet, resumable.
+
+:func:`run_experiment` splits every arm of an :class:`~sim.experiment.ExperimentSpec` into chunks
+of ``chunk_size`` games (chunk ``c`` of an arm holds games ``c * chunk_size ..``), plays the
+chunks in parallel through joblib (loky processes by default, or a Dask cluster through joblib's
+``dask`` backend) and writes each finished chunk as it arrives, so memory stays flat however many
+games are played.
+
+Reproducibility. Every arm plays with ``Seeds.from_seed(seed)``: game ``g`` of every arm
+starts from the same shuffled decks and draws its strategies' random choices from the same
+stream (common random numbers: arm differences are measured paired). Game ``g``'s streams
+derive from the seed and ``g`` only, so a chunk's result depends on nothing but (seed, arm,
+its games): results are identical for any number of workers, either backend, any chunk order
+and any interruption.
+
+Layout of a results directory (``results/<name>/`` unless ``out`` is given)::
+
+    manifest.json              spec, resolved rules and seeds per arm, chunk list and status,
+                               ginbox version, timings, machine (written atomically)
+    arm=<i>/chunk-<c>.parquet  one row per game of chunk c of arm i (c zero-padded to 5 digits)
+
+A chunk file is written to a hidden temporary name and renamed into place, so a file exists only
+when complete: after any interruption, ``kill -9`` included, ``resume=True`` plays the missing
+chunks only and the final data equal an uninterrupted run's. Parquet columns:
+
+================  =========================================================================
+column            meaning
+================  =========================================================================
+``arm``           arm number (int64), the position in the expanded spec
+``arm_name``      the arm's name
+``game``          game number within the arm (int64); game g of every arm shares its decks
+``strategy_<s>``  the strategy text in seat s = 0, 1, 2 (``strategy_2`` null for two players)
+the rest          every column of :data:`sim.game.GAME_COLUMNS` (int64), in that order
+================  =========================================================================
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import platform
+import shutil
+import socket
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+from joblib import Parallel, delayed, parallel_config
+from tqdm import tqdm
+
+from sim import __version__
+from sim.driver import Seeds, iter_games
+from sim.experiment import ExperimentSpec, load_experiment
+from sim.game import GAME_COLUMNS
+from sim.rules import Rules
+
+MANIFEST = "manifest.json"
+LOCK = ".lock"
+FORMAT = 1
+BACKENDS: tuple[str, ...] = ("loky", "dask")
+#: Columns of every chunk file, in order.
+COLUMNS: list[str] = (["arm", "arm_name", "game", "strategy_0", "strategy_1", "strategy_2"]
+                      + GAME_COLUMNS)
+SCHEMA = pa.schema(
+    [("arm", pa.int64()), ("arm_name", pa.string()), ("game", pa.int64())]
+    + [(f"strategy_{s}", pa.string()) for s in range(3)]
+    + [(c, pa.int64()) for c in GAME_COLUMNS]
+)
+_MANIFEST_EVERY_S = 2.0  # progress writes of the manifest at most this often
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One unit of work: games ``first_game .. first_game + games - 1`` of one arm."""
+
+    arm: int
+    index: int
+    first_game: int
+    games: int
+
+    @property
+    def file(self) -> str:
+        """Path of the chunk's parquet file relative to the results directory."""
+        return f"arm={self.arm}/chunk-{self.index:05d}.parquet"
+
+
+def plan_chunks(spec: ExperimentSpec) -> list[Chunk]:
+    """Every chunk of the experiment, arm by arm, in game order."""
+    size = spec.chunk_size
+    return [Chunk(arm, c, c * size, min(size, spec.games - c * size))
+            for arm in range(len(spec.arms)) for c in range(spec.chunks_per_arm)]
+
+
+def play_chunk(rules: Rules, strategies: tuple[str, ...], deck_seed: int, strategy_seed: int,
+               rotate: bool, chunk: Chunk) -> tuple[Chunk, np.ndarray, float]:
+    """Play one chunk in a worker: (chunk, ``GAME_COLUMNS`` rows, seconds spent).
+
+    Top-level and argument-light so that loky and Dask pickle it by reference.
+    """
+    start = time.perf_counter()
+    seeds = Seeds(np.uint64(deck_seed), np.uint64(strategy_seed))
+    parts = [rows for rows, _ in iter_games(rules, strategies, chunk.games, seeds,
+                                            first_game=chunk.first_game, batch=chunk.games,
+                                            rotate=rotate)]
+    rows = np.concatenate(parts) if len(parts) > 1 else parts[0]
+    return chunk, rows, time.perf_counter() - start
+
+
+def chunk_table(spec: ExperimentSpec, chunk: Chunk, rows: np.ndarray) -> pa.Table:
+    """The parquet table of one chunk (layout in the module docstring)."""
+    arm = spec.arms[chunk.arm]
+    n = rows.shape[0]
+    if rows.shape != (chunk.games, len(GAME_COLUMNS)):
+        raise RuntimeError(f"chunk {chunk} returned rows of shape {rows.shape}")
+    texts = list(arm.strategies) + [None] * (3 - len(arm.strategies))
+    columns = np.ascontiguousarray(rows.T)
+    arrays = (
+        [pa.array(np.full(n, chunk.arm, np.int64)),
+         pa.repeat(pa.scalar(arm.name, pa.string()), n),
+         pa.array(np.arange(chunk.first_game, chunk.first_game + n, dtype=np.int64))]
+        + [pa.repeat(pa.scalar(t, pa.string()), n) for t in texts]
+        + [pa.array(col) for col in columns]
+    )
+    return pa.Table.from_arrays(arrays, schema=SCHEMA)
+
+
+# ------------------------------------------------------------------------------ results
+
+
+@dataclass
+class RunResult:
+    """A run on disk: its directory, manifest, and the games read back on demand.
+
+    ``games`` is read lazily (and cached): running an experiment never needs all games in
+    memory, and :meth:`iter_chunks` lets reports aggregate chunk by chunk.
+    """
+
+    out: Path
+    manifest: dict[str, Any]
+
+    @property
+    def spec(self) -> ExperimentSpec:
+        """The experiment as run (games and seed after any command-line override)."""
+        return load_experiment(self.manifest["spec"])
+
+    @property
+    def arm_names(self) -> list[str]:
+        """Arm names by arm number."""
+        return [a["name"] for a in self.manifest["arms"]]
+
+    def rules(self, arm: int | str) -> Rules:
+        """The resolved rules of an arm, by number or name."""
+        index = self.arm_names.index(arm) if isinstance(arm, str) else arm
+        return Rules.from_dict(self.manifest["arms"][index]["rules"])
+
+    def chunk_files(self) -> list[Path]:
+        """Existing chunk files in (arm, chunk) order."""
+        files = [self.out / c["file"] for c in self.manifest["chunks"]]
+        return [f for f in files if f.exists()]
+
+    @property
+    def complete(self) -> bool:
+        """True when every chunk of the plan is on disk."""
+        return len(self.chunk_files()) == len(self.manifest["chunks"])
+
+    def iter_chunks(self, columns: list[str] | None = None) -> Iterator[pd.DataFrame]:
+        """Each finished chunk as a DataFrame, in (arm, game) order: flat-memory aggregation."""
+        for path in self.chunk_files():
+            yield pq.read_table(path, columns=columns).to_pandas()
+
+    def read_games(self, columns: list[str] | None = None) -> pd.DataFrame:
+        """All finished games (optionally only some columns), sorted by arm then game."""
+        files = self.chunk_files()
+        if not files:
+            schema = SCHEMA if columns is None else pa.schema([SCHEMA.field(c) for c in columns])
+            return schema.empty_table().to_pandas()
+        table = pa.concat_tables(pq.read_table(f, columns=columns) for f in files)
+        return table.to_pandas()
+
+    @cached_property
+    def games(self) -> pd.DataFrame:
+        """One row per game, every column, sorted by arm then game (read once, then cached)."""
+        return self.read_games()
+
+    def __repr__(self) -> str:
+        m = self.manifest
+        return (f"RunResult({str(self.out)!r}, experiment={m['spec']['name']!r}, "
+                f"arms={len(m['arms'])}, games_per_arm={m['spec']['games']}, "
+                f"status={m['status']!r})")
+
+
+def load_results(out: str | Path, allow_partial: bool = False) -> RunResult:
+    """Open a finished run's directory (``allow_partial`` also opens an interrupted one)."""
+    out = Path(out)
+    manifest = _read_manifest(out)
+    if manifest is None:
+        raise ValueError(f"{out} is not a ginbox results directory: no readable {MANIFEST}")
+    result = RunResult(out, manifest)
+    if not allow_partial and not result.complete:
+        done, total = len(result.chunk_files()), len(manifest["chunks"])
+        raise ValueError(f"the run in {out} is incomplete ({done} of {total} chunks): finish it "
+                         "with resume (--resume) or pass allow_partial=True")
+    return result
+
+
+# ------------------------------------------------------------------------------- running
+
+
+def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
+                   games: int | None = None, seed: int | None = None, jobs: int | None = None,
+                   backend: str = "loky", scheduler: Any = None, out: str | Path | None = None,
+                   resume: bool = False, force: bool = False, quiet: bool = False) -> RunResult:
+    """Run an experiment (a spec, a TOML path or a dict) and return its results.
+
+    ``games`` and ``seed`` override the spec's. ``jobs``: worker processes (default: all usable
+    cores; 1 plays in this process). ``backend``: ``"loky"`` or ``"dask"``; with Dask,
+    ``scheduler`` is an address (``"tcp://host:8786"``), a ``distributed.Client`` or a cluster
+    object (its workers decide the parallelism and need ginbox installed), and without one a
+    local cluster of ``jobs`` single-threaded worker processes is started (Dask spawns them,
+    so a script calling this must guard its entry point with ``if __name__ == "__main__":``;
+    the ``ginbox`` command does). Workers send each chunk's rows back and this process writes
+    the files, so a remote cluster needs no shared file system. ``out``: the results
+    directory (default ``results/<name>``). A directory that already holds results is refused
+    unless ``resume`` (finish the missing chunks of the same experiment) or ``force`` (delete
+    the old results and rerun). ``quiet`` hides the progress bar (tqdm on stderr).
+
+    Bad input raises ``ValueError`` with one line, before anything is written.
+    """
+    spec = load_experiment(spec_or_path)
+    if games is not None:
+        spec = spec.replace(games=games)
+    if seed is not None:
+        spec = spec.replace(seed=seed)
+    if backend not in BACKENDS:
+        raise ValueError(f"backend={backend!r} is not valid: expected one of "
+                         + ", ".join(BACKENDS))
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ValueError(f"jobs={jobs!r} is not valid: expected an integer >= 1 (default: all "
+                         "cores)")
+    if scheduler is not None and backend != "dask":
+        raise ValueError("scheduler is only used with backend='dask' (--backend dask)")
+    if resume and force:
+        raise ValueError("resume and force exclude each other: resume finishes a run, force "
+                         "deletes it and starts over")
+    out = Path(out) if out is not None else Path("results") / spec.name
+    plan = plan_chunks(spec)
+    old = _check_directory(out, spec, resume, force)
+    jobs = jobs or _usable_cpus()
+    out.mkdir(parents=True, exist_ok=True)
+    with _lock(out):
+        if force:
+            _wipe(out)
+        _clean_temporaries(out)
+        done = _finished_chunks(out, plan)
+        if done and not force:
+            _check_engine_reproduces(out, spec, done, old)
+        manifest = _new_manifest(spec, plan, old if resume else None)
+        runner = _Session(out, spec, plan, manifest, done, jobs, backend, quiet)
+        runner.run(scheduler)
+    return RunResult(out, manifest)
+
+
+def _usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class _Session:
+    """One invocation of the runner over a directory: plays the pending chunks."""
+
+    def __init__(self, out: Path, spec: ExperimentSpec, plan: list[Chunk],
+                 manifest: dict[str, Any], done: set[Chunk], jobs: int, backend: str,
+                 quiet: bool) -> None:
+        self.out, self.spec, self.plan, self.manifest = out, spec, plan, manifest
+        self.done, self.jobs, self.backend, self.quiet = done, jobs, backend, quiet
+        self.entries = {(c["arm"], c["chunk"]): c for c in manifest["chunks"]}
+        for chunk in plan:
+            entry = self.entries[(chunk.arm, chunk.index)]
+            entry["status"] = "done" if chunk in done else "pending"
+        self.last_save = 0.0
+
+    def run(self, scheduler: Any) -> None:
+        pending = [c for c in self.plan if c not in self.done]
+        session = {"started": _now(), "finished": None, "status": "running",
+                   "backend": self.backend, "jobs": self.jobs, "chunks": len(pending),
+                   "games": sum(c.games for c in pending), "wall_seconds": None,
+                   "games_per_s": None}
+        self.manifest["sessions"].append(session)
+        self.manifest["status"] = "running"
+        self.save()
+        start = time.perf_counter()
+        bar = tqdm(total=self.spec.total_games, initial=sum(c.games for c in self.done),
+                   unit=" games", unit_scale=True, desc=self.spec.name, file=sys.stderr,
+                   disable=self.quiet, smoothing=0.05, dynamic_ncols=True)
+        status = "failed"
+        try:
+            tasks = [delayed(play_chunk)(arm.resolved_rules, arm.strategies,
+                                         *self._seeds(chunk.arm), arm.rotate, chunk)
+                     for chunk in pending
+                     for arm in (self.spec.arms[chunk.arm],)]
+            for chunk, rows, seconds in _parallel(tasks, self.jobs, self.backend, scheduler):
+                _atomic_write_table(self.out / chunk.file, chunk_table(self.spec, chunk, rows))
+                entry = self.entries[(chunk.arm, chunk.index)]
+                entry.update(status="done", seconds=round(seconds, 4))
+                self.done.add(chunk)
+                bar.update(chunk.games)
+                if time.perf_counter() - self.last_save > _MANIFEST_EVERY_S:
+                    self.save()
+            status = "complete"
+        except KeyboardInterrupt:
+            status = "interrupted"
+            raise
+        finally:
+            bar.close()
+            wall = time.perf_counter() - start
+            session.update(finished=_now(), status=status, wall_seconds=round(wall, 3),
+                           games_per_s=round(session["games"] / wall, 1)
+                           if status == "complete" and wall > 0 else None)
+            self.manifest["status"] = ("complete" if len(self.done) == len(self.plan)
+                                       else status)
+            timings = self.manifest["timings"]
+            timings["wall_seconds"] = round(sum(s["wall_seconds"] or 0.0
+                                                for s in self.manifest["sessions"]), 3)
+            timings["chunk_seconds"] = round(sum(c.get("seconds") or 0.0
+                                                 for c in self.manifest["chunks"]), 3)
+            if self.manifest["status"] == "complete":
+                timings["finished"] = session["finished"]
+            self.save()
+
+    def _seeds(self, arm: int) -> tuple[int, int]:
+        seeds = self.manifest["arms"][arm]["seeds"]
+        return seeds["deck"], seeds["strategy"]
+
+    def save(self) -> None:
+        _atomic_write_text(self.out / MANIFEST, json.dumps(self.manifest, indent=1))
+        self.last_save = time.perf_counter()
+
+
+def _parallel(tasks: list[Any], jobs: int, backend: str,
+              scheduler: Any) -> Iterator[tuple[Chunk, np.ndarray, float]]:
+    """Results as workers finish them (any order): the caller writes each one at once."""
+    if not tasks:
+        return
+    if backend == "loky":
+        n_jobs = min(jobs, len(tasks))
+        yield from Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered",
+                            pre_dispatch="2*n_jobs")(tasks)
+        return
+    with _dask_client(scheduler, jobs) as client, parallel_config(backend="dask",
+                                                                  client=client):
+        yield from Parallel(n_jobs=-1, return_as="generator_unordered")(tasks)
+
+
+@contextlib.contextmanager
+def _dask_client(scheduler: Any, jobs: int) -> Iterator[Any]:
+    """A Dask client: the given one, one connected to an address, or a new local cluster."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ValueError("backend='dask' needs the distributed package: pip install "
+                         "'ginbox[dask]'") from None
+    if isinstance(scheduler, Client):
+        yield scheduler
+        return
+    if scheduler is None:
+        with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                          dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+                Client(cluster) as client:
+            yield client
+        return
+    if isinstance(scheduler, str):
+        try:
+            client = Client(scheduler, timeout="15s")
+        except (OSError, TimeoutError) as exc:
+            raise ValueError(f"cannot connect to the Dask scheduler {scheduler!r}: "
+                             f"{exc}") from None
+    elif hasattr(scheduler, "scheduler_address"):
+        client = Client(scheduler)
+    else:
+        raise ValueError(f"scheduler={scheduler!r} is not valid: expected an address such as "
+                         "'tcp://host:8786', a distributed.Client or a cluster")
+    with client:
+        yield client
+
+
+# ------------------------------------------------------------------ directory bookkeeping
+
+
+def _read_manifest(out: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads((out / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        return None
+    return data if all(k in data for k in ("spec", "arms", "chunks", "sessions")) else None
+
+
+def _has_chunks(out: Path) -> bool:
+    return any(out.glob("arm=*/chunk-*.parquet"))
+
+
+def _check_directory(out: Path, spec: ExperimentSpec, resume: bool,
+                     force: bool) -> dict[str, Any] | None:
+    """Refuse what would mix results, before writing anything; returns the old manifest."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"out={str(out)!r} is a file: expected a directory for the results")
+    if not out.exists():
+        return None
+    _check_lock(out)
+    old = _read_manifest(out)
+    has_results = old is not None or (out / MANIFEST).exists() or _has_chunks(out)
+    if not has_results or force:
+        return old
+    if not resume:
+        what = "a run"
+        if old is not None:
+            plan_size = len(old.get("chunks", []))
+            done = sum((out / c["file"]).exists() for c in old.get("chunks", []))
+            what = f"a run of {old['spec']['name']!r} ({done} of {plan_size} chunks done)"
+        raise ValueError(f"{out} already holds {what}: use resume (--resume) to finish it or "
+                         "force (--force) to delete it and start over")
+    if old is None:
+        raise ValueError(f"{out} holds results without a readable {MANIFEST}, so they cannot "
+                         "be checked against this experiment: use force (--force) to start over")
+    differences = _spec_differences(old["spec"], _jsonable(spec.to_dict()))
+    if differences:
+        raise ValueError(f"cannot resume {out}: it holds a different experiment ("
+                         + "; ".join(differences) + "); use force (--force) to start over or "
+                         "another --out")
+    return old
+
+
+def _spec_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """What differs between two specs in ways that change results (not the description)."""
+    out = []
+    for key in sorted((set(old) | set(new)) - {"description"}):
+        if old.get(key) != new.get(key):
+            if key == "arms":
+                out.append("arms differ")
+            else:
+                out.append(f"{key}: {old.get(key)!r} there, {new.get(key)!r} now")
+    return out
+
+
+def _check_lock(out: Path) -> None:
+    """Refuse to write where another live run is writing."""
+    try:
+        info = json.loads((out / LOCK).read_text())
+    except (OSError, ValueError):
+        return
+    pid, host = info.get("pid"), info.get("host")
+    if host != socket.gethostname():
+        raise ValueError(f"{out} is locked by a run on host {host!r} (pid {pid}): if no run is "
+                         f"active there, delete {out / LOCK}")
+    if isinstance(pid, int) and _alive(pid):
+        raise ValueError(f"{out} is in use by another ginbox run (pid {pid}): wait for it to "
+                         f"finish or stop it (delete {out / LOCK} if no run is active)")
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def _lock(out: Path) -> Iterator[None]:
+    """Hold ``out/.lock`` (pid and host) while running; a dead holder's lock is stale."""
+    path = out / LOCK
+    text = json.dumps({"pid": os.getpid(), "host": socket.gethostname()})
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            _check_lock(out)
+            path.unlink(missing_ok=True)  # stale: its process is gone
+            continue
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        break
+    else:
+        raise ValueError(f"cannot lock {out}: another run keeps taking it")
+    try:
+        yield
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def _wipe(out: Path) -> None:
+    """Delete what runs write (manifest, chunk directories, temporaries), nothing else."""
+    (out / MANIFEST).unlink(missing_ok=True)
+    for arm_dir in out.glob("arm=*"):
+        if arm_dir.is_dir():
+            shutil.rmtree(arm_dir)
+
+
+def _clean_temporaries(out: Path) -> None:
+    """Remove temporary files left by a killed run (they are never complete results)."""
+    for tmp in [*out.glob(".*.tmp"), *out.glob("arm=*/.*.tmp")]:
+        tmp.unlink(missing_ok=True)
+
+
+def _finished_chunks(out: Path, plan: list[Chunk]) -> set[Chunk]:
+    """Chunks whose file is on disk with the right number of rows (others are replayed)."""
+    done = set()
+    for chunk in plan:
+        path = out / chunk.file
+        if not path.exists():
+            continue
+        try:
+            ok = pq.read_metadata(path).num_rows == chunk.games
+        except (OSError, pa.ArrowException):
+            ok = False
+        if ok:
+            done.add(chunk)
+        else:
+            path.unlink()
+    return done
+
+
+def _check_engine_reproduces(out: Path, spec: ExperimentSpec, done: set[Chunk],
+                             old: dict[str, Any] | None, games: int = 3) -> None:
+    """Replay the first games of one finished chunk per arm: refuse to mix engine versions.
+
+    A resume must produce what an uninterrupted run would have; if the engine changed since
+    the stored chunks were written (an upgrade, a local edit), the old and new chunks would
+    disagree, so the run is refused rather than silently mixed.
+    """
+    for arm_index, arm in enumerate(spec.arms):
+        finished = sorted((c for c in done if c.arm == arm_index), key=lambda c: c.index)
+        if not finished:
+            continue
+        first = finished[0]
+        sample = Chunk(arm_index, first.index, first.first_game, min(games, first.games))
+        seeds = Seeds.from_seed(spec.seed)
+        _, rows, _ = play_chunk(arm.resolved_rules, arm.strategies, int(seeds.deck),
+                                int(seeds.strategy), arm.rotate, sample)
+        stored = pq.read_table(out / first.file, columns=GAME_COLUMNS).slice(0, sample.games)
+        if not np.array_equal(np.column_stack([c.to_numpy() for c in stored.columns]), rows):
+            then = (old or {}).get("ginbox_version", "unknown")
+            raise ValueError(
+                f"cannot resume {out}: this engine does not reproduce its stored games (arm "
+                f"{arm_index}, game {first.first_game}; written by ginbox {then}, this is "
+                f"{__version__}); use force (--force) to start over"
+            )
+
+
+def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+    """Write through a hidden temporary in the same directory, then rename into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _atomic_write_table(path: Path, table: pa.Table) -> None:
+    _atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
+
+
+def _atomic_write_text(path: Path, text: str) -> None:
+    _atomic_write(path, lambda tmp: tmp.write_text(text))
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value))
+
+
+def _machine() -> dict[str, Any]:
+    """Where the run ran: enough to interpret timings, without personal data."""
+    import joblib
+    import numba
+
+    return {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "processor": platform.processor(),
+        "cpu_count": os.cpu_count(),
+        "usable_cpus": _usable_cpus(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "numba": numba.__version__,
+        "pandas": pd.__version__,
+        "pyarrow": pa.__version__,
+        "joblib": joblib.__version__,
+    }
+
+
+def _new_manifest(spec: ExperimentSpec, plan: list[Chunk],
+                  old: dict[str, Any] | None) -> dict[str, Any]:
+    """The manifest of this run; a resumed run keeps the old sessions and chunk timings."""
+    arms = []
+    for i, arm in enumerate(spec.arms):
+        seeds = Seeds.from_seed(spec.seed)
+        arms.append({
+            "index": i,
+            "name": arm.name,
+            "strategies": list(arm.strategies),
+            "seating": arm.to_dict()["seating"],
+            "rules": arm.resolved_rules.to_dict(),
+            "seeds": {"deck": int(seeds.deck), "strategy": int(seeds.strategy)},
+        })
+    old_chunks = {(c["arm"], c["chunk"]): c for c in (old or {}).get("chunks", [])}
+    chunks = []
+    for c in plan:
+        entry = {"arm": c.arm, "chunk": c.index, "first_game": c.first_game, "games": c.games,
+                 "file": c.file, "status": "pending", "seconds": None}
+        previous = old_chunks.get((c.arm, c.index))
+        if previous is not None:
+            entry["seconds"] = previous.get("seconds")
+        chunks.append(entry)
+    return {
+        "format": FORMAT,
+        "ginbox_version": __version__,
+        "spec": _jsonable(spec.to_dict()),
+        "seed": spec.seed,
+        "seed_derivation": "every arm plays Seeds.from_seed(seed): decks and strategy "
+                           "choices from the seed alone (shared by arms); game g's streams "
+                           "derive from those and g",
+        "games_per_arm": spec.games,
+        "chunk_size": spec.chunk_size,
+        "total_games": spec.total_games,
+        "columns": COLUMNS,
+        "arms": arms,
+        "chunks": chunks,
+        "status": "running",
+        "timings": {
+            "created": (old or {}).get("timings", {}).get("created", _now()),
+            "finished": None,
+            "wall_seconds": None,
+            "chunk_seconds": None,
+        },
+        "sessions": list((old or {}).get("sessions", [])),
+        "machine": _machine(),
+    }
+
+
+__all__ = ["COLUMNS", "Chunk", "RunResult", "load_results", "plan_chunks", "play_chunk",
+           "run_experiment"]
