@@ -54,3 +54,21 @@ def _configure_jit_cache(keep: int = 3) -> str | None:
 
 
 JIT_CACHE_DIR = _configure_jit_cache()
+
+
+def __getattr__(name: str) -> object:
+    """Lazy top-level API (``sim.run_experiment``, ``sim.play_games``, ...): importing
+    :mod:`sim` alone stays cheap and does not load numba-compiled code."""
+    lazy = {
+        "run_experiment": ("sim.runner", "run_experiment"),
+        "load_results": ("sim.runner", "load_results"),
+        "play_games": ("sim.driver", "play_games"),
+        "Rules": ("sim.rules", "Rules"),
+        "settle": ("sim.showdown", "settle"),
+    }
+    if name in lazy:
+        import importlib
+
+        module, attr = lazy[name]
+        return getattr(importlib.import_module(module), attr)
+    raise AttributeError(f"module 'sim' has no attribute {name!r}")
