@@ -122,6 +122,10 @@ class GameDriver:
                                [np.full_like(self.specs[0].params_array(), -1)] *
                                (3 - len(self.specs)))
         self.players = [None if s.compiled else s.make() for s in self.specs]
+        objects = [id(p) for p in self.players if p is not None]
+        if len(objects) != len(set(objects)):
+            raise ValueError("the same strategy object sits in two seats, so it would see both "
+                             "players' cards: pass one object per seat")
 
     def play(self, game: int) -> tuple[np.ndarray, list[dict[str, Any]]]:
         """Play game number ``game``: its statistics row and (when logging) its hand records."""

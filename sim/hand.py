@@ -173,7 +173,8 @@ def new_hand_buffers(max_moves: int = 0) -> tuple[np.ndarray, np.ndarray, np.nda
 @njit(cache=True)
 def deal(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, rules: np.ndarray) -> None:
     """Start a hand from a shuffled deck (dealer, non-dealer, upcard, stock)."""
-    hs[:] = 0
+    for j in range(HS_LEN):  # an explicit loop: numba's slice fill is much slower
+        hs[j] = 0
     dealer = 0
     nondealer = 0
     for i in range(HAND_SIZE):

@@ -145,6 +145,11 @@ class Rules:
                 f"team_policy={self.team_policy!r} is not valid: expected one of "
                 + ", ".join(TEAM_POLICIES)
             )
+        if self.team_policy == "advisor" and self.players != 3:
+            raise ValueError(
+                "team_policy='advisor' needs players=3: two-player games have no sitter to "
+                "advise; expected team_policy='captain'"
+            )
         _check_roles(self)
         _check_int(self, "hand_bonus", 0, None, "an integer >= 0")
         _check_int(self, "game_bonus", 0, None, "an integer >= 0")

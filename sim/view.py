@@ -70,7 +70,7 @@ V_PILE_MASK = 27  # the cards in the discard pile
 V_LEN = 28
 
 # Game facts a view needs, passed in by the game loop: scores by hand player and the target.
-GI_SCORE = 0  # 2 slots: score of the seat deciding for hand player 0 and 1
+GI_SCORE = 0  # 2 slots: score of the seat holding hand player 0's and 1's role
 GI_SCORE_OTHER = 2  # the sitter's score (three-handed)
 GI_TARGET = 3
 GI_LEN = 4

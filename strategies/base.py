@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
+from sim.cards import CARD_VALUE
 from sim.view import View
 
 
@@ -37,7 +38,8 @@ class Strategy(Protocol):
 
 
 class BaseStrategy:
-    """A convenient base: never takes, never knocks, discards the least-deadwood card.
+    """A convenient base: never takes a card, knocks as soon as it may, discards the
+    highest-value card among those leaving least deadwood.
 
     Subclass it and override what you need. ``name`` is shown in logs and reports.
     """
@@ -55,4 +57,4 @@ class BaseStrategy:
 
     def discard(self, view: View) -> int | str:
         legal = view.legal_discards
-        return min(legal, key=lambda c: (view.deadwood_after[c], -c))
+        return min(legal, key=lambda c: (view.deadwood_after[c], -CARD_VALUE[c], -c))

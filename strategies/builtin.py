@@ -44,6 +44,7 @@ from sim.view import (
     V_HAND,
     V_KNOCK_LIMIT,
     V_KNOCKED,
+    V_OPP_DECLINED,
     V_OPP_DISCARDED,
     V_OPP_TOOK,
     V_PILE_MASK,
@@ -376,7 +377,9 @@ def discard_tracking_decide(decision: int, params: np.ndarray, view: np.ndarray,
     deadwood_table(hand, view[V_FORBIDDEN], after)
     live = live_cards(view)
     opp = opponent_holds(view)
-    shed = view[V_OPP_DISCARDED]
+    shed = view[V_OPP_DISCARDED]  # what he threw away, and an upcard he declined, he lacks
+    if view[V_OPP_DECLINED] >= 0:
+        shed |= 1 << view[V_OPP_DECLINED]
     pick = -1
     pick_key = 0
     for i in range(n):

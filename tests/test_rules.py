@@ -281,10 +281,15 @@ def test_boundary_values_are_accepted() -> None:
         target=1,
         wall=29,
         max_turns=1,
-        team_policy="advisor",
     )
     assert (rules.knock_limit, rules.wall, rules.target, rules.max_turns) == (0, 29, 1, 1)
     assert Rules(wall=0).wall == 0
+    assert Rules(team_policy="advisor").team_policy == "advisor"
+
+
+def test_advisor_needs_three_players() -> None:
+    with pytest.raises(ValueError, match=r"^team_policy='advisor' needs players=3"):
+        Rules(players=2, team_policy="advisor")
 
 
 # ---------------------------------------------------------------------- immutability
@@ -434,7 +439,7 @@ def test_any_valid_rules_round_trip(
         forbid_taken_discard=flags[0],
         oklahoma=flags[1],
         spade_doubling=flags[2],
-        team_policy=policy,
+        team_policy=policy if players == 3 else "captain",
         initial_roles=roles,
         hand_bonus=bonuses[0],
         game_bonus=bonuses[1],
@@ -444,7 +449,7 @@ def test_any_valid_rules_round_trip(
     assert Rules().replace(**{k: v for k, v in rules.to_dict().items()}) == rules
     arr = rules.to_array()
     assert arr[RI_PLAYERS] == players
-    assert arr[RI_TEAM_ADVISOR] == (policy == "advisor")
+    assert arr[RI_TEAM_ADVISOR] == (policy == "advisor" and players == 3)
     expected_roles = [-1, -1, -1] if roles is None else list(roles) + [-1] * (3 - players)
     assert arr[RI_INITIAL_ROLES : RI_INITIAL_ROLES + 3].tolist() == expected_roles
 
