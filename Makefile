@@ -1,5 +1,6 @@
 # Two entry points, each self-sufficient on a fresh clone:
-#   make run   - create .venv if missing, install ginbox, play the default demo
+#   make run   - create .venv if missing, install ginbox, run experiments/quick.toml and print
+#                its report (written to results/quick/)
 #   make test  - the same set-up with the dev extras, then ruff and pytest
 VENV   ?= .venv
 PYTHON ?= python3
@@ -18,7 +19,7 @@ install-dev: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev,dask]"
 
 run: install
-	$(BIN)/ginbox demo
+	$(BIN)/ginbox run experiments/quick.toml --force
 
 test: install-dev
 	$(BIN)/ruff check sim strategies tests

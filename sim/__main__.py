@@ -4,4 +4,5 @@ import sys
 
 from sim.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # worker processes that re-import the main module run nothing
+    sys.exit(main())

@@ -1,4 +1,5 @@
-"""The ``ginbox`` command: play games, replay and check hand logs, list strategies, a demo.
+"""The ``ginbox`` command: play games, replay and check hand logs, list strategies, a demo,
+run experiments and report on them.
 
 Exit status: 0 success; 1 ``replay`` found a record that differs from what the rules give;
 2 bad input (unknown strategy or preset, malformed ``name:key=value``, wrong number of
@@ -106,6 +107,38 @@ def build_parser() -> argparse.ArgumentParser:
                    description=f"Play {DEMO_GAMES} games of {DEMO_STRATEGIES} (three-handed, "
                                f"seed {DEMO_SEED}), print the summary, then replay and check "
                                "one interesting hand.")
+    run = sub.add_parser(
+        "run", help="run an experiment (TOML), write its report and print the headline",
+        description="Run every arm of an experiment file in parallel chunks (resumable), "
+                    "write the results (parquet) and the report (report.md, CSV tables, PNG "
+                    "plots) into the results directory, and print the headline table.")
+    run.add_argument("file", metavar="FILE", help="experiment TOML file (see experiments/)")
+    run.add_argument("--games", type=_int_at_least(1), metavar="N",
+                     help="games per arm (default: the file's)")
+    run.add_argument("--seed", type=_int_at_least(0), metavar="S",
+                     help="experiment seed (default: the file's)")
+    run.add_argument("--jobs", type=_int_at_least(1), metavar="J",
+                     help="worker processes (default: all usable cores)")
+    run.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                     help="joblib backend: loky processes (default) or a Dask cluster")
+    run.add_argument("--scheduler", metavar="ADDR",
+                     help="Dask scheduler address, e.g. tcp://host:8786 (with --backend dask; "
+                          "default: start a local cluster of --jobs workers)")
+    run.add_argument("--out", metavar="DIR",
+                     help="results directory (default: results/<experiment name>)")
+    again = run.add_mutually_exclusive_group()
+    again.add_argument("--resume", action="store_true",
+                       help="finish the missing chunks of an interrupted run in DIR")
+    again.add_argument("--force", action="store_true",
+                       help="delete the results already in DIR and run again")
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    rep = sub.add_parser(
+        "report", help="write the report of a finished run and print the headline",
+        description="Write report.md, one CSV per table and PNG plots into DIR (a directory "
+                    "written by 'ginbox run') and print the headline table.")
+    rep.add_argument("dir", metavar="DIR", help="results directory of a finished run")
+
     bench = sub.add_parser("bench", help="measure the engine's speed",
                            description="Measure deadwood evaluations, hands and games per "
                                        "second.")
@@ -348,6 +381,48 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0 if check.ok else 1
 
 
+def _write_report(rep: Any) -> str:
+    """Write a report into its run's directory; the text to print (headline, where)."""
+    out = rep.result.out
+    kinds = [p.suffix for p in rep.write(out)]
+    where = (f"report: {out / 'report.md'} ({kinds.count('.csv')} CSV tables, "
+             f"{kinds.count('.png')} PNG plots)")
+    return rep.headline() + "\n\n" + where
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """``ginbox run``: run an experiment, write its report into the run directory, print the
+    headline. The Dask backend starts worker processes by spawning; the ``ginbox`` script and
+    ``python -m sim`` both guard their entry point, so the workers do not rerun the command."""
+    from sim.report import report
+    from sim.runner import run_experiment
+
+    if os.getcwd() not in sys.path:  # user strategies named module:Class next to the user
+        sys.path.append(os.getcwd())
+    result = run_experiment(args.file, games=args.games, seed=args.seed, jobs=args.jobs,
+                            backend=args.backend, scheduler=args.scheduler, out=args.out,
+                            resume=args.resume, force=args.force, quiet=args.quiet)
+    sessions = result.manifest.get("sessions") or [{}]
+    wall, rate = sessions[-1].get("wall_seconds"), sessions[-1].get("games_per_s")
+    done = (f"ran {result.manifest['total_games']:,} games into {result.out}"
+            + (f" in {wall:.1f} s ({rate:,.0f} games/s)" if wall and rate else ""))
+    text = _write_report(report(result))
+    print(done)
+    print()
+    print(text)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """``ginbox report``: write a finished run's report into its directory, print the
+    headline."""
+    from sim.report import report
+
+    text = _write_report(report(args.dir))  # ValueError (exit 2): DIR is not a finished run
+    print(text)
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     """``ginbox bench``: delegated to sim.bench (imported only when asked for)."""
     try:
@@ -365,6 +440,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "replay": cmd_replay,
     "strategies": cmd_strategies,
     "demo": cmd_demo,
+    "run": cmd_run,
+    "report": cmd_report,
     "bench": cmd_bench,
 }
 

@@ -21,8 +21,8 @@ key              required  meaning
 ``name``         yes       names the results directory ``results/<name>/``: letters, digits,
                            ``.``, ``_`` and ``-``, starting with a letter or digit, at most 64
                            characters. Example: ``name = "knock_sweep"``
-``seed``         yes       integer >= 0. Decks derive from the seed alone (shared by all arms);
-                           strategy random choices from (seed, arm index). ``seed = 2024``
+``seed``         yes       integer >= 0. Decks and strategy random choices derive from the
+                           seed alone (shared by all arms). ``seed = 2024``
 ``games``        yes       games played by *each* arm, >= 1. ``games = 60_000``
 ``chunk_size``   no        games per chunk, the unit of parallel work and of checkpointing
                            (default 2000; 1..1,000,000). Results do not depend on it.
@@ -77,7 +77,7 @@ Example (the knock-threshold sweep: 11 arms)::
     sweep = { k = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10] }
 
 Arms are numbered 0, 1, ... in file order after expansion; the arm number keys the results
-(``arm=<i>/`` directories, the ``arm`` column) and the arm's strategy random stream.
+(``arm=<i>/`` directories, the ``arm`` column).
 :meth:`ExperimentSpec.to_dict` gives the expanded form (explicit arms, no ``defaults`` or
 ``sweep``), which :func:`load_experiment` reads back to an equal spec.
 """
