@@ -23,7 +23,9 @@ from sim.hand import (
     AFTER_LEN,
     DEC_OVER,
     END_DRAW,
+    END_GIN,
     END_TURN_LIMIT,
+    END_UNDERCUT,
     HS_END,
     HS_KNOCKER,
     HS_LEN,
@@ -81,6 +83,9 @@ GAME_COLUMNS: list[str] = (
     + [f"box_wins_{s}" for s in range(3)]  # hands won in the box, by seat
     + [f"box_runs_{s}" for s in range(3)]  # separate spells in the box, by seat
     + [f"hands_won_{s}" for s in range(3)]
+    + [f"knocks_{s}" for s in range(3)]  # knocks by seat (won or undercut)
+    + [f"gins_{s}" for s in range(3)]  # gins by seat
+    + [f"undercut_wins_{s}" for s in range(3)]  # hands won by seat as an undercutting defender
     + [f"pair_hands_{b}{c}" for b in range(3) for c in range(3)]
     + [f"pair_box_wins_{b}{c}" for b in range(3) for c in range(3)]
     + ["error"]  # non-zero if a built-in strategy made an illegal move (an engine bug)
@@ -100,6 +105,9 @@ GO_SEAT_BOX_HANDS = GAME_COLUMNS.index("box_hands_0")
 GO_SEAT_BOX_WINS = GAME_COLUMNS.index("box_wins_0")
 GO_SEAT_BOX_RUNS = GAME_COLUMNS.index("box_runs_0")
 GO_SEAT_HANDS_WON = GAME_COLUMNS.index("hands_won_0")
+GO_SEAT_KNOCKS = GAME_COLUMNS.index("knocks_0")
+GO_SEAT_GINS = GAME_COLUMNS.index("gins_0")
+GO_SEAT_UNDERCUT_WINS = GAME_COLUMNS.index("undercut_wins_0")
 GO_PAIR_HANDS = GAME_COLUMNS.index("pair_hands_00")
 GO_PAIR_BOX_WINS = GAME_COLUMNS.index("pair_box_wins_00")
 GO_ERROR = GAME_COLUMNS.index("error")
@@ -231,10 +239,15 @@ def record_hand(row: np.ndarray, gs: np.ndarray, hs: np.ndarray) -> None:
     knocker = hs[HS_KNOCKER]
     if knocker >= 0:
         row[GO_KNOCKS_BY_ROLE + knocker] += 1
+        row[GO_SEAT_KNOCKS + gs[GS_ROLE_SEAT + knocker]] += 1
     winner = hs[HS_WINNER]
     if winner >= 0:
         row[GO_WIN_BY_ROLE + 3 * winner + end - 1] += 1
         row[GO_POINTS_BY_ROLE + winner] += hs[HS_POINTS]
+        if end == END_GIN:
+            row[GO_SEAT_GINS + gs[GS_ROLE_SEAT + winner]] += 1
+        elif end == END_UNDERCUT:
+            row[GO_SEAT_UNDERCUT_WINS + gs[GS_ROLE_SEAT + winner]] += 1
     if winner == BOX:
         row[GO_SEAT_BOX_WINS + box] += 1
         row[GO_PAIR_BOX_WINS + 3 * box + captain] += 1

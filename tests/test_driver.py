@@ -162,6 +162,9 @@ def expected_row(records: list[dict[str, Any]], rules: Rules) -> dict[str, int]:
         e[f"pair_hands_{box}{captain}"] += 1
         if res["knocker"] is not None:
             e["box_knocks" if res["knocker"] == box else "captain_knocks"] += 1
+            e[f"knocks_{res['knocker']}"] += 1
+        if res["end"] in ("gin", "undercut"):
+            e[f"{'gins' if res['end'] == 'gin' else 'undercut_wins'}_{res['winner']}"] += 1
         if res["winner"] is not None:
             role = "box" if res["winner"] == box else "captain"
             e[f"{role}_{how[res['end']]}"] += 1
