@@ -22,7 +22,7 @@ run: install
 	$(BIN)/ginbox run experiments/quick.toml --force
 
 test: install-dev
-	$(BIN)/ruff check sim strategies tests experiments
+	$(BIN)/ruff check sim strategies tests experiments benchmarks
 	$(BIN)/python -m pytest
 
 clean:
