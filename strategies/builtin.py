@@ -119,6 +119,15 @@ def in_some_best_meld(hand: int, card: int) -> bool:
     return False
 
 
+@njit(cache=True)
+def take_into_meld(decision: int, view: np.ndarray) -> int:
+    """The draw rule of simple, gin-hunter and discard-tracking: take the top card (or the
+    upcard) only when it then lies in a meld of some least-deadwood arrangement."""
+    if in_some_best_meld(view[V_HAND], view[V_TOP]):
+        return MOVE_DRAW_DISCARD
+    return MOVE_PASS if decision == DEC_OFFER else MOVE_DRAW_STOCK
+
+
 # ------------------------------------------------------------------------------------ random
 
 
@@ -150,10 +159,7 @@ def simple_decide(decision: int, view: np.ndarray, after: np.ndarray, mem: np.nd
     twice in one hand (``mem[0]`` counts the pairs, ``mem[1:]`` holds them).
     """
     if decision == DEC_OFFER or decision == DEC_DRAW:
-        take = in_some_best_meld(view[V_HAND], view[V_TOP])
-        if take:
-            return MOVE_DRAW_DISCARD
-        return MOVE_PASS if decision == DEC_OFFER else MOVE_DRAW_STOCK
+        return take_into_meld(decision, view)
     if decision == DEC_KNOCK:
         return MOVE_KNOCK
     drawn = view[V_DRAWN]
@@ -318,9 +324,7 @@ def gin_hunter_decide(decision: int, params: np.ndarray, view: np.ndarray, after
     """
     hand = view[V_HAND]
     if decision == DEC_OFFER or decision == DEC_DRAW:
-        if in_some_best_meld(hand, view[V_TOP]):
-            return MOVE_DRAW_DISCARD
-        return MOVE_PASS if decision == DEC_OFFER else MOVE_DRAW_STOCK
+        return take_into_meld(decision, view)
     best = best_discards(hand, view[V_FORBIDDEN], after)
     if decision == DEC_KNOCK:
         if best == 0 or view[V_STOCK] <= params[0]:
@@ -359,9 +363,7 @@ def discard_tracking_decide(decision: int, params: np.ndarray, view: np.ndarray,
     """
     hand = view[V_HAND]
     if decision == DEC_OFFER or decision == DEC_DRAW:
-        if in_some_best_meld(hand, view[V_TOP]):
-            return MOVE_DRAW_DISCARD
-        return MOVE_PASS if decision == DEC_OFFER else MOVE_DRAW_STOCK
+        return take_into_meld(decision, view)
     best = best_discards(hand, view[V_FORBIDDEN], after)
     if decision == DEC_KNOCK:
         limit = params[0] if params[0] >= 0 else view[V_KNOCK_LIMIT]
