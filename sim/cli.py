@@ -132,6 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
     again.add_argument("--force", action="store_true",
                        help="delete the results already in DIR and run again")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--log", action="store_true",
+                     help="also write every chunk's hand log (arm=<i>/chunk-<c>.jsonl); plays "
+                          "through the Python driver, far slower: for small runs")
 
     rep = sub.add_parser(
         "report", help="write the report of a finished run and print the headline",
@@ -401,7 +404,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         sys.path.append(os.getcwd())
     result = run_experiment(args.file, games=args.games, seed=args.seed, jobs=args.jobs,
                             backend=args.backend, scheduler=args.scheduler, out=args.out,
-                            resume=args.resume, force=args.force, quiet=args.quiet)
+                            resume=args.resume, force=args.force, quiet=args.quiet,
+                            log=args.log)
     sessions = result.manifest.get("sessions") or [{}]
     wall, rate = sessions[-1].get("wall_seconds"), sessions[-1].get("games_per_s")
     done = (f"ran {result.manifest['total_games']:,} games into {result.out}"

@@ -64,6 +64,7 @@ from sim import __version__
 from sim.driver import Seeds, iter_games
 from sim.experiment import ExperimentSpec, load_experiment
 from sim.game import GAME_COLUMNS
+from sim.log import write_log
 from sim.rules import Rules
 
 MANIFEST = "manifest.json"
@@ -95,6 +96,11 @@ class Chunk:
         """Path of the chunk's parquet file relative to the results directory."""
         return f"arm={self.arm}/chunk-{self.index:05d}.parquet"
 
+    @property
+    def log_file(self) -> str:
+        """Path of the chunk's hand log (runs with ``log``), written before its parquet file."""
+        return f"arm={self.arm}/chunk-{self.index:05d}.jsonl"
+
 
 def plan_chunks(spec: ExperimentSpec) -> list[Chunk]:
     """Every chunk of the experiment, arm by arm, in game order."""
@@ -104,18 +110,25 @@ def plan_chunks(spec: ExperimentSpec) -> list[Chunk]:
 
 
 def play_chunk(rules: Rules, strategies: tuple[str, ...], deck_seed: int, strategy_seed: int,
-               rotate: bool, chunk: Chunk) -> tuple[Chunk, np.ndarray, float]:
-    """Play one chunk in a worker: (chunk, ``GAME_COLUMNS`` rows, seconds spent).
+               rotate: bool, chunk: Chunk, log: bool = False,
+               ) -> tuple[Chunk, np.ndarray, float, list[dict[str, Any]]]:
+    """Play one chunk in a worker: (chunk, ``GAME_COLUMNS`` rows, seconds, hand records).
 
-    Top-level and argument-light so that loky and Dask pickle it by reference.
+    Hand records (the hand-log lines) only with ``log``: that plays through the Python driver,
+    the same games much more slowly. Top-level and argument-light so that loky and Dask pickle
+    it by reference.
     """
     start = time.perf_counter()
     seeds = Seeds(np.uint64(deck_seed), np.uint64(strategy_seed))
-    parts = [rows for rows, _ in iter_games(rules, strategies, chunk.games, seeds,
-                                            first_game=chunk.first_game, batch=chunk.games,
-                                            rotate=rotate)]
+    parts = []
+    records: list[dict[str, Any]] = []
+    for rows, recs in iter_games(rules, strategies, chunk.games, seeds,
+                                 first_game=chunk.first_game, batch=chunk.games,
+                                 rotate=rotate, log=log):
+        parts.append(rows)
+        records.extend(recs)
     rows = np.concatenate(parts) if len(parts) > 1 else parts[0]
-    return chunk, rows, time.perf_counter() - start
+    return chunk, rows, time.perf_counter() - start, records
 
 
 def chunk_table(spec: ExperimentSpec, chunk: Chunk, rows: np.ndarray) -> pa.Table:
@@ -221,7 +234,8 @@ def load_results(out: str | Path, allow_partial: bool = False) -> RunResult:
 def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
                    games: int | None = None, seed: int | None = None, jobs: int | None = None,
                    backend: str = "loky", scheduler: Any = None, out: str | Path | None = None,
-                   resume: bool = False, force: bool = False, quiet: bool = False) -> RunResult:
+                   resume: bool = False, force: bool = False, quiet: bool = False,
+                   log: bool = False) -> RunResult:
     """Run an experiment (a spec, a TOML path or a dict) and return its results.
 
     ``games`` and ``seed`` override the spec's. ``jobs``: worker processes (default: all usable
@@ -234,7 +248,10 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
     the files, so a remote cluster needs no shared file system. ``out``: the results
     directory (default ``results/<name>``). A directory that already holds results is refused
     unless ``resume`` (finish the missing chunks of the same experiment) or ``force`` (delete
-    the old results and rerun). ``quiet`` hides the progress bar (tqdm on stderr).
+    the old results and rerun). ``quiet`` hides the progress bar (tqdm on stderr). ``log``
+    also writes the full hand log of every chunk, ``arm=<i>/chunk-<c>.jsonl`` (the format of
+    ``ginbox play --log``), playing through the Python driver: the same games, far slower, so
+    meant for small runs. A run and its resumption must agree on ``log``.
 
     Bad input raises ``ValueError`` with one line, before anything is written.
     """
@@ -266,8 +283,12 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
         done = _finished_chunks(out, plan)
         if done and not force:
             _check_engine_reproduces(out, spec, done, old)
+        if resume and old is not None and bool(old.get("hand_logs", False)) != log:
+            raise ValueError(f"cannot resume {out}: it was run with hand logs "
+                             f"{'on' if old.get('hand_logs') else 'off'}; resume it the same way")
         manifest = _new_manifest(spec, plan, old if resume else None)
-        runner = _Session(out, spec, plan, manifest, done, jobs, backend, quiet)
+        manifest["hand_logs"] = log
+        runner = _Session(out, spec, plan, manifest, done, jobs, backend, quiet, log)
         runner.run(scheduler)
     return RunResult(out, manifest)
 
@@ -284,8 +305,9 @@ class _Session:
 
     def __init__(self, out: Path, spec: ExperimentSpec, plan: list[Chunk],
                  manifest: dict[str, Any], done: set[Chunk], jobs: int, backend: str,
-                 quiet: bool) -> None:
+                 quiet: bool, log: bool = False) -> None:
         self.out, self.spec, self.plan, self.manifest = out, spec, plan, manifest
+        self.log = log
         self.done, self.jobs, self.backend, self.quiet = done, jobs, backend, quiet
         self.entries = {(c["arm"], c["chunk"]): c for c in manifest["chunks"]}
         for chunk in plan:
@@ -309,10 +331,14 @@ class _Session:
         status = "failed"
         try:
             tasks = [delayed(play_chunk)(arm.resolved_rules, arm.strategies,
-                                         *self._seeds(chunk.arm), arm.rotate, chunk)
+                                         *self._seeds(chunk.arm), arm.rotate, chunk, self.log)
                      for chunk in pending
                      for arm in (self.spec.arms[chunk.arm],)]
-            for chunk, rows, seconds in _parallel(tasks, self.jobs, self.backend, scheduler):
+            for chunk, rows, seconds, records in _parallel(tasks, self.jobs, self.backend,
+                                                           scheduler):
+                if self.log:  # before the parquet file, whose presence marks the chunk done
+                    (self.out / chunk.log_file).parent.mkdir(parents=True, exist_ok=True)
+                    write_log(self.out / chunk.log_file, records)
                 _atomic_write_table(self.out / chunk.file, chunk_table(self.spec, chunk, rows))
                 entry = self.entries[(chunk.arm, chunk.index)]
                 entry.update(status="done", seconds=round(seconds, 4))
@@ -350,8 +376,8 @@ class _Session:
         self.last_save = time.perf_counter()
 
 
-def _parallel(tasks: list[Any], jobs: int, backend: str,
-              scheduler: Any) -> Iterator[tuple[Chunk, np.ndarray, float]]:
+def _parallel(tasks: list[Any], jobs: int, backend: str, scheduler: Any,
+              ) -> Iterator[tuple[Chunk, np.ndarray, float, list[dict[str, Any]]]]:
     """Results as workers finish them (any order): the caller writes each one at once."""
     if not tasks:
         return
@@ -554,7 +580,7 @@ def _check_engine_reproduces(out: Path, spec: ExperimentSpec, done: set[Chunk],
         first = finished[0]
         sample = Chunk(arm_index, first.index, first.first_game, min(games, first.games))
         seeds = Seeds.from_seed(spec.seed)
-        _, rows, _ = play_chunk(arm.resolved_rules, arm.strategies, int(seeds.deck),
+        _, rows, _, _ = play_chunk(arm.resolved_rules, arm.strategies, int(seeds.deck),
                                 int(seeds.strategy), arm.rotate, sample)
         stored = pq.read_table(out / first.file, columns=GAME_COLUMNS).slice(0, sample.games)
         if not np.array_equal(np.column_stack([c.to_numpy() for c in stored.columns]), rows):

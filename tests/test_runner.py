@@ -313,3 +313,29 @@ def test_python_strategy_by_import_path_in_workers(tmp_path: Path) -> None:
     two = run(tmp_path / "two", spec=spec, jobs=2).games
     pd.testing.assert_frame_equal(one, two)
     assert (one["strategy_0"] == "strategies.base:BaseStrategy").all()
+
+
+# ---------------------------------------------------------------------------- hand logs
+
+
+def test_hand_logs_when_asked(tmp_path: Path) -> None:
+    """log=True writes each chunk's hand log beside its rows; the games are the same games."""
+    from sim.log import read_log
+    from sim.replay import replay_game
+
+    spec = {"name": "logged", "seed": 8, "games": 12, "chunk_size": 6, "arms": [
+        {"name": "mix", "strategies": ["greedy-knock", "simple", "discard-tracking"]}]}
+    logged = run_experiment(spec, out=tmp_path / "a", jobs=1, quiet=True, log=True)
+    plain = run_experiment(spec, out=tmp_path / "b", jobs=1, quiet=True)
+    pd.testing.assert_frame_equal(logged.games, plain.games)
+    assert logged.manifest["hand_logs"] is True and plain.manifest["hand_logs"] is False
+    records = []
+    for chunk in (0, 1):
+        records += read_log(tmp_path / "a" / f"arm=0/chunk-{chunk:05d}.jsonl")
+    assert not list((tmp_path / "b").rglob("*.jsonl"))
+    assert len(records) == int(plain.games["hands"].sum())
+    assert sorted({r["game"] for r in records}) == list(range(12))
+    first_game = [r for r in records if r["game"] == 0]
+    assert all(check.ok for check in replay_game(first_game))
+    with pytest.raises(ValueError, match="hand logs on; resume it the same way"):
+        run_experiment(spec, out=tmp_path / "a", jobs=1, quiet=True, resume=True)
