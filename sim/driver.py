@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sim.cards import card_str, mask_cards, parse_cards
+from sim.cards import card_str, parse_cards
 from sim.game import (
     GAME_COLUMNS,
     GO_LEN,
@@ -378,8 +378,3 @@ def play_games(strategies: Sequence[Any] | str, rules: Rules | str | None = None
     frame.insert(0, "game", np.arange(len(frame)))
     kept = records if log and on_records is None else None
     return PlayResult(rules, [s.text for s in specs], frame, kept)
-
-
-def cards_of(mask: int) -> list[str]:
-    """Card strings of a mask (small helper for logs and replay)."""
-    return [card_str(c) for c in mask_cards(mask)]

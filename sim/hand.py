@@ -16,11 +16,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.cards import CARD_VALUE, N_CODES
+from sim.cards import N_CODES
 from sim.melds import (
     MAX_DEPTH,
     NO_CARD,
-    SEARCH_MELDS,
     best_discard_search,
     fill_deadwood_after_discards,
     min_deadwood_mask,
@@ -28,10 +27,7 @@ from sim.melds import (
 from sim.rules import (
     RI_FORBID_TAKEN_DISCARD,
     RI_GIN_BONUS,
-    RI_KNOCK_LIMIT,
     RI_MAX_TURNS,
-    RI_OKLAHOMA,
-    RI_SPADE_DOUBLING,
     RI_UNDERCUT_BONUS,
     RI_WALL,
 )
@@ -39,6 +35,7 @@ from sim.showdown import (
     MAX_MELDS,
     OUTCOME_GIN,
     OUTCOME_KNOCK,
+    hand_terms,
     settle_kernel,
 )
 
@@ -196,12 +193,7 @@ def deal(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, rules: np.ndarray) 
     hs[HS_DECLINED + 1] = -1
     hs[HS_KNOCKER] = -1
     hs[HS_WINNER] = -1
-    limit = rules[RI_KNOCK_LIMIT]
-    if rules[RI_OKLAHOMA]:
-        v = CARD_VALUE[upcard]
-        limit = 0 if v == 1 else v
-    hs[HS_KNOCK_LIMIT] = limit
-    hs[HS_MULTIPLIER] = 2 if rules[RI_SPADE_DOUBLING] and upcard < 16 else 1
+    hs[HS_KNOCK_LIMIT], hs[HS_MULTIPLIER] = hand_terms(rules, upcard)
     hs[HS_FORBID_TAKEN] = rules[RI_FORBID_TAKEN_DISCARD]
     hs[HS_WALL] = rules[RI_WALL]
     hs[HS_MAX_TURNS] = rules[RI_MAX_TURNS]
@@ -323,6 +315,15 @@ def _draw(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, from_pile: bool) -
 
 
 @njit(cache=True)
+def _play_draw(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, after: np.ndarray,
+               moves: np.ndarray, from_pile: bool) -> None:
+    """Log and play a draw, then ask about knocking only if it is legal."""
+    _log(hs, moves, hs[HS_TO_MOVE], MOVE_DRAW_DISCARD if from_pile else MOVE_DRAW_STOCK)
+    _draw(hs, pile, deck, from_pile)
+    _after_draw(hs, after)
+
+
+@njit(cache=True)
 def _settle(hs: np.ndarray) -> None:
     knocker = hs[HS_TO_MOVE]
     defender = 1 - knocker
@@ -391,9 +392,7 @@ def advance(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, after: np.ndarra
     """
     ph = hs[HS_PHASE]
     if ph == PH_FORCED_STOCK:
-        _log(hs, moves, hs[HS_TO_MOVE], MOVE_DRAW_STOCK)
-        _draw(hs, pile, deck, False)
-        _after_draw(hs, after)
+        _play_draw(hs, pile, deck, after, moves, False)
         ph = hs[HS_PHASE]
     if ph == PH_OFFER_NONDEALER or ph == PH_OFFER_DEALER:
         return DEC_OFFER
@@ -433,23 +432,17 @@ def apply_move(
                 hs[HS_TO_MOVE] = NONDEALER
             return OK
         if move == MOVE_DRAW_DISCARD:
-            _log(hs, moves, p, MOVE_DRAW_DISCARD)
-            _draw(hs, pile, deck, True)
-            _after_draw(hs, after)
+            _play_draw(hs, pile, deck, after, moves, True)
             return OK
         return ERR_NOT_YOUR_DECISION if move <= MOVE_NO_KNOCK else ERR_BAD_MOVE
     if ph == PH_DRAW:
         if move == MOVE_DRAW_STOCK:
-            _log(hs, moves, p, MOVE_DRAW_STOCK)
-            _draw(hs, pile, deck, False)
-            _after_draw(hs, after)
+            _play_draw(hs, pile, deck, after, moves, False)
             return OK
         if move == MOVE_DRAW_DISCARD:
             if hs[HS_PILE_LEN] == 0:
                 return ERR_EMPTY_PILE
-            _log(hs, moves, p, MOVE_DRAW_DISCARD)
-            _draw(hs, pile, deck, True)
-            _after_draw(hs, after)
+            _play_draw(hs, pile, deck, after, moves, True)
             return OK
         return ERR_NOT_YOUR_DECISION if move <= MOVE_NO_KNOCK else ERR_BAD_MOVE
     if ph == PH_KNOCK:
@@ -488,8 +481,3 @@ def apply_move(
         _end_turn(hs)
         return OK
     return ERR_NOT_YOUR_DECISION
-
-
-def melds_of(hs: np.ndarray, first: int, count: int) -> list[int]:
-    """Meld masks stored in the state from slot ``first`` (Python helper for logs)."""
-    return [int(SEARCH_MELDS[int(hs[first + j])]) for j in range(int(count))]

@@ -211,9 +211,10 @@ class Rules:
             raise ValueError(
                 f"upcard_value={upcard_value!r} is out of range: expected an integer 1..10"
             )
-        if not self.oklahoma:
-            return self.knock_limit
-        return 0 if upcard_value == 1 else int(upcard_value)
+        from sim.showdown import hand_terms  # the one place the rule lives (compiled)
+
+        spade_of_that_value = int(upcard_value) - 1  # rank index; a ten stands for any 10
+        return int(hand_terms(self.to_array(), spade_of_that_value)[0])
 
     def to_array(self) -> np.ndarray:
         """The rules as a flat ``int64`` array for numba code (layout in the module docstring)."""

@@ -21,7 +21,13 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from sim.cards import SUIT_STRIDE, card_str, card_value, mask_cards, parse_cards, suit_of
+from sim.cards import (
+    CARD_VALUE,
+    SUIT_STRIDE,
+    card_str,
+    mask_cards,
+    parse_cards,
+)
 from sim.melds import (
     MAX_DEPTH,
     SEARCH_MELD_KINDS,
@@ -34,7 +40,7 @@ from sim.melds import (
     min_deadwood_mask,
     search_best_melds,
 )
-from sim.rules import Rules
+from sim.rules import RI_KNOCK_LIMIT, RI_OKLAHOMA, RI_SPADE_DOUBLING, Rules
 
 OUTCOME_KNOCK = 0  # the knocker won without gin
 OUTCOME_GIN = 1
@@ -42,7 +48,6 @@ OUTCOME_UNDERCUT = 2  # the defender won
 OUTCOME_ILLEGAL = -1  # the knocker cannot get within the knock limit
 
 MAX_MELDS = 8  # melds in one 10-card arrangement (at most 3)
-MAX_OPTIONS = 16  # layoff choices for one meld: (below+1) * (above+1) <= 4 * 4, or 2 for a set
 
 
 @njit(cache=True)
@@ -243,20 +248,19 @@ class Showdown:
         return "gin" if self.gin else ("undercut" if self.undercut else "knock")
 
 
-def hand_knock_limit(rules: Rules, upcard: int | None) -> int:
-    """The knock limit of one hand (Oklahoma: set by the upcard)."""
-    if rules.oklahoma:
-        if upcard is None:
-            raise ValueError("oklahoma rules need the hand's upcard to set the knock limit")
-        return rules.hand_knock_limit(card_value(upcard))
-    return rules.knock_limit
+@njit(cache=True)
+def hand_terms(rules: np.ndarray, upcard: int) -> tuple[int, int]:
+    """(knock limit, points multiplier) of one hand, from the rules array and its upcard.
 
-
-def points_multiplier(rules: Rules, upcard: int | None) -> int:
-    """2 when spade doubling is on and the upcard is a spade, else 1."""
-    if rules.spade_doubling and upcard is not None and suit_of(upcard) == 0:
-        return 2
-    return 1
+    The Oklahoma rule (the upcard's value sets the knock limit, an ace meaning gin only) and
+    spade doubling live here alone; ``upcard`` -1 means unknown (neither applies).
+    """
+    limit = rules[RI_KNOCK_LIMIT]
+    if rules[RI_OKLAHOMA] and upcard >= 0:
+        value = CARD_VALUE[upcard]
+        limit = 0 if value == 1 else value
+    multiplier = 2 if rules[RI_SPADE_DOUBLING] and 0 <= upcard < 16 else 1
+    return limit, multiplier
 
 
 def settle(
@@ -284,7 +288,9 @@ def settle(
         names = " ".join(card_str(c) for c in sorted(overlap))
         raise ValueError(f"knocker and defender hands overlap: {names}")
     up = None if upcard is None else parse_cards([upcard])[0]  # often taken into a hand
-    limit = hand_knock_limit(rules, up)
+    if rules.oklahoma and up is None:
+        raise ValueError("oklahoma rules need the hand's upcard to set the knock limit")
+    limit, multiplier = hand_terms(rules.to_array(), -1 if up is None else up)
     k_mask = sum(1 << c for c in k_codes)
     d_mask = sum(1 << c for c in d_codes)
     k_out = np.full(MAX_MELDS, -1, np.int64)
@@ -304,7 +310,7 @@ def settle(
         gin=outcome == OUTCOME_GIN,
         undercut=outcome == OUTCOME_UNDERCUT,
         winner="defender" if outcome == OUTCOME_UNDERCUT else "knocker",
-        points=int(points) * points_multiplier(rules, up),
+        points=int(points) * multiplier,
     )
 
 

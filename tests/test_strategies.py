@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
 from sim.cards import card_str, parse_cards
@@ -94,8 +93,8 @@ def test_illegal_python_move_is_a_clear_error() -> None:
 @pytest.mark.parametrize("name", list(BUILTINS))
 def test_each_builtin_plays_every_role_and_the_advisor_policy(name: str) -> None:
     rules = Rules(team_policy="advisor")
+    # an illegal move by a built-in would raise StrategyError here
     result = play_games([name, "greedy-knock", "simple"], rules=rules, games=30, seed=4)
-    assert (result.games["error"] if "error" in result.games else np.zeros(1)).sum() == 0
     assert result.games["hands"].min() >= 1
     assert (result.games[["score_0", "score_1", "score_2"]].max(axis=1) >= 100).all()
 
