@@ -18,7 +18,9 @@ __version__ = "0.1.0"
 
 _PACKAGES = ("sim", "strategies")
 # Modules without compiled functions whose constants compiled code reads.
-_CONSTANT_MODULES = ("cards.py", "rules.py")
+_CONSTANT_MODULES = ("cards.py", "rules.py", "jit.py")
+# Decorators that mark a module as holding compiled code (sim.jit's, and numba's own).
+_COMPILED_MARKS = (b"@njit", b"@kernel", b"@allocating")
 
 
 def _source_stamp() -> str:
@@ -28,7 +30,7 @@ def _source_stamp() -> str:
     for package in _PACKAGES:
         for path in sorted((root / package).glob("*.py")):
             text = path.read_bytes()
-            if b"@njit" in text or path.name in _CONSTANT_MODULES:
+            if any(mark in text for mark in _COMPILED_MARKS) or path.name in _CONSTANT_MODULES:
                 digest.update(path.name.encode())
                 digest.update(text)
     return digest.hexdigest()[:16]

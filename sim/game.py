@@ -16,7 +16,6 @@ Seats are numbered 0, 1, 2 (0, 1 in two-player mode). Roles: 0 the box (dealer),
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from sim.cards import DECK
 from sim.hand import (
@@ -39,6 +38,7 @@ from sim.hand import (
     deal,
     forget_after,
 )
+from sim.jit import allocating, kernel
 from sim.rng import below, stream_seed
 from sim.rules import (
     RI_GAME_BONUS,
@@ -117,7 +117,7 @@ GO_ERROR = GAME_COLUMNS.index("error")
 ROTATIONS = np.array([[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 2, 1], [1, 0, 2], [2, 1, 0]], np.int64)
 
 
-@njit(cache=True)
+@kernel
 def shuffle_deck(deck: np.ndarray, rng: np.ndarray) -> None:
     """A fresh uniformly shuffled deck (Fisher-Yates from the game's deck stream)."""
     for i in range(52):
@@ -129,7 +129,7 @@ def shuffle_deck(deck: np.ndarray, rng: np.ndarray) -> None:
         deck[j] = t
 
 
-@njit(cache=True)
+@kernel
 def game_init(gs: np.ndarray, rules: np.ndarray, deck_rng: np.ndarray, rotate: int) -> None:
     """Initial roles: a uniform permutation of the seats (the card draw), unless fixed.
 
@@ -140,7 +140,9 @@ def game_init(gs: np.ndarray, rules: np.ndarray, deck_rng: np.ndarray, rotate: i
     for j in range(GS_LEN):
         gs[j] = 0
     n = rules[RI_PLAYERS]
-    seats = np.arange(3)
+    seats = gs[GS_ROLE_SEAT:GS_ROLE_SEAT + 3]  # shuffled in place: role r -> seat
+    for r in range(3):
+        seats[r] = r
     for i in range(n - 1, 0, -1):
         j = below(deck_rng, i + 1)
         t = seats[i]
@@ -154,12 +156,13 @@ def game_init(gs: np.ndarray, rules: np.ndarray, deck_rng: np.ndarray, rotate: i
         for r in range(n):
             seats[r] = rules[RI_INITIAL_ROLES + r]
     for r in range(3):
-        gs[GS_ROLE_SEAT + r] = seats[r] if r < n else -1
-        gs[GS_INITIAL_ROLE_SEAT + r] = gs[GS_ROLE_SEAT + r]
+        if r >= n:
+            seats[r] = -1
+        gs[GS_INITIAL_ROLE_SEAT + r] = seats[r]
     gs[GS_WINNER] = -1
 
 
-@njit(cache=True)
+@kernel
 def decider_seat(gs: np.ndarray, rules: np.ndarray, hand_player: int) -> int:
     """The seat whose strategy decides for a hand player (the sitter advises the captain)."""
     if hand_player == 1 and rules[RI_TEAM_ADVISOR] and rules[RI_PLAYERS] == 3:
@@ -167,7 +170,7 @@ def decider_seat(gs: np.ndarray, rules: np.ndarray, hand_player: int) -> int:
     return gs[GS_ROLE_SEAT + hand_player]
 
 
-@njit(cache=True)
+@kernel
 def start_hand(gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
                rules: np.ndarray, deck_rng: np.ndarray, game_info: np.ndarray) -> None:
     """Shuffle, deal, and fill the public game facts the views show."""
@@ -180,7 +183,7 @@ def start_hand(gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarra
     game_info[GI_TARGET] = rules[RI_TARGET]
 
 
-@njit(cache=True)
+@kernel
 def end_hand(gs: np.ndarray, hs: np.ndarray, rules: np.ndarray) -> int:
     """Score the finished hand, rotate the roles, detect the end of the game.
 
@@ -223,7 +226,7 @@ def end_hand(gs: np.ndarray, hs: np.ndarray, rules: np.ndarray) -> int:
     return scorer
 
 
-@njit(cache=True)
+@kernel
 def record_hand(row: np.ndarray, gs: np.ndarray, hs: np.ndarray) -> None:
     """Add a finished hand to a game's statistics row (call before :func:`end_hand`)."""
     box = gs[GS_ROLE_SEAT + BOX]
@@ -253,7 +256,7 @@ def record_hand(row: np.ndarray, gs: np.ndarray, hs: np.ndarray) -> None:
         row[GO_PAIR_BOX_WINS + 3 * box + captain] += 1
 
 
-@njit(cache=True)
+@kernel
 def record_game(row: np.ndarray, gs: np.ndarray) -> None:
     """Write a finished game's winner, hands and scores to its statistics row."""
     row[GO_WINNER] = gs[GS_WINNER]
@@ -265,7 +268,7 @@ def record_game(row: np.ndarray, gs: np.ndarray) -> None:
         row[GO_INITIAL_ROLE_SEAT + s] = gs[GS_INITIAL_ROLE_SEAT + s]
 
 
-@njit(cache=True)
+@allocating
 def play_batch_kernel(rules: np.ndarray, strategy_ids: np.ndarray, params: np.ndarray,
                       deck_base: np.uint64, strategy_base: np.uint64, first_game: int,
                       rotate: bool, out: np.ndarray) -> None:
@@ -273,21 +276,29 @@ def play_batch_kernel(rules: np.ndarray, strategy_ids: np.ndarray, params: np.nd
 
     Game ``g`` draws its decks from stream ``g`` of ``deck_base`` and its strategy choices from
     stream ``g`` of ``strategy_base``, so results do not depend on how games are batched.
-    ``rotate`` seats game ``g`` by the rotation (see :func:`game_init`).
+    ``rotate`` seats game ``g`` by the rotation (see :func:`game_init`). Allocates the buffers
+    once, then plays in :func:`play_batch_into`.
     """
-    gs = np.zeros(GS_LEN, np.int64)
-    hs = np.zeros(HS_LEN, np.int64)
-    pile = np.zeros(52, np.int64)
-    deck = np.zeros(52, np.int64)
     after = np.zeros(AFTER_LEN, np.int64)
     forget_after(after)
-    moves = np.zeros((0, 2), np.int64)
-    view = np.zeros(V_LEN, np.int64)
-    game_info = np.zeros(GI_LEN, np.int64)
-    mem = np.zeros((2, MEM_LEN), np.int64)
-    scratch = np.zeros(SCRATCH_LEN, np.int64)
-    deck_rng = np.zeros(1, np.uint64)
-    strategy_rng = np.zeros(1, np.uint64)
+    play_batch_into(rules, strategy_ids, params, deck_base, strategy_base, first_game, rotate,
+                    out, np.zeros(GS_LEN, np.int64), np.zeros(HS_LEN, np.int64),
+                    np.zeros(52, np.int64), np.zeros(52, np.int64), after,
+                    np.zeros((0, 2), np.int64), np.zeros(V_LEN, np.int64),
+                    np.zeros(GI_LEN, np.int64), np.zeros((2, MEM_LEN), np.int64),
+                    np.zeros(SCRATCH_LEN, np.int64), np.zeros(2, np.uint64))
+
+
+@kernel
+def play_batch_into(rules: np.ndarray, strategy_ids: np.ndarray, params: np.ndarray,
+                    deck_base: np.uint64, strategy_base: np.uint64, first_game: int,
+                    rotate: bool, out: np.ndarray, gs: np.ndarray, hs: np.ndarray,
+                    pile: np.ndarray, deck: np.ndarray, after: np.ndarray, moves: np.ndarray,
+                    view: np.ndarray, game_info: np.ndarray, mem: np.ndarray,
+                    scratch: np.ndarray, rng_states: np.ndarray) -> None:
+    """The loop of :func:`play_batch_kernel`, in buffers it allocated (``after`` fresh)."""
+    deck_rng = rng_states[0:1]
+    strategy_rng = rng_states[1:2]
     for i in range(out.shape[0]):
         g = first_game + i
         deck_rng[0] = stream_seed(deck_base, g)

@@ -14,11 +14,10 @@ stock, next to draw first.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from sim.cards import N_CODES
+from sim.jit import kernel
 from sim.melds import (
-    MAX_DEPTH,
     NO_CARD,
     best_discard_search,
     fill_deadwood_after_discards,
@@ -35,6 +34,9 @@ from sim.showdown import (
     MAX_MELDS,
     OUTCOME_GIN,
     OUTCOME_KNOCK,
+    SHOWDOWN_WORK_LEN,
+    SW_DEFENDER_MELDS,
+    SW_KNOCKER_MELDS,
     hand_terms,
     settle_kernel,
 )
@@ -139,7 +141,9 @@ HS_KNOCKER_HAND = HS_N_MOVES + 1  # the knocker's 10 cards after his discard
 HS_DEFENDER_HAND = HS_KNOCKER_HAND + 1
 HS_DEADWOOD = HS_DEFENDER_HAND + 1  # 2 slots: each player's least deadwood of his 10 cards
 HS_PILE_MASK = HS_DEADWOOD + 2  # the cards in the discard pile
-HS_LEN = HS_PILE_MASK + 1
+HS_STATE_LEN = HS_PILE_MASK + 1  # the state proper ends here; deal() resets it
+HS_SHOWDOWN_WORK = HS_STATE_LEN  # SHOWDOWN_WORK_LEN slots: scratch for settling a knock
+HS_LEN = HS_SHOWDOWN_WORK + SHOWDOWN_WORK_LEN
 
 # The turn scratch ("after") array. Slots 0..63 may hold a per-card table (deadwood after
 # discarding each card), filled only when someone needs it; the slots after them memoise the
@@ -167,10 +171,10 @@ def new_hand_buffers(max_moves: int = 0) -> tuple[np.ndarray, np.ndarray, np.nda
         (max_moves, 2), np.int64)
 
 
-@njit(cache=True)
+@kernel
 def deal(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, rules: np.ndarray) -> None:
     """Start a hand from a shuffled deck (dealer, non-dealer, upcard, stock)."""
-    for j in range(HS_LEN):  # an explicit loop: numba's slice fill is much slower
+    for j in range(HS_STATE_LEN):  # an explicit loop: numba's slice fill is much slower
         hs[j] = 0
     dealer = 0
     nondealer = 0
@@ -203,13 +207,13 @@ def deal(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, rules: np.ndarray) 
     hs[HS_DEADWOOD + NONDEALER] = min_deadwood_mask(nondealer)
 
 
-@njit(cache=True)
+@kernel
 def stock_count(hs: np.ndarray) -> int:
     """Cards left in the stock."""
     return 52 - hs[HS_STOCK_TOP]
 
 
-@njit(cache=True)
+@kernel
 def _log(hs: np.ndarray, moves: np.ndarray, player: int, move: int) -> None:
     n = hs[HS_N_MOVES]
     if n < moves.shape[0]:
@@ -218,7 +222,7 @@ def _log(hs: np.ndarray, moves: np.ndarray, player: int, move: int) -> None:
     hs[HS_N_MOVES] = n + 1
 
 
-@njit(cache=True)
+@kernel
 def best_discards(h: int, forbidden: int, after: np.ndarray) -> int:
     """Least deadwood of 11 cards ``h`` after discarding any card but ``forbidden`` (-1: none).
 
@@ -234,7 +238,7 @@ def best_discards(h: int, forbidden: int, after: np.ndarray) -> int:
     return best
 
 
-@njit(cache=True)
+@kernel
 def deadwood_table(h: int, forbidden: int, after: np.ndarray) -> None:
     """Fill ``after[c]`` with the deadwood left by discarding each card ``c`` of ``h``.
 
@@ -249,7 +253,7 @@ def deadwood_table(h: int, forbidden: int, after: np.ndarray) -> None:
     after[AF_TABLE_FORBIDDEN] = forbidden
 
 
-@njit(cache=True)
+@kernel
 def forget_after(after: np.ndarray) -> None:
     """Wipe ``after`` at the end of a turn, so no player ever sees another's figures.
 
@@ -266,19 +270,19 @@ def forget_after(after: np.ndarray) -> None:
     after[AF_TIES] = 0
 
 
-@njit(cache=True)
+@kernel
 def forbidden_discard(hs: np.ndarray) -> int:
     """The card the mover may not discard this turn (taken from the pile), or -1."""
     return hs[HS_TAKEN] if hs[HS_FORBID_TAKEN] else -1
 
 
-@njit(cache=True)
+@kernel
 def best_legal_after(hs: np.ndarray, after: np.ndarray) -> int:
     """Least deadwood the mover's 11 cards can leave with a legal discard."""
     return best_discards(hs[HS_HAND + hs[HS_TO_MOVE]], forbidden_discard(hs), after)
 
 
-@njit(cache=True)
+@kernel
 def deadwood_after_discard(hs: np.ndarray, after: np.ndarray, card: int) -> int:
     """Least deadwood of the mover's hand once ``card`` is discarded."""
     h = hs[HS_HAND + hs[HS_TO_MOVE]]
@@ -287,7 +291,7 @@ def deadwood_after_discard(hs: np.ndarray, after: np.ndarray, card: int) -> int:
     return min_deadwood_mask(h & ~(1 << card))
 
 
-@njit(cache=True)
+@kernel
 def _after_draw(hs: np.ndarray, after: np.ndarray) -> None:
     """The mover holds 11 cards: ask about knocking only when it is legal."""
     if best_legal_after(hs, after) <= hs[HS_KNOCK_LIMIT]:
@@ -296,7 +300,7 @@ def _after_draw(hs: np.ndarray, after: np.ndarray) -> None:
         hs[HS_PHASE] = PH_DISCARD
 
 
-@njit(cache=True)
+@kernel
 def _draw(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, from_pile: bool) -> None:
     p = hs[HS_TO_MOVE]
     if from_pile:
@@ -314,7 +318,7 @@ def _draw(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, from_pile: bool) -
     hs[HS_HAND + p] |= 1 << card
 
 
-@njit(cache=True)
+@kernel
 def _play_draw(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, after: np.ndarray,
                moves: np.ndarray, from_pile: bool) -> None:
     """Log and play a draw, then ask about knocking only if it is legal."""
@@ -323,20 +327,18 @@ def _play_draw(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, after: np.nda
     _after_draw(hs, after)
 
 
-@njit(cache=True)
+@kernel
 def _settle(hs: np.ndarray) -> None:
     knocker = hs[HS_TO_MOVE]
     defender = 1 - knocker
-    k_out = np.full(MAX_MELDS, -1, np.int64)
-    d_out = np.full(MAX_DEPTH, -1, np.int64)
+    work = hs[HS_SHOWDOWN_WORK:]
     outcome, points, k_dw, d_dw, layoff, n_k, n_d = settle_kernel(
         hs[HS_HAND + knocker],
         hs[HS_HAND + defender],
         hs[HS_KNOCK_LIMIT],
         hs[HS_GIN_BONUS],
         hs[HS_UNDERCUT_BONUS],
-        k_out,
-        d_out,
+        work,
     )
     hs[HS_KNOCKER] = knocker
     hs[HS_KNOCKER_HAND] = hs[HS_HAND + knocker]
@@ -357,12 +359,12 @@ def _settle(hs: np.ndarray) -> None:
     hs[HS_N_KNOCKER_MELDS] = n_k
     hs[HS_N_DEFENDER_MELDS] = min(n_d, MAX_MELDS)
     for j in range(MAX_MELDS):
-        hs[HS_KNOCKER_MELDS + j] = k_out[j] if j < n_k else -1
-        hs[HS_DEFENDER_MELDS + j] = d_out[j] if j < n_d else -1
+        hs[HS_KNOCKER_MELDS + j] = work[SW_KNOCKER_MELDS + j] if j < n_k else -1
+        hs[HS_DEFENDER_MELDS + j] = work[SW_DEFENDER_MELDS + j] if j < n_d else -1
     hs[HS_PHASE] = PH_OVER
 
 
-@njit(cache=True)
+@kernel
 def _end_turn(hs: np.ndarray) -> None:
     """After a discard that was not a knock: the wall, the turn limit, or the next player."""
     hs[HS_TURNS] += 1
@@ -379,7 +381,7 @@ def _end_turn(hs: np.ndarray) -> None:
         hs[HS_PHASE] = PH_DRAW
 
 
-@njit(cache=True)
+@kernel
 def advance(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, after: np.ndarray,
             moves: np.ndarray) -> int:
     """Play forced moves, then return the decision the mover must take (or DEC_OVER).
@@ -405,7 +407,7 @@ def advance(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, after: np.ndarra
     return DEC_OVER
 
 
-@njit(cache=True)
+@kernel
 def apply_move(
     hs: np.ndarray,
     pile: np.ndarray,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import numpy as np
-from numba import int64, njit
+from numba import int64
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.types import UniTuple
 
@@ -29,10 +29,12 @@ from sim.cards import (
     parse_cards,
     sort_for_display,
 )
+from sim.jit import allocating, kernel
 
 SUIT_BITS = (1 << N_RANKS) - 1  # 13 low bits of one suit
 NO_CARD = 1000  # sentinel deadwood for codes not in the hand
 MAX_DEPTH = 64  # search depth bound: each level consumes at least one card
+SEARCH_STACK_ROWS = 6  # rows of the scratch stack the explicit-stack searches take
 
 
 def _build_melds() -> tuple[np.ndarray, np.ndarray]:
@@ -89,7 +91,7 @@ _SUIT_VALUE16 = SUIT_PATTERN_VALUE.astype(np.int16)
 # --------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def mask_value(h: int) -> int:
     """Total card value of a mask (four lookups in a 16 KB table that stays in L1)."""
     return (
@@ -100,13 +102,13 @@ def mask_value(h: int) -> int:
     )
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def lowest_card(h: int) -> int:
     """Code of the lowest card in a non-empty mask (one count-trailing-zeros instruction)."""
     return trailing_zeros(h)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def popcount(h: int) -> int:
     """Number of cards in a mask."""
     n = 0
@@ -116,7 +118,7 @@ def popcount(h: int) -> int:
     return n
 
 
-@njit(cache=True)
+@kernel
 def meld_cover(h: int) -> int:
     """The cards of ``h`` that belong to at least one meld made of cards of ``h``."""
     a = h & SUIT_BITS
@@ -130,18 +132,25 @@ def meld_cover(h: int) -> int:
     return sets | runs
 
 
-@njit(cache=True)
-def search_best_melds(cover: int, best_melds: np.ndarray) -> tuple[int, int]:
+def new_search_stack() -> np.ndarray:
+    """Scratch for :func:`search_best_melds` and :func:`enumerate_arrangements`."""
+    return np.zeros((SEARCH_STACK_ROWS, MAX_DEPTH), np.int64)
+
+
+@kernel
+def search_best_melds(cover: int, best_melds: np.ndarray,
+                      stack: np.ndarray) -> tuple[int, int]:
     """Largest total value of disjoint melds inside ``cover`` (branch and bound).
 
     Writes the chosen meld indices (into SEARCH_MELDS) to ``best_melds`` and returns
-    (melded value, number of melds).
+    (melded value, number of melds). ``stack`` is the caller's (SEARCH_STACK_ROWS, MAX_DEPTH)
+    scratch, so the search allocates nothing.
     """
-    rem = np.empty(MAX_DEPTH, np.int64)
-    acc = np.empty(MAX_DEPTH, np.int64)
-    opt = np.empty(MAX_DEPTH, np.int64)
-    chosen = np.empty(MAX_DEPTH, np.int64)
-    n_chosen = np.empty(MAX_DEPTH, np.int64)
+    rem = stack[0]
+    acc = stack[1]
+    opt = stack[2]
+    chosen = stack[3]
+    n_chosen = stack[4]
     best = 0
     n_best = 0
     depth = 0
@@ -189,7 +198,7 @@ def search_best_melds(cover: int, best_melds: np.ndarray) -> tuple[int, int]:
     return best, n_best
 
 
-@njit(int64(int64, int64, int64), cache=True)
+@kernel(signature=int64(int64, int64, int64))
 def _max_melds_from(r: int, acc: int, best: int) -> int:
     """Branch and bound below one node: ``r`` the cover cards left, ``acc`` melded so far.
 
@@ -210,7 +219,7 @@ def _max_melds_from(r: int, acc: int, best: int) -> int:
     return _max_melds_from(meld_cover(r & ~(1 << c)), acc, best)
 
 
-@njit(cache=True)
+@kernel
 def max_meld_value(cover: int) -> int:
     """Largest total value of disjoint melds inside ``cover``."""
     r = meld_cover(cover)
@@ -219,7 +228,7 @@ def max_meld_value(cover: int) -> int:
     return _max_melds_from(r, 0, 0)
 
 
-@njit(cache=True)
+@kernel
 def min_deadwood_mask(h: int) -> int:
     """Least deadwood of exactly the cards of ``h`` (no discard)."""
     cover = meld_cover(h)
@@ -228,7 +237,7 @@ def min_deadwood_mask(h: int) -> int:
     return mask_value(h) - max_meld_value(cover)
 
 
-@njit(cache=True)
+@allocating
 def min_deadwood_batch(masks: np.ndarray) -> np.ndarray:
     """:func:`min_deadwood_mask` over an array of masks."""
     out = np.empty(masks.shape[0], np.int64)
@@ -237,7 +246,7 @@ def min_deadwood_batch(masks: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(int64(int64, int64, int64, int64, int64, int64[:]), cache=True)
+@kernel(signature=int64(int64, int64, int64, int64, int64, int64[:]))
 def _after_discards_from(r: int, used: int, acc: int, total: int, cover: int,
                          out: np.ndarray) -> int:
     """Visit every collection of disjoint melds below one node; return the best melded value.
@@ -268,7 +277,7 @@ def _after_discards_from(r: int, used: int, acc: int, total: int, cover: int,
     return best
 
 
-@njit(cache=True)
+@kernel
 def fill_deadwood_after_discards(h: int, out: np.ndarray) -> int:
     """One search over ``h``: ``out[c]`` = least deadwood after discarding card ``c``.
 
@@ -297,7 +306,7 @@ def fill_deadwood_after_discards(h: int, out: np.ndarray) -> int:
     return best
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def max_card_value(h: int) -> int:
     """Largest card value in a mask (0 when empty)."""
     best = 0
@@ -309,7 +318,7 @@ def max_card_value(h: int) -> int:
     return best
 
 
-@njit(UniTuple(int64, 2)(int64, int64, int64, int64, int64, int64, int64), cache=True)
+@kernel(signature=UniTuple(int64, 2)(int64, int64, int64, int64, int64, int64, int64))
 def _best_discard_from(r: int, acc: int, loose_max: int, loose: int, forbidden: int,
                        best: int, ties: int) -> tuple[int, int]:
     """Branch and bound for the best discard below one node.
@@ -356,7 +365,7 @@ def _best_discard_from(r: int, acc: int, loose_max: int, loose: int, forbidden: 
                               loose | dropped, forbidden, best, ties)
 
 
-@njit(cache=True)
+@kernel
 def best_discard_search(h: int, forbidden: int) -> tuple[int, int]:
     """Least deadwood of ``h`` after discarding one card other than ``forbidden`` (-1: any).
 
@@ -376,7 +385,7 @@ def best_discard_search(h: int, forbidden: int) -> tuple[int, int]:
     return total - best, ties
 
 
-@njit(cache=True)
+@allocating
 def deadwood_after_discards(h: int) -> np.ndarray:
     """Array of 64: least deadwood after discarding each card of ``h`` (``NO_CARD`` elsewhere)."""
     out = np.empty(N_CODES, np.int64)
@@ -384,7 +393,7 @@ def deadwood_after_discards(h: int) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@kernel
 def pick_highest(cards: int) -> int:
     """The highest-value card of a mask; among equals, the highest code."""
     pick = -1
@@ -396,14 +405,14 @@ def pick_highest(cards: int) -> int:
     return pick
 
 
-@njit(cache=True)
+@kernel
 def best_discard_mask(h: int) -> tuple[int, int]:
     """(card, deadwood) of a best discard; ties go to the higher-value card, then higher code."""
     best, ties = best_discard_search(h, -1)
     return pick_highest(ties), best
 
 
-@njit(cache=True)
+@allocating
 def best_discard_batch(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`best_discard_mask` over an array of masks: (cards, deadwoods)."""
     cards = np.empty(masks.shape[0], np.int64)
@@ -413,9 +422,9 @@ def best_discard_batch(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return cards, dws
 
 
-@njit(cache=True)
+@kernel
 def enumerate_arrangements(h: int, max_deadwood: int, out: np.ndarray,
-                           out_melded: np.ndarray) -> int:
+                           out_melded: np.ndarray, stack: np.ndarray) -> int:
     """Every collection of disjoint melds (of 3..5 cards) of ``h`` leaving at most
     ``max_deadwood`` deadwood.
 
@@ -423,15 +432,17 @@ def enumerate_arrangements(h: int, max_deadwood: int, out: np.ndarray,
     (into SEARCH_MELDS, ``-1`` padded) as ``out[i, :]``. Returns how many there are; stops
     filling at the buffer size but keeps counting, so callers can detect overflow. A branch
     is cut as soon as even melding every card left could not bring the deadwood in reach.
+    ``stack`` is the caller's (SEARCH_STACK_ROWS, MAX_DEPTH) scratch.
     """
     total = mask_value(h)
     cover = meld_cover(h)
-    rem = np.empty(MAX_DEPTH, np.int64)
-    used = np.empty(MAX_DEPTH, np.int64)
-    acc = np.empty(MAX_DEPTH, np.int64)
-    opt = np.empty(MAX_DEPTH, np.int64)
-    chosen = np.full(MAX_DEPTH, -1, np.int64)
-    n_melds = np.zeros(MAX_DEPTH, np.int64)
+    rem = stack[0]
+    used = stack[1]
+    acc = stack[2]
+    opt = stack[3]
+    chosen = stack[4]
+    n_melds = stack[5]
+    n_melds[0] = 0
     count = 0
     depth = 0
     rem[0] = cover
@@ -479,7 +490,7 @@ def enumerate_arrangements(h: int, max_deadwood: int, out: np.ndarray,
     return count
 
 
-@njit(cache=True)
+@allocating
 def _gin_masks_of_size(n_cards: int) -> np.ndarray:
     """Masks of exactly ``n_cards`` cards made of two or three disjoint melds of 3..5 cards."""
     n = SEARCH_MELDS.shape[0]
@@ -596,7 +607,7 @@ def best_arrangement(cards: str | Iterable[str | int]) -> tuple[list[list[str]],
 def _best_arrangement_masks(mask: int) -> tuple[list[int], int, int]:
     """(meld masks, melded mask, deadwood) of a least-deadwood arrangement of ``mask``."""
     chosen = np.empty(MAX_DEPTH, np.int64)
-    value, n = search_best_melds(meld_cover(mask), chosen)
+    value, n = search_best_melds(meld_cover(mask), chosen, new_search_stack())
     melds = [int(SEARCH_MELDS[j]) for j in chosen[:n]]
     melded = 0
     for m in melds:

@@ -9,14 +9,16 @@ start anywhere without replaying the ones before it.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, uint64
+from numba import uint64
+
+from sim.jit import kernel
 
 GOLDEN = uint64(0x9E3779B97F4A7C15)
 MIX1 = uint64(0xBF58476D1CE4E5B9)
 MIX2 = uint64(0x94D049BB133111EB)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def mix64(z: np.uint64) -> np.uint64:
     """SplitMix64 finaliser: a bijective, well-mixed hash of 64 bits."""
     z = (z ^ (z >> uint64(30))) * MIX1
@@ -24,20 +26,20 @@ def mix64(z: np.uint64) -> np.uint64:
     return z ^ (z >> uint64(31))
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def next_u64(state: np.ndarray) -> np.uint64:
     """Advance the stream held in ``state[0]`` (a uint64 array) and return 64 random bits."""
     state[0] += GOLDEN
     return mix64(state[0])
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def below(state: np.ndarray, n: int) -> int:
     """A uniform integer in ``0..n-1`` (n <= 2**31; bias below 2**-32 * n)."""
     return int(((next_u64(state) >> uint64(32)) * uint64(n)) >> uint64(32))
 
 
-@njit(cache=True)
+@kernel
 def stream_seed(base: np.uint64, index: int) -> np.uint64:
     """Seed of sub-stream ``index`` of ``base`` (for example game g of an experiment)."""
     return mix64(base ^ mix64(uint64(index) + GOLDEN))

@@ -19,7 +19,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from sim.cards import (
     CARD_VALUE,
@@ -28,10 +27,12 @@ from sim.cards import (
     mask_cards,
     parse_cards,
 )
+from sim.jit import kernel
 from sim.melds import (
     MAX_DEPTH,
     SEARCH_MELD_KINDS,
     SEARCH_MELDS,
+    SEARCH_STACK_ROWS,
     enumerate_arrangements,
     mask_value,
     meld_cards,
@@ -49,8 +50,31 @@ OUTCOME_ILLEGAL = -1  # the knocker cannot get within the knock limit
 
 MAX_MELDS = 8  # melds in one 10-card arrangement (at most 3)
 
+#: Room for the arrangements of one 10-card hand within a knock limit of at most 10. The most
+#: any hand has is 44 (exhaustive over every hand of aces to fives, where they are densest;
+#: tests/test_showdown.py recounts it); an overflow is refused, never truncated.
+ARRANGEMENT_CAPACITY = 256
+OPTIONS_PER_MELD = 64  # layoff options onto one run: at most 13 x 13 would never fit 10 cards
 
-@njit(cache=True)
+# The showdown workspace: one flat int64 buffer the caller allocates once (new_showdown_work),
+# so settling a knock allocates nothing. Offsets of its parts:
+SW_ARRANGEMENTS = 0  # ARRANGEMENT_CAPACITY x MAX_MELDS meld indices
+SW_MELDED = SW_ARRANGEMENTS + ARRANGEMENT_CAPACITY * MAX_MELDS  # melded mask of each
+SW_STACK = SW_MELDED + ARRANGEMENT_CAPACITY  # SEARCH_STACK_ROWS x MAX_DEPTH search stack
+SW_OPTIONS = SW_STACK + SEARCH_STACK_ROWS * MAX_DEPTH  # MAX_MELDS x OPTIONS_PER_MELD layoffs
+SW_N_OPTIONS = SW_OPTIONS + MAX_MELDS * OPTIONS_PER_MELD  # MAX_MELDS counts
+SW_COUNTER = SW_N_OPTIONS + MAX_MELDS  # MAX_MELDS digits of the layoff enumeration
+SW_KNOCKER_MELDS = SW_COUNTER + MAX_MELDS  # MAX_MELDS: the knocker's melds laid out
+SW_DEFENDER_MELDS = SW_KNOCKER_MELDS + MAX_MELDS  # MAX_DEPTH: the defender's melds
+SHOWDOWN_WORK_LEN = SW_DEFENDER_MELDS + MAX_DEPTH
+
+
+def new_showdown_work() -> np.ndarray:
+    """A workspace for :func:`settle_kernel`."""
+    return np.zeros(SHOWDOWN_WORK_LEN, np.int64)
+
+
+@kernel
 def _layoff_options(meld: int, kind: int, defender: int, options: np.ndarray) -> int:
     """Write the layoff masks the defender could play onto one knocker meld; return how many.
 
@@ -84,36 +108,41 @@ def _layoff_options(meld: int, kind: int, defender: int, options: np.ndarray) ->
                 lo = c
             hi = c
     suit_base = (lo // 16) * 16
-    below = np.zeros(13, np.int64)
     n_below = 0
     c = lo - 1
     while c >= suit_base and defender >> c & 1:
-        below[n_below + 1] = below[n_below] | (1 << c)
         n_below += 1
         c -= 1
-    above = np.zeros(13, np.int64)
     n_above = 0
     c = hi + 1
     while c < suit_base + 13 and defender >> c & 1:
-        above[n_above + 1] = above[n_above] | (1 << c)
         n_above += 1
         c += 1
     n = 0
+    below = 0  # the i cards just below the run
     for i in range(n_below + 1):
+        if i > 0:
+            below |= 1 << (lo - i)
+        above = 0  # the j cards just above it
         for j in range(n_above + 1):
+            if j > 0:
+                above |= 1 << (hi + j)
             if n < options.shape[0]:
-                options[n] = below[i] | above[j]
+                options[n] = below | above
             n += 1
     return n
 
 
-@njit(cache=True)
+@kernel
 def defender_reply(
-    knocker_melds: np.ndarray, n_melds: int, defender: int
+    knocker_melds: np.ndarray, n_melds: int, defender: int, work: np.ndarray
 ) -> tuple[int, int]:
-    """Defender's least deadwood after his best layoffs onto these melds: (deadwood, layoffs)."""
-    options = np.zeros((MAX_MELDS, 64), np.int64)
-    n_opt = np.zeros(MAX_MELDS, np.int64)
+    """Defender's least deadwood after his best layoffs onto these melds: (deadwood, layoffs).
+
+    ``work`` is a showdown workspace (:func:`new_showdown_work`).
+    """
+    options = work[SW_OPTIONS:SW_N_OPTIONS].reshape((MAX_MELDS, OPTIONS_PER_MELD))
+    n_opt = work[SW_N_OPTIONS:SW_COUNTER]
     any_layoff = False
     for i in range(n_melds):
         m = knocker_melds[i]
@@ -124,7 +153,9 @@ def defender_reply(
     best_layoff = 0
     if not any_layoff:
         return best, best_layoff
-    counter = np.zeros(MAX_MELDS, np.int64)
+    counter = work[SW_COUNTER:SW_KNOCKER_MELDS]
+    for i in range(n_melds):
+        counter[i] = 0
     while True:
         laid = 0
         clash = False
@@ -152,31 +183,30 @@ def defender_reply(
     return best, best_layoff
 
 
-@njit(cache=True)
+@kernel
 def settle_kernel(
     knocker: int,
     defender: int,
     knock_limit: int,
     gin_bonus: int,
     undercut_bonus: int,
-    knocker_melds_out: np.ndarray,
-    defender_melds_out: np.ndarray,
+    work: np.ndarray,
 ) -> tuple[int, int, int, int, int, int, int]:
     """Settle a knock on masks.
 
     Returns (outcome, points, knocker deadwood, defender deadwood, layoff mask,
     number of knocker melds, number of defender melds); the melds (indices into SEARCH_MELDS)
-    go to the two output arrays. ``outcome`` is OUTCOME_ILLEGAL when no arrangement of the
-    knocker's cards is within the limit. Points are before any spade doubling.
+    go to ``work[SW_KNOCKER_MELDS:]`` and ``work[SW_DEFENDER_MELDS:]`` of the showdown
+    workspace ``work`` (:func:`new_showdown_work`). ``outcome`` is OUTCOME_ILLEGAL when no
+    arrangement of the knocker's cards is within the limit. Points are before any spade
+    doubling.
     """
-    capacity = 64
-    while True:
-        arrangements = np.empty((capacity, MAX_MELDS), np.int64)
-        melded = np.empty(capacity, np.int64)
-        n_arr = enumerate_arrangements(knocker, knock_limit, arrangements, melded)
-        if n_arr <= capacity:
-            break
-        capacity = n_arr
+    arrangements = work[SW_ARRANGEMENTS:SW_MELDED].reshape((ARRANGEMENT_CAPACITY, MAX_MELDS))
+    melded = work[SW_MELDED:SW_STACK]
+    stack = work[SW_STACK:SW_OPTIONS].reshape((SEARCH_STACK_ROWS, MAX_DEPTH))
+    n_arr = enumerate_arrangements(knocker, knock_limit, arrangements, melded, stack)
+    if n_arr > ARRANGEMENT_CAPACITY:
+        raise RuntimeError("settle_kernel: more arrangements than ARRANGEMENT_CAPACITY")
     total = mask_value(knocker)
     best_i = -1
     best_score = -(1 << 30)
@@ -200,7 +230,7 @@ def settle_kernel(
             best_gin = True
             best_score = best_d + gin_bonus
             break
-        d_dw, layoff = defender_reply(arrangements[i], n_m, defender)
+        d_dw, layoff = defender_reply(arrangements[i], n_m, defender, work)
         score = d_dw - k_dw if k_dw < d_dw else -(undercut_bonus + k_dw - d_dw)
         if score > best_score or (score == best_score and k_dw < best_k):
             best_i = i
@@ -212,13 +242,10 @@ def settle_kernel(
         return OUTCOME_ILLEGAL, 0, 0, 0, 0, 0, 0
     n_k = 0
     while n_k < MAX_MELDS and arrangements[best_i, n_k] >= 0:
-        knocker_melds_out[n_k] = arrangements[best_i, n_k]
+        work[SW_KNOCKER_MELDS + n_k] = arrangements[best_i, n_k]
         n_k += 1
-    scratch = np.empty(MAX_DEPTH, np.int64)
     rest = defender & ~best_layoff
-    _, n_d = search_best_melds(meld_cover(rest), scratch)
-    for j in range(n_d):
-        defender_melds_out[j] = scratch[j]
+    _, n_d = search_best_melds(meld_cover(rest), work[SW_DEFENDER_MELDS:], stack)
     if best_gin:
         return OUTCOME_GIN, best_score, 0, best_d, 0, n_k, n_d
     if best_score > 0:
@@ -248,7 +275,7 @@ class Showdown:
         return "gin" if self.gin else ("undercut" if self.undercut else "knock")
 
 
-@njit(cache=True)
+@kernel
 def hand_terms(rules: np.ndarray, upcard: int) -> tuple[int, int]:
     """(knock limit, points multiplier) of one hand, from the rules array and its upcard.
 
@@ -293,11 +320,12 @@ def settle(
     limit, multiplier = hand_terms(rules.to_array(), -1 if up is None else up)
     k_mask = sum(1 << c for c in k_codes)
     d_mask = sum(1 << c for c in d_codes)
-    k_out = np.full(MAX_MELDS, -1, np.int64)
-    d_out = np.full(MAX_DEPTH, -1, np.int64)
+    work = new_showdown_work()
     outcome, points, k_dw, d_dw, layoff, n_k, n_d = settle_kernel(
-        k_mask, d_mask, limit, rules.gin_bonus, rules.undercut_bonus, k_out, d_out
+        k_mask, d_mask, limit, rules.gin_bonus, rules.undercut_bonus, work
     )
+    k_out = work[SW_KNOCKER_MELDS:]
+    d_out = work[SW_DEFENDER_MELDS:]
     if outcome == OUTCOME_ILLEGAL:
         raise ValueError(
             f"the knocker cannot knock: his least deadwood is "

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from sim.cards import N_CODES, card_str, mask_cards
 from sim.hand import (
@@ -37,6 +36,7 @@ from sim.hand import (
     forbidden_discard,
     stock_count,
 )
+from sim.jit import kernel
 from sim.melds import fill_deadwood_after_discards
 
 V_HAND = 0  # own cards (mask)
@@ -76,7 +76,7 @@ GI_TARGET = 3
 GI_LEN = 4
 
 
-@njit(cache=True)
+@kernel
 def fill_view(view: np.ndarray, hs: np.ndarray, pile: np.ndarray, game_info: np.ndarray,
               decision: int) -> None:
     """Fill ``view`` for the player to move from the hand state and the public game facts."""

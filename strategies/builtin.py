@@ -9,7 +9,6 @@ They never see the hand state. :func:`decide` dispatches on the strategy id.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from sim.cards import CARD_VALUE, FULL_MASK, N_CODES
@@ -26,6 +25,7 @@ from sim.hand import (
     best_discards,
     deadwood_table,
 )
+from sim.jit import kernel
 from sim.melds import (
     CARD_MELD_COUNT,
     CARD_MELDS,
@@ -63,7 +63,7 @@ N_PARAMS = 8  # parameter slots per strategy
 MEM_LEN = 256  # per-hand memory slots per player
 
 
-@njit(cache=True)
+@kernel
 def legal_discards(view: np.ndarray, after: np.ndarray, out: np.ndarray) -> int:
     """Write the cards the mover may discard now to ``out``; return how many.
 
@@ -87,7 +87,7 @@ def legal_discards(view: np.ndarray, after: np.ndarray, out: np.ndarray) -> int:
     return n
 
 
-@njit(cache=True)
+@kernel
 def deadwood_if_taken(hand: int, card: int, after: np.ndarray) -> int:
     """Least deadwood after taking ``card`` and discarding something else.
 
@@ -97,14 +97,14 @@ def deadwood_if_taken(hand: int, card: int, after: np.ndarray) -> int:
     return best_discards(hand | (1 << card), card, after)
 
 
-@njit(cache=True)
+@kernel
 def best_ties(view: np.ndarray, after: np.ndarray) -> int:
     """Mask of the legal discards leaving least deadwood (memoised: usually free)."""
     best_discards(view[V_HAND], view[V_FORBIDDEN], after)
     return after[AF_TIES]
 
 
-@njit(cache=True)
+@kernel
 def in_some_best_meld(hand: int, card: int) -> bool:
     """Does ``card`` lie in a meld of some least-deadwood arrangement of ``hand | card``?"""
     h = hand | (1 << card)
@@ -119,7 +119,7 @@ def in_some_best_meld(hand: int, card: int) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def take_into_meld(decision: int, view: np.ndarray) -> int:
     """The draw rule of simple, gin-hunter and discard-tracking: take the top card (or the
     upcard) only when it then lies in a meld of some least-deadwood arrangement."""
@@ -131,7 +131,7 @@ def take_into_meld(decision: int, view: np.ndarray) -> int:
 # ------------------------------------------------------------------------------------ random
 
 
-@njit(cache=True)
+@kernel
 def random_decide(decision: int, view: np.ndarray, after: np.ndarray, rng: np.ndarray,
                   scratch: np.ndarray) -> int:
     """Uniform over the legal choices at every decision, knock included."""
@@ -148,7 +148,7 @@ def random_decide(decision: int, view: np.ndarray, after: np.ndarray, rng: np.nd
 # ------------------------------------------------------------------------------------ simple
 
 
-@njit(cache=True)
+@kernel
 def simple_decide(decision: int, view: np.ndarray, after: np.ndarray, mem: np.ndarray,
                   rng: np.ndarray, scratch: np.ndarray) -> int:
     """The EAAI challenge's reference player.
@@ -196,7 +196,7 @@ def simple_decide(decision: int, view: np.ndarray, after: np.ndarray, mem: np.nd
     return pick
 
 
-@njit(cache=True)
+@kernel
 def _unused_pairs(cards: int, drawn: int, mem: np.ndarray) -> int:
     """``cards`` less those already discarded after drawing ``drawn`` this hand."""
     for j in range(mem[0]):
@@ -208,7 +208,7 @@ def _unused_pairs(cards: int, drawn: int, mem: np.ndarray) -> int:
 # ------------------------------------------------------------------------------ greedy-knock
 
 
-@njit(cache=True)
+@kernel
 def greedy_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray) -> int:
     """Take a card only when it lowers least deadwood; knock at ``knock_at`` (params[0]).
 
@@ -247,19 +247,19 @@ def _three_card_melds() -> tuple[np.ndarray, np.ndarray]:
 CARD_MELD3, CARD_MELD3_COUNT = _three_card_melds()
 
 
-@njit(cache=True)
+@kernel
 def opponent_holds(view: np.ndarray) -> int:
     """Cards the opponent is known to hold: taken from the pile and not discarded since."""
     return view[V_OPP_TOOK] & ~view[V_OPP_DISCARDED]
 
 
-@njit(cache=True)
+@kernel
 def live_cards(view: np.ndarray) -> int:
     """Cards that may still be drawn: not in own hand, not in the pile, not known held."""
     return FULL_MASK & ~view[V_HAND] & ~view[V_PILE_MASK] & ~opponent_holds(view)
 
 
-@njit(cache=True)
+@kernel
 def meld_potential(card: int, rest: int, live: int) -> int:
     """How much ``card`` is worth keeping with the cards ``rest``.
 
@@ -278,7 +278,7 @@ def meld_potential(card: int, rest: int, live: int) -> int:
     return score
 
 
-@njit(cache=True)
+@kernel
 def feeds_opponent(card: int, opp: int, opp_shed: int) -> int:
     """How well ``card`` fits what the opponent has shown he collects (0 = not at all).
 
@@ -313,7 +313,7 @@ def feeds_opponent(card: int, opp: int, opp_shed: int) -> int:
 # --------------------------------------------------------------------------------- gin-hunter
 
 
-@njit(cache=True)
+@kernel
 def gin_hunter_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
                       scratch: np.ndarray) -> int:
     """Plays for gin: keeps connected cards, knocks short of gin only late or when pressed.
@@ -352,7 +352,7 @@ def gin_hunter_decide(decision: int, params: np.ndarray, view: np.ndarray, after
 # --------------------------------------------------------------------------- discard-tracking
 
 
-@njit(cache=True)
+@kernel
 def discard_tracking_decide(decision: int, params: np.ndarray, view: np.ndarray,
                             after: np.ndarray, scratch: np.ndarray) -> int:
     """Greedy play sharpened by memory of every card seen this hand.
@@ -401,7 +401,7 @@ def discard_tracking_decide(decision: int, params: np.ndarray, view: np.ndarray,
 # ---------------------------------------------------------------------------------- dispatch
 
 
-@njit(cache=True)
+@kernel
 def decide(strategy_id: int, params: np.ndarray, decision: int, view: np.ndarray,
            pile: np.ndarray, after: np.ndarray, mem: np.ndarray, rng: np.ndarray,
            scratch: np.ndarray) -> int:

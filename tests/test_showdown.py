@@ -456,3 +456,33 @@ def test_settle_uniform_random_knocks() -> None:
     assert len(knocks) >= 100
     for deal in knocks:
         check_agreement([int(c) for c in deal[:10]], [int(c) for c in deal[10:]], Rules())
+
+
+def test_arrangement_capacity_covers_the_densest_hands() -> None:
+    """The showdown workspace has room for every hand's arrangements within a knock limit.
+
+    Aces to fives are where arrangements are densest (low cards leave the most room under the
+    limit); every one of their 184,756 ten-card hands is counted, and random hands from wider
+    rank ranges stay below that maximum.
+    """
+    import itertools
+
+    from sim.cards import DECK
+    from sim.melds import enumerate_arrangements, new_search_stack
+    from sim.showdown import ARRANGEMENT_CAPACITY, MAX_MELDS
+
+    out = np.empty((ARRANGEMENT_CAPACITY, MAX_MELDS), np.int64)
+    melded = np.empty(ARRANGEMENT_CAPACITY, np.int64)
+    stack = new_search_stack()
+    low = [int(c) for c in DECK if c % 16 < 5]
+    counts = [enumerate_arrangements(sum(1 << c for c in hand), 10, out, melded, stack)
+              for hand in itertools.combinations(low, 10)]
+    assert max(counts) == 44
+    rng = np.random.default_rng(3)
+    for ranks in (6, 8, 13):
+        pool = [int(c) for c in DECK if c % 16 < ranks]
+        for _ in range(3000):
+            hand = rng.choice(pool, 10, replace=False)
+            n = enumerate_arrangements(sum(1 << int(c) for c in hand), 10, out, melded, stack)
+            assert n <= 44
+    assert ARRANGEMENT_CAPACITY >= 4 * 44
