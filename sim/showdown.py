@@ -135,21 +135,24 @@ def _layoff_options(meld: int, kind: int, defender: int, options: np.ndarray) ->
 
 @kernel
 def defender_reply(
-    knocker_melds: np.ndarray, n_melds: int, defender: int, work: np.ndarray
+    knocker_melds: np.ndarray, n_melds: int, defender: int, no_layoff_deadwood: int,
+    work: np.ndarray,
 ) -> tuple[int, int]:
     """Defender's least deadwood after his best layoffs onto these melds: (deadwood, layoffs).
 
-    ``work`` is a showdown workspace (:func:`new_showdown_work`).
+    ``no_layoff_deadwood`` is his least deadwood laying nothing off (the caller computes it
+    once for every arrangement); ``work`` is a showdown workspace (:func:`new_showdown_work`).
     """
-    options = work[SW_OPTIONS:SW_N_OPTIONS].reshape((MAX_MELDS, OPTIONS_PER_MELD))
     n_opt = work[SW_N_OPTIONS:SW_COUNTER]
     any_layoff = False
     for i in range(n_melds):
         m = knocker_melds[i]
-        n_opt[i] = _layoff_options(SEARCH_MELDS[m], SEARCH_MELD_KINDS[m], defender, options[i])
+        start = SW_OPTIONS + i * OPTIONS_PER_MELD
+        n_opt[i] = _layoff_options(SEARCH_MELDS[m], SEARCH_MELD_KINDS[m], defender,
+                                   work[start:start + OPTIONS_PER_MELD])
         if n_opt[i] > 1:
             any_layoff = True
-    best = min_deadwood_mask(defender)
+    best = no_layoff_deadwood
     best_layoff = 0
     if not any_layoff:
         return best, best_layoff
@@ -160,7 +163,7 @@ def defender_reply(
         laid = 0
         clash = False
         for i in range(n_melds):
-            o = options[i, counter[i]]
+            o = work[SW_OPTIONS + i * OPTIONS_PER_MELD + counter[i]]
             if laid & o:
                 clash = True
                 break
@@ -208,6 +211,7 @@ def settle_kernel(
     if n_arr > ARRANGEMENT_CAPACITY:
         raise RuntimeError("settle_kernel: more arrangements than ARRANGEMENT_CAPACITY")
     total = mask_value(knocker)
+    no_layoff_deadwood = min_deadwood_mask(defender)
     best_i = -1
     best_score = -(1 << 30)
     best_k = 0
@@ -225,12 +229,12 @@ def settle_kernel(
             # Gin is always best for the knocker: bonus, no layoffs, no undercut.
             best_i = i
             best_k = 0
-            best_d = min_deadwood_mask(defender)
+            best_d = no_layoff_deadwood
             best_layoff = 0
             best_gin = True
             best_score = best_d + gin_bonus
             break
-        d_dw, layoff = defender_reply(arrangements[i], n_m, defender, work)
+        d_dw, layoff = defender_reply(arrangements[i], n_m, defender, no_layoff_deadwood, work)
         score = d_dw - k_dw if k_dw < d_dw else -(undercut_bonus + k_dw - d_dw)
         if score > best_score or (score == best_score and k_dw < best_k):
             best_i = i
