@@ -381,7 +381,7 @@ def _end_turn(hs: np.ndarray) -> None:
         hs[HS_PHASE] = PH_DRAW
 
 
-@kernel
+@kernel(inline="always")
 def advance(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, after: np.ndarray,
             moves: np.ndarray) -> int:
     """Play forced moves, then return the decision the mover must take (or DEC_OVER).
@@ -407,7 +407,7 @@ def advance(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, after: np.ndarra
     return DEC_OVER
 
 
-@kernel
+@kernel(inline="always")
 def apply_move(
     hs: np.ndarray,
     pile: np.ndarray,

@@ -76,7 +76,7 @@ GI_TARGET = 3
 GI_LEN = 4
 
 
-@kernel
+@kernel(inline="always")
 def fill_view(view: np.ndarray, hs: np.ndarray, pile: np.ndarray, game_info: np.ndarray,
               decision: int) -> None:
     """Fill ``view`` for the player to move from the hand state and the public game facts."""

@@ -401,7 +401,7 @@ def discard_tracking_decide(decision: int, params: np.ndarray, view: np.ndarray,
 # ---------------------------------------------------------------------------------- dispatch
 
 
-@kernel
+@kernel(inline="always")
 def decide(strategy_id: int, params: np.ndarray, decision: int, view: np.ndarray,
            pile: np.ndarray, after: np.ndarray, mem: np.ndarray, rng: np.ndarray,
            scratch: np.ndarray) -> int:
