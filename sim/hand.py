@@ -207,13 +207,13 @@ def deal(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, rules: np.ndarray) 
     hs[HS_DEADWOOD + NONDEALER] = min_deadwood_mask(nondealer)
 
 
-@kernel
+@kernel(inline="always")
 def stock_count(hs: np.ndarray) -> int:
     """Cards left in the stock."""
     return 52 - hs[HS_STOCK_TOP]
 
 
-@kernel
+@kernel(inline="always")
 def _log(hs: np.ndarray, moves: np.ndarray, player: int, move: int) -> None:
     n = hs[HS_N_MOVES]
     if n < moves.shape[0]:
@@ -222,7 +222,7 @@ def _log(hs: np.ndarray, moves: np.ndarray, player: int, move: int) -> None:
     hs[HS_N_MOVES] = n + 1
 
 
-@kernel
+@kernel(inline="always")
 def best_discards(h: int, forbidden: int, after: np.ndarray) -> int:
     """Least deadwood of 11 cards ``h`` after discarding any card but ``forbidden`` (-1: none).
 
@@ -253,7 +253,7 @@ def deadwood_table(h: int, forbidden: int, after: np.ndarray) -> None:
     after[AF_TABLE_FORBIDDEN] = forbidden
 
 
-@kernel
+@kernel(inline="always")
 def forget_after(after: np.ndarray) -> None:
     """Wipe ``after`` at the end of a turn, so no player ever sees another's figures.
 
@@ -270,19 +270,19 @@ def forget_after(after: np.ndarray) -> None:
     after[AF_TIES] = 0
 
 
-@kernel
+@kernel(inline="always")
 def forbidden_discard(hs: np.ndarray) -> int:
     """The card the mover may not discard this turn (taken from the pile), or -1."""
     return hs[HS_TAKEN] if hs[HS_FORBID_TAKEN] else -1
 
 
-@kernel
+@kernel(inline="always")
 def best_legal_after(hs: np.ndarray, after: np.ndarray) -> int:
     """Least deadwood the mover's 11 cards can leave with a legal discard."""
     return best_discards(hs[HS_HAND + hs[HS_TO_MOVE]], forbidden_discard(hs), after)
 
 
-@kernel
+@kernel(inline="always")
 def deadwood_after_discard(hs: np.ndarray, after: np.ndarray, card: int) -> int:
     """Least deadwood of the mover's hand once ``card`` is discarded."""
     h = hs[HS_HAND + hs[HS_TO_MOVE]]
@@ -291,7 +291,7 @@ def deadwood_after_discard(hs: np.ndarray, after: np.ndarray, card: int) -> int:
     return min_deadwood_mask(h & ~(1 << card))
 
 
-@kernel
+@kernel(inline="always")
 def _after_draw(hs: np.ndarray, after: np.ndarray) -> None:
     """The mover holds 11 cards: ask about knocking only when it is legal."""
     if best_legal_after(hs, after) <= hs[HS_KNOCK_LIMIT]:
@@ -300,7 +300,7 @@ def _after_draw(hs: np.ndarray, after: np.ndarray) -> None:
         hs[HS_PHASE] = PH_DISCARD
 
 
-@kernel
+@kernel(inline="always")
 def _draw(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, from_pile: bool) -> None:
     p = hs[HS_TO_MOVE]
     if from_pile:
@@ -318,7 +318,7 @@ def _draw(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, from_pile: bool) -
     hs[HS_HAND + p] |= 1 << card
 
 
-@kernel
+@kernel(inline="always")
 def _play_draw(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, after: np.ndarray,
                moves: np.ndarray, from_pile: bool) -> None:
     """Log and play a draw, then ask about knocking only if it is legal."""
@@ -364,7 +364,7 @@ def _settle(hs: np.ndarray) -> None:
     hs[HS_PHASE] = PH_OVER
 
 
-@kernel
+@kernel(inline="always")
 def _end_turn(hs: np.ndarray) -> None:
     """After a discard that was not a knock: the wall, the turn limit, or the next player."""
     hs[HS_TURNS] += 1

@@ -87,7 +87,7 @@ def legal_discards(view: np.ndarray, after: np.ndarray, out: np.ndarray) -> int:
     return n
 
 
-@kernel
+@kernel(inline="always")
 def deadwood_if_taken(hand: int, card: int, after: np.ndarray) -> int:
     """Least deadwood after taking ``card`` and discarding something else.
 
@@ -97,7 +97,7 @@ def deadwood_if_taken(hand: int, card: int, after: np.ndarray) -> int:
     return best_discards(hand | (1 << card), card, after)
 
 
-@kernel
+@kernel(inline="always")
 def best_ties(view: np.ndarray, after: np.ndarray) -> int:
     """Mask of the legal discards leaving least deadwood (memoised: usually free)."""
     best_discards(view[V_HAND], view[V_FORBIDDEN], after)
@@ -208,7 +208,7 @@ def _unused_pairs(cards: int, drawn: int, mem: np.ndarray) -> int:
 # ------------------------------------------------------------------------------ greedy-knock
 
 
-@kernel
+@kernel(inline="always")
 def greedy_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray) -> int:
     """Take a card only when it lowers least deadwood; knock at ``knock_at`` (params[0]).
 
