@@ -80,6 +80,7 @@ SCHEMA = pa.schema(
     + [(c, pa.int64()) for c in GAME_COLUMNS]
 )
 _MANIFEST_EVERY_S = 2.0  # progress writes of the manifest at most this often
+PARQUET_COMPRESSION = "zstd"  # of every chunk file
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,27 @@ def play_chunk(rules: Rules, strategies: tuple[str, ...], deck_seed: int, strate
         records.extend(recs)
     rows = np.concatenate(parts) if len(parts) > 1 else parts[0]
     return chunk, rows, time.perf_counter() - start, records
+
+
+def play_chunk_parquet(spec: ExperimentSpec, chunk: Chunk, deck_seed: int, strategy_seed: int,
+                       log: bool = False) -> tuple[Chunk, bytes, float, list[dict[str, Any]]]:
+    """Play one chunk in a worker and encode it: (chunk, parquet file bytes, seconds, records).
+
+    The worker encodes, so the process writing the files only writes bytes: 0.5 MB a chunk of
+    20,000 games crosses between processes instead of 11 MB of rows, and the writer takes
+    less of the cores the workers play on. Workers still need no shared file system.
+    """
+    arm = spec.arms[chunk.arm]
+    chunk, rows, seconds, records = play_chunk(arm.resolved_rules, arm.strategies, deck_seed,
+                                               strategy_seed, arm.rotate, chunk, log)
+    return chunk, encode_table(chunk_table(spec, chunk, rows)), seconds, records
+
+
+def encode_table(table: pa.Table) -> bytes:
+    """A table as the bytes of a parquet file, as every chunk is stored."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression=PARQUET_COMPRESSION)
+    return sink.getvalue().to_pybytes()
 
 
 def chunk_table(spec: ExperimentSpec, chunk: Chunk, rows: np.ndarray) -> pa.Table:
@@ -330,16 +352,15 @@ class _Session:
                    disable=self.quiet, smoothing=0.05, dynamic_ncols=True)
         status = "failed"
         try:
-            tasks = [delayed(play_chunk)(arm.resolved_rules, arm.strategies,
-                                         *self._seeds(chunk.arm), arm.rotate, chunk, self.log)
-                     for chunk in pending
-                     for arm in (self.spec.arms[chunk.arm],)]
-            for chunk, rows, seconds, records in _parallel(tasks, self.jobs, self.backend,
+            tasks = [delayed(play_chunk_parquet)(self.spec, chunk, *self._seeds(chunk.arm),
+                                                 self.log)
+                     for chunk in pending]
+            for chunk, data, seconds, records in _parallel(tasks, self.jobs, self.backend,
                                                            scheduler):
                 if self.log:  # before the parquet file, whose presence marks the chunk done
                     (self.out / chunk.log_file).parent.mkdir(parents=True, exist_ok=True)
                     write_log(self.out / chunk.log_file, records)
-                _atomic_write_table(self.out / chunk.file, chunk_table(self.spec, chunk, rows))
+                _atomic_write_bytes(self.out / chunk.file, data)
                 entry = self.entries[(chunk.arm, chunk.index)]
                 entry.update(status="done", seconds=round(seconds, 4))
                 self.done.add(chunk)
@@ -377,7 +398,7 @@ class _Session:
 
 
 def _parallel(tasks: list[Any], jobs: int, backend: str, scheduler: Any,
-              ) -> Iterator[tuple[Chunk, np.ndarray, float, list[dict[str, Any]]]]:
+              ) -> Iterator[tuple[Chunk, bytes, float, list[dict[str, Any]]]]:
     """Results as workers finish them (any order): the caller writes each one at once."""
     if not tasks:
         return
@@ -604,8 +625,8 @@ def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
         raise
 
 
-def _atomic_write_table(path: Path, table: pa.Table) -> None:
-    _atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
+def _atomic_write_bytes(path: Path, data: bytes) -> None:
+    _atomic_write(path, lambda tmp: tmp.write_bytes(data))
 
 
 def _atomic_write_text(path: Path, text: str) -> None:
@@ -690,4 +711,4 @@ def _new_manifest(spec: ExperimentSpec, plan: list[Chunk],
 
 
 __all__ = ["COLUMNS", "Chunk", "RunResult", "load_results", "plan_chunks", "play_chunk",
-           "run_experiment"]
+           "play_chunk_parquet", "run_experiment"]
