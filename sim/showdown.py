@@ -54,7 +54,7 @@ MAX_MELDS = 8  # melds in one 10-card arrangement (at most 3)
 #: any hand has is 44 (exhaustive over every hand of aces to fives, where they are densest;
 #: tests/test_showdown.py recounts it); an overflow is refused, never truncated.
 ARRANGEMENT_CAPACITY = 256
-OPTIONS_PER_MELD = 64  # layoff options onto one run: at most 13 x 13 would never fit 10 cards
+OPTIONS_PER_MELD = 64  # room for the layoff options onto one meld (10 cards make at most 36)
 
 # The showdown workspace: one flat int64 buffer the caller allocates once (new_showdown_work),
 # so settling a knock allocates nothing. Offsets of its parts:
