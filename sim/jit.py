@@ -7,7 +7,8 @@ of the array's reference count. Measured on greedy-knock self-play, those calls 
 time (``perf``: ``NRT_incref`` 18%, ``NRT_decref`` 20%). The hot functions never allocate and
 never keep an array past the call, so the counts are useless there. The price: a kernel cannot
 create arrays (numba refuses to compile ``np.empty`` under it), so the hand path works in
-buffers its caller allocates once (see ``sim.showdown.new_showdown_work``).
+buffers its caller allocates once: the showdown's workspace is the tail of the hand-state array
+(``sim.hand.HS_SHOWDOWN_WORK``), or ``sim.showdown.new_showdown_work()`` from Python.
 
 :func:`allocating` is plain ``njit(cache=True)`` for the few compiled functions that create
 arrays: the batch drivers and the batch evaluators. They call kernels freely.

@@ -116,8 +116,7 @@ def play_chunk(rules: Rules, strategies: tuple[str, ...], deck_seed: int, strate
     """Play one chunk in a worker: (chunk, ``GAME_COLUMNS`` rows, seconds, hand records).
 
     Hand records (the hand-log lines) only with ``log``: that plays through the Python driver,
-    the same games much more slowly. Top-level and argument-light so that loky and Dask pickle
-    it by reference.
+    the same games much more slowly.
     """
     start = time.perf_counter()
     seeds = Seeds(np.uint64(deck_seed), np.uint64(strategy_seed))
@@ -138,7 +137,8 @@ def play_chunk_parquet(spec: ExperimentSpec, chunk: Chunk, deck_seed: int, strat
 
     The worker encodes, so the process writing the files only writes bytes: 0.5 MB a chunk of
     20,000 games crosses between processes instead of 11 MB of rows, and the writer takes
-    less of the cores the workers play on. Workers still need no shared file system.
+    less of the cores the workers play on. Workers still need no shared file system. Top-level
+    so that loky and Dask pickle it by reference; the spec it carries is a few hundred bytes.
     """
     arm = spec.arms[chunk.arm]
     chunk, rows, seconds, records = play_chunk(arm.resolved_rules, arm.strategies, deck_seed,

@@ -204,6 +204,8 @@ def settle_kernel(
     arrangement of the knocker's cards is within the limit. Points are before any spade
     doubling.
     """
+    if work.shape[0] < SHOWDOWN_WORK_LEN:  # compiled code does not check bounds
+        raise ValueError("settle_kernel: the workspace is shorter than SHOWDOWN_WORK_LEN")
     arrangements = work[SW_ARRANGEMENTS:SW_MELDED].reshape((ARRANGEMENT_CAPACITY, MAX_MELDS))
     melded = work[SW_MELDED:SW_STACK]
     stack = work[SW_STACK:SW_OPTIONS].reshape((SEARCH_STACK_ROWS, MAX_DEPTH))
