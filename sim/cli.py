@@ -406,15 +406,25 @@ def cmd_run(args: argparse.Namespace) -> int:
                             backend=args.backend, scheduler=args.scheduler, out=args.out,
                             resume=args.resume, force=args.force, quiet=args.quiet,
                             log=args.log)
-    sessions = result.manifest.get("sessions") or [{}]
-    wall, rate = sessions[-1].get("wall_seconds"), sessions[-1].get("games_per_s")
-    done = (f"ran {result.manifest['total_games']:,} games into {result.out}"
-            + (f" in {wall:.1f} s ({rate:,.0f} games/s)" if wall and rate else ""))
+    done = _run_summary(result)
     text = _write_report(report(result))
     print(done)
     print()
     print(text)
     return 0
+
+
+def _run_summary(result: Any) -> str:
+    """What this invocation played: all of it, the rest of a resumed run, or nothing."""
+    session = (result.manifest.get("sessions") or [{}])[-1]
+    total = result.manifest["total_games"]
+    played = session.get("games") or 0
+    if played == 0:
+        return f"nothing to run: all {total:,} games in {result.out} were already played"
+    wall, rate = session.get("wall_seconds"), session.get("games_per_s")
+    return (f"ran {played:,} games into {result.out}"
+            + (f" in {wall:.1f} s ({rate:,.0f} games/s)" if wall and rate else "")
+            + (f"; {total - played:,} were already played" if played < total else ""))
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -264,16 +264,16 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
     cores; 1 plays in this process). ``backend``: ``"loky"`` or ``"dask"``; with Dask,
     ``scheduler`` is an address (``"tcp://host:8786"``), a ``distributed.Client`` or a cluster
     object (its workers decide the parallelism and need ginbox installed), and without one a
-    local cluster of ``jobs`` single-threaded worker processes is started (Dask spawns them,
-    so a script calling this must guard its entry point with ``if __name__ == "__main__":``;
-    the ``ginbox`` command does). Workers send each chunk's rows back and this process writes
-    the files, so a remote cluster needs no shared file system. ``out``: the results
-    directory (default ``results/<name>``). A directory that already holds results is refused
-    unless ``resume`` (finish the missing chunks of the same experiment) or ``force`` (delete
-    the old results and rerun). ``quiet`` hides the progress bar (tqdm on stderr). ``log``
-    also writes the full hand log of every chunk, ``arm=<i>/chunk-<c>.jsonl`` (the format of
-    ``ginbox play --log``), playing through the Python driver: the same games, far slower, so
-    meant for small runs. A run and its resumption must agree on ``log``.
+    local cluster of ``jobs`` single-threaded worker processes is started (Dask spawns them, so
+    a script calling this must guard its entry point with ``if __name__ == "__main__":``; the
+    ``ginbox`` command does). Workers send each chunk back as the bytes of its parquet file and
+    this process writes the files, so a remote cluster needs no shared file system. ``out``: the
+    results directory (default ``results/<name>``). A directory that already holds results is
+    refused unless ``resume`` (finish the missing chunks of the same experiment) or ``force``
+    (delete the old results and rerun). ``quiet`` hides the progress bar (tqdm on stderr).
+    ``log`` also writes the full hand log of every chunk, ``arm=<i>/chunk-<c>.jsonl`` (the
+    format of ``ginbox play --log``), playing through the Python driver: the same games, far
+    slower, so meant for small runs. A run and its resumption must agree on ``log``.
 
     Bad input raises ``ValueError`` with one line, before anything is written.
     """

@@ -405,6 +405,15 @@ def test_run_and_report_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
     code, stdout, err = call(capsys, "run", str(toml), "--out", str(out), "--jobs", "1",
                              "--quiet", "--resume")
     assert code == 0 and "game win rates" in stdout
+    assert stdout.startswith(f"nothing to run: all 24 games in {out} were already played\n")
+
+    next(out.glob("arm=1/*.parquet")).unlink()  # as if interrupted: one chunk of 6 games lost
+    code, stdout, err = call(capsys, "run", str(toml), "--out", str(out), "--jobs", "1",
+                             "--quiet", "--resume")
+    assert code == 0 and err == ""
+    first = stdout.splitlines()[0]
+    assert first.startswith(f"ran 6 games into {out} in ")
+    assert first.endswith("; 18 were already played")
 
 
 BAD_INPUT = [
