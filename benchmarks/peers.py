@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from sim.bench import best_rate
 from sim.cards import SUITS, card_str, mask_cards, rank_of, suit_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -216,16 +217,6 @@ def ginbox_random_hands(rules: str, games: int, seed: int = 7) -> dict[str, floa
             "games": games, "seconds": dt,
             "turns_per_hand": int(result.games["turns"].sum()) / max(hands, 1),
             "unscored_share": (out["draw"] + out["turn_limit"]) / max(hands, 1)}
-
-
-def best_rate(fn: Callable[[], Any], n: int, repeat: int = 3) -> float:
-    """Best-of-``repeat`` items per second of ``fn()`` processing ``n`` items."""
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return n / best
 
 
 def meld_rich_masks(n: int, seed: int = 2024) -> np.ndarray:
