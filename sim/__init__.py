@@ -23,16 +23,26 @@ _CONSTANT_MODULES = ("cards.py", "rules.py", "jit.py")
 _COMPILED_MARKS = (b"@njit", b"@kernel", b"@allocating")
 
 
+def _stamped_files(root: Path) -> list[Path]:
+    """Every module, in every subpackage, holding compiled code or constants compiled code
+    reads: the engine's whole package, and any other module with a compile decorator."""
+    files = []
+    for package in _PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            text = path.read_bytes()
+            if (any(mark in text for mark in _COMPILED_MARKS) or path.name in _CONSTANT_MODULES
+                    or "engine" in path.relative_to(root).parts):
+                files.append(path)
+    return files
+
+
 def _source_stamp() -> str:
-    """Hash of every module holding compiled code or constants compiled code reads."""
+    """Hash of the files :func:`_stamped_files` names, with their paths."""
     root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(__version__.encode())
-    for package in _PACKAGES:
-        for path in sorted((root / package).glob("*.py")):
-            text = path.read_bytes()
-            if any(mark in text for mark in _COMPILED_MARKS) or path.name in _CONSTANT_MODULES:
-                digest.update(path.name.encode())
-                digest.update(text)
+    for path in _stamped_files(root):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 

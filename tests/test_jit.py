@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _modules() -> list[ModuleType]:
-    names = [f"{pkg.__name__}.{m.name}" for pkg in (sim, strategies)
-             for m in pkgutil.iter_modules(pkg.__path__)]
+    names = [m.name for pkg in (sim, strategies)
+             for m in pkgutil.walk_packages(pkg.__path__, prefix=pkg.__name__ + ".")]
     return [importlib.import_module(n) for n in names if not n.endswith("__main__")]
 
 
@@ -90,7 +90,22 @@ def test_kernel_refuses_to_allocate(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 def test_cache_stamp_covers_every_compiled_module() -> None:
     """``import sim`` names the numba cache after a hash of the modules holding compiled code;
     a compiled module left out of it could run stale cached code after an edit."""
-    marks = sim._COMPILED_MARKS
-    for module in {d.py_func.__module__ for d in _dispatchers().values()}:
-        path = ROOT / (module.replace(".", "/") + ".py")
-        assert any(m in path.read_bytes() for m in marks), module
+    stamped = set(sim._stamped_files(ROOT))
+    modules = {d.py_func.__module__ for d in _dispatchers().values()}
+    assert len(modules) >= 7  # melds to game, and the built-in strategies
+    for module in modules:
+        assert ROOT / (module.replace(".", "/") + ".py") in stamped, module
+
+
+def test_cache_stamp_reaches_into_subpackages(tmp_path: Path) -> None:
+    """A compiled module in a nested subpackage changes the stamp's file list."""
+    nested = tmp_path / "sim" / "engine" / "deep"
+    nested.mkdir(parents=True)
+    (nested / "kernels.py").write_text("@kernel\ndef f():\n    return 1\n")
+    (nested / "plain.py").write_text("X = 1\n")  # engine package: constants count too
+    (tmp_path / "sim" / "cli.py").write_text("print('no compiled code')\n")
+    (tmp_path / "strategies").mkdir()
+    (tmp_path / "strategies" / "bots.py").write_text("@kernel\ndef g():\n    return 2\n")
+    names = {p.relative_to(tmp_path).as_posix() for p in sim._stamped_files(tmp_path)}
+    assert names == {"sim/engine/deep/kernels.py", "sim/engine/deep/plain.py",
+                     "strategies/bots.py"}
