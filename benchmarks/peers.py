@@ -13,7 +13,7 @@ On one machine, in one run, it measures
   to the peers' rules) and the three-handed default;
 * least-deadwood evaluations per second on random 10-card hands: OpenSpiel's C++
   ``GinRummyUtils.min_deadwood`` called from Python, RLCard's ``get_best_meld_clusters`` (pure
-  Python), and ginbox's scalar wrapper ``sim.melds.min_deadwood`` and batch kernel
+  Python), and ginbox's scalar wrapper ``sim.engine.melds.min_deadwood`` and batch kernel
   ``min_deadwood_batch``;
 * correctness: on random and meld-rich 11-card hands, how often OpenSpiel's 11-card least
   deadwood (its ``MinDeadwood`` melds all 11 cards first, then throws away the highest deadwood
@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from sim.bench import best_rate
-from sim.cards import SUITS, card_str, mask_cards, rank_of, suit_of
+from sim.engine.cards import SUITS, card_str, mask_cards, rank_of, suit_of
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "performance.md"
@@ -203,8 +203,8 @@ def rlcard_hands(masks: np.ndarray) -> list[list[Any]]:
 
 def ginbox_random_hands(rules: str, games: int, seed: int = 7) -> dict[str, float]:
     """Hands per second of the ``random`` strategy in every seat, compiled batch kernel."""
-    from sim.driver import play_games
-    from sim.rules import Rules
+    from sim.engine.rules import Rules
+    from sim.play.driver import play_games
 
     seats = ",".join(["random"] * Rules.preset(rules).players)
     play_games(seats, rules=rules, games=2, seed=1)  # warm-up: compile or load the JIT cache
@@ -225,8 +225,8 @@ def meld_rich_masks(n: int, seed: int = 2024) -> np.ndarray:
     Each hand grows from one random meld by adding melds through a card it already holds, the
     shape where melding every card first and discarding afterwards goes wrong.
     """
-    from sim.cards import DECK
-    from sim.melds import CARD_MELD_COUNT, CARD_MELDS, SEARCH_MELDS
+    from sim.engine.cards import DECK
+    from sim.engine.melds import CARD_MELD_COUNT, CARD_MELDS, SEARCH_MELDS
 
     rng = np.random.default_rng(seed)
     out = np.empty(n, np.int64)
@@ -309,7 +309,7 @@ def ginbox_rows(games: int, deadwood: int, brute: int,
                 batch: int = 400_000) -> list[dict[str, Any]]:
     """ginbox's own rows (no peer needed)."""
     from sim.bench import random_masks
-    from sim.melds import (
+    from sim.engine.melds import (
         best_discard,
         best_discard_batch,
         min_deadwood,
@@ -332,7 +332,7 @@ def ginbox_rows(games: int, deadwood: int, brute: int,
     min_deadwood_batch(m10[:10])
     scalar = best_rate(lambda: [min_deadwood(h) for h in codes10], deadwood)
     rows.append(_row("ginbox", "least-deadwood evals/s, 10 cards, scalar", scalar,
-                     "`sim.melds.min_deadwood(codes)` called once per hand from Python "
+                     "`sim.engine.melds.min_deadwood(codes)` called once per hand from Python "
                      "(validates the cards, builds the mask)"))
     masks = [int(m) for m in m10]
     per_call = best_rate(lambda: [min_deadwood_mask(m) for m in masks], deadwood)
@@ -365,7 +365,7 @@ def openspiel_rows(pyspiel: Any, hands: int, deadwood: int,
                    compare: int) -> list[dict[str, Any]]:
     """OpenSpiel's rows: random play, least deadwood, and the 11-card correctness check."""
     from sim.bench import random_masks
-    from sim.melds import best_discard_batch, hand_mask, min_deadwood_batch
+    from sim.engine.melds import best_discard_batch, hand_mask, min_deadwood_batch
 
     u = openspiel_utils(pyspiel)
     rows = []
@@ -419,7 +419,7 @@ def openspiel_rows(pyspiel: Any, hands: int, deadwood: int,
 def rlcard_rows(rlcard: Any, hands: int, deadwood: int) -> list[dict[str, Any]]:
     """RLCard's rows: random play and least deadwood."""
     from sim.bench import random_masks
-    from sim.melds import min_deadwood_batch
+    from sim.engine.melds import min_deadwood_batch
 
     rows = []
     rlcard_random_hands(rlcard, 3)  # warm-up

@@ -77,7 +77,7 @@ def engine_dispatchers() -> list[Any]:
 
 
 def readable(symbol: str) -> str:
-    """``sim.melds._best_discard_from`` for numba's mangled ``_ZN3sim5melds18_best_...``."""
+    """``sim.engine.melds._best_discard_from`` for numba's mangled ``_ZN3sim6engine5melds18_best_...``."""
     if not symbol.startswith("_ZN"):
         return symbol
     parts, i = [], 3
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     with tempfile.TemporaryDirectory() as cache:
         os.environ["NUMBA_CACHE_DIR"] = cache  # before importing sim: compile, keep modules
-        from sim.driver import play_games
+        from sim.play.driver import play_games
 
         play_games(args.strategies, games=2, seed=0)  # compiles everything the games need
         write_map(symbol_map(engine_dispatchers()))

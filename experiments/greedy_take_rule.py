@@ -11,9 +11,9 @@ import sys
 
 import numpy as np
 
-from sim.driver import play_games
-from sim.report import wilson
-from sim.view import View
+from sim.analysis.report import wilson
+from sim.engine.view import View
+from sim.play.driver import play_games
 from strategies.builtin import in_some_best_meld
 from strategies.examples import GreedyKnockPy
 

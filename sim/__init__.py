@@ -1,5 +1,19 @@
 """ginbox: a fast headless self-play simulator for three-handed Gin Rummy.
 
+The package is layered, each layer importing only those before it:
+
+* :mod:`sim.engine`: cards, melds, rules, the showdown, one hand, whole games, what a player
+  sees (compiled; imports nothing else of ginbox);
+* :mod:`strategies` (beside ``sim``): the bots, which see only the engine's view;
+* :mod:`sim.play`: playing games (the compiled batch loop, the Python driver), experiment
+  files, the parallel resumable runner and its storage;
+* :mod:`sim.records`: hand logs and replay;
+* :mod:`sim.analysis`: statistics, tables, comparisons, sweeps, plots and the report;
+* :mod:`sim.cli` and :mod:`sim.bench` on top.
+
+The modules' earlier flat paths (``sim.cards``, ``sim.melds``, ``sim.rules``, ``sim.showdown``,
+``sim.driver``, ...) still import: each is the same module object as its new home.
+
 Importing :mod:`sim` points numba's on-disk cache at a directory named after a hash of the
 engine's source. Numba only checks the modification time of the file that defines a cached
 function, not of the modules it calls, so after an edit (or an upgrade) a cached kernel could
@@ -10,16 +24,22 @@ that out; older directories are pruned. ``NUMBA_CACHE_DIR`` set by the user wins
 from __future__ import annotations
 
 import hashlib
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import os
 import shutil
+import sys
 from pathlib import Path
+from types import ModuleType
 
 __version__ = "0.1.0"
 
 _PACKAGES = ("sim", "strategies")
 # Modules without compiled functions whose constants compiled code reads.
 _CONSTANT_MODULES = ("cards.py", "rules.py", "jit.py")
-# Decorators that mark a module as holding compiled code (sim.jit's, and numba's own).
+# Decorators that mark a module as holding compiled code (sim.engine.jit's, and numba's own).
 _COMPILED_MARKS = (b"@njit", b"@kernel", b"@allocating")
 
 
@@ -67,20 +87,49 @@ def _configure_jit_cache(keep: int = 3) -> str | None:
 
 JIT_CACHE_DIR = _configure_jit_cache()
 
+#: Flat paths of the first layout, kept importable: ``sim.melds`` is ``sim.engine.melds``.
+MOVED_MODULES: dict[str, str] = {
+    **{name: f"sim.engine.{name}" for name in (
+        "jit", "rng", "cards", "melds", "rules", "showdown", "hand", "view", "game")},
+    **{name: f"sim.play.{name}" for name in ("driver", "experiment", "runner")},
+    **{name: f"sim.records.{name}" for name in ("log", "replay")},
+    **{name: f"sim.analysis.{name}" for name in ("report", "plots")},
+}
+
+
+class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports ``sim.<old name>`` as the module at its new path (one module object, so its
+    compiled functions and classes are the same objects under both names)."""
+
+    def find_spec(self, fullname: str, path: object = None,
+                  target: object = None) -> importlib.machinery.ModuleSpec | None:
+        package, _, name = fullname.partition(".")
+        if package == "sim" and name in MOVED_MODULES:
+            return importlib.util.spec_from_loader(fullname, self)
+        return None
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        return importlib.import_module(MOVED_MODULES[spec.name.partition(".")[2]])
+
+    def exec_module(self, module: ModuleType) -> None:
+        """Nothing to run: the module was executed under its own name."""
+
+
+if not any(isinstance(f, _MovedModuleFinder) for f in sys.meta_path):
+    sys.meta_path.append(_MovedModuleFinder())
+
 
 def __getattr__(name: str) -> object:
     """Lazy top-level API (``sim.run_experiment``, ``sim.play_games``, ...): importing
     :mod:`sim` alone stays cheap and does not load numba-compiled code."""
     lazy = {
-        "run_experiment": ("sim.runner", "run_experiment"),
-        "load_results": ("sim.runner", "load_results"),
-        "play_games": ("sim.driver", "play_games"),
-        "Rules": ("sim.rules", "Rules"),
-        "settle": ("sim.showdown", "settle"),
+        "run_experiment": ("sim.play.runner", "run_experiment"),
+        "load_results": ("sim.play.runner", "load_results"),
+        "play_games": ("sim.play.driver", "play_games"),
+        "Rules": ("sim.engine.rules", "Rules"),
+        "settle": ("sim.engine.showdown", "settle"),
     }
     if name in lazy:
-        import importlib
-
         module, attr = lazy[name]
         return getattr(importlib.import_module(module), attr)
     raise AttributeError(f"module 'sim' has no attribute {name!r}")

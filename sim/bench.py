@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from sim.cards import DECK
+from sim.engine.cards import DECK
 
 WARM_START_SNIPPET = (
     "import time; t = time.perf_counter();"
-    "from sim.driver import play_games;"
+    "from sim.play.driver import play_games;"
     "play_games('greedy-knock,greedy-knock,greedy-knock', games=1, seed=0);"
     "print(time.perf_counter() - t)"
 )
@@ -47,7 +47,7 @@ def best_rate(fn: Any, n: int, repeat: int = 3) -> float:
 
 def bench_deadwood(n: int = 400_000) -> dict[str, float]:
     """Least deadwood of random 10-card hands and best discard of random 11-card hands."""
-    from sim.melds import best_discard_batch, min_deadwood_batch
+    from sim.engine.melds import best_discard_batch, min_deadwood_batch
 
     m10 = random_masks(n, 10)
     m11 = random_masks(n, 11, seed=54321)
@@ -66,7 +66,7 @@ def bench_games(strategies: str, games: int, rules: str = "three-handed",
     With ``repeat`` > 1 the same games are played that many times and the fastest run counts,
     which filters out moments when something else had the core.
     """
-    from sim.driver import play_games
+    from sim.play.driver import play_games
 
     play_games(strategies, rules=rules, games=2, seed=1)  # warm-up (compile or cache load)
     dt = float("inf")
@@ -81,7 +81,7 @@ def bench_games(strategies: str, games: int, rules: str = "three-handed",
 
 def bench_python_strategy(games: int = 20) -> float:
     """Hands per second with a plain-Python strategy in one seat (the slow, open path)."""
-    from sim.driver import play_games
+    from sim.play.driver import play_games
     from strategies.base import BaseStrategy
 
     play_games([BaseStrategy(), "simple", "simple"], games=1, seed=1)
@@ -97,7 +97,7 @@ def bench_all_cores(games: int) -> dict[str, float]:
     (the first run has a chunk for every worker, so that every worker starts); the figure
     includes writing the parquet chunks.
     """
-    from sim.runner import run_experiment
+    from sim.play.runner import run_experiment
 
     jobs = os.cpu_count() or 1
     spec = {"name": "bench", "seed": 3, "games": games,

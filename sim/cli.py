@@ -18,9 +18,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from sim.driver import PlayResult, StrategyError, play_games
-from sim.log import LogWriter, read_log
-from sim.rules import PRESETS, Rules
+from sim.engine.rules import PRESETS, Rules
+from sim.play.driver import PlayResult, StrategyError, play_games
+from sim.records.log import LogWriter, read_log
 from strategies.registry import ALIASES, describe, parse_strategies
 
 PROG = "ginbox"
@@ -267,7 +267,7 @@ def _ranges(numbers: Sequence[int]) -> str:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """``ginbox replay``: render and check hands; exit 1 if any differs from the rules."""
-    from sim.replay import group_games, replay_game
+    from sim.records.replay import group_games, replay_game
 
     if args.all and (args.game is not None or args.hand is not None):
         raise UsageError("--all checks every game and hand: leave out --game and --hand")
@@ -359,7 +359,7 @@ def _interesting(records: list[dict[str, Any]]) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """``ginbox demo`` (what ``make run`` runs): a short match and one replayed hand."""
-    from sim.replay import replay_hand
+    from sim.records.replay import replay_hand
 
     rules = Rules.preset("three-handed")
     print(f"ginbox demo: {DEMO_GAMES} games of three-handed gin, {DEMO_STRATEGIES} "
@@ -397,8 +397,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     """``ginbox run``: run an experiment, write its report into the run directory, print the
     headline. The Dask backend starts worker processes by spawning; the ``ginbox`` script and
     ``python -m sim`` both guard their entry point, so the workers do not rerun the command."""
-    from sim.report import report
-    from sim.runner import run_experiment
+    from sim.analysis.report import report
+    from sim.play.runner import run_experiment
 
     if os.getcwd() not in sys.path:  # user strategies named module:Class next to the user
         sys.path.append(os.getcwd())
@@ -430,7 +430,7 @@ def _run_summary(result: Any) -> str:
 def cmd_report(args: argparse.Namespace) -> int:
     """``ginbox report``: write a finished run's report into its directory, print the
     headline."""
-    from sim.report import report
+    from sim.analysis.report import report
 
     text = _write_report(report(args.dir))  # ValueError (exit 2): DIR is not a finished run
     print(text)

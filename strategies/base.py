@@ -1,4 +1,4 @@
-"""The strategy protocol: four decisions, each from a :class:`sim.view.View`.
+"""The strategy protocol: four decisions, each from a :class:`sim.engine.view.View`.
 
 Write a plain Python class with these four methods and pass an instance (or its import path
 ``module:Class`` on the command line) wherever a built-in strategy name is accepted. It plays
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from sim.cards import CARD_VALUE
-from sim.view import View
+from sim.engine.cards import CARD_VALUE
+from sim.engine.view import View
 
 
 @runtime_checkable

@@ -1,6 +1,6 @@
 """The built-in strategies, compiled so that whole games run inside one compiled call.
 
-Each strategy answers the four decisions of the protocol from a view array (``sim.view``),
+Each strategy answers the four decisions of the protocol from a view array (``sim.engine.view``),
 the public discard pile, the deadwood left by each legal discard (``after``, filled by the rules
 whenever the mover holds 11 cards), a per-hand memory row and the game's strategy random stream.
 They never see the hand state. :func:`decide` dispatches on the strategy id.
@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from sim.cards import CARD_VALUE, FULL_MASK, N_CODES
-from sim.hand import (
+from sim.engine.cards import CARD_VALUE, FULL_MASK, N_CODES
+from sim.engine.hand import (
     AF_TIES,
     DEC_DRAW,
     DEC_KNOCK,
@@ -25,8 +25,8 @@ from sim.hand import (
     best_discards,
     deadwood_table,
 )
-from sim.jit import kernel
-from sim.melds import (
+from sim.engine.jit import kernel
+from sim.engine.melds import (
     CARD_MELD_COUNT,
     CARD_MELDS,
     NO_CARD,
@@ -36,8 +36,8 @@ from sim.melds import (
     pick_highest,
     popcount,
 )
-from sim.rng import below
-from sim.view import (
+from sim.engine.rng import below
+from sim.engine.view import (
     V_DEADWOOD,
     V_DRAWN,
     V_FORBIDDEN,

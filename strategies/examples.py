@@ -7,9 +7,9 @@ and the Python paths play by one set of rules.
 
 from __future__ import annotations
 
-from sim.cards import CARD_VALUE
-from sim.melds import best_discard_search
-from sim.view import View
+from sim.engine.cards import CARD_VALUE
+from sim.engine.melds import best_discard_search
+from sim.engine.view import View
 from strategies.base import BaseStrategy
 
 

@@ -2,7 +2,8 @@
 and spying Python strategies, and an independent referee that re-checks hand logs by RULES.md.
 
 The referee is plain Python: it keeps hands, pile and stock as Python collections, takes least
-deadwood from ``sim.melds.min_deadwood_mask`` and showdowns from the public ``sim.showdown.settle``
+deadwood from ``sim.engine.melds.min_deadwood_mask`` and showdowns from the public
+``sim.engine.showdown.settle``
 (both tested against the brute-force oracle elsewhere), so a log is checked move by move without
 trusting the hand kernels that produced it.
 """
@@ -17,10 +18,10 @@ from typing import Any
 import numpy as np
 from hypothesis import HealthCheck, settings
 
-import sim.driver
-from sim.cards import DECK, card_str, card_value, mask_cards, parse_card, parse_cards
-from sim.game import start_hand as real_start_hand
-from sim.hand import (
+import sim.play.driver
+from sim.engine.cards import DECK, card_str, card_value, mask_cards, parse_card, parse_cards
+from sim.engine.game import start_hand as real_start_hand
+from sim.engine.hand import (
     DEC_DISCARD,
     DEC_DRAW,
     DEC_KNOCK,
@@ -49,10 +50,10 @@ from sim.hand import (
     deal,
     new_hand_buffers,
 )
-from sim.melds import min_deadwood_mask
-from sim.rules import Rules
-from sim.showdown import settle
-from sim.view import View
+from sim.engine.melds import min_deadwood_mask
+from sim.engine.rules import Rules
+from sim.engine.showdown import settle
+from sim.engine.view import View
 
 #: Deterministic, modest hypothesis settings: the engine tests must stay fast and reproducible.
 PROFILE = settings(
@@ -456,7 +457,7 @@ def fixed_decks(monkeypatch: Any, decks: Sequence[np.ndarray]) -> None:
         counter[0] += 1
         deal(hs, pile, deck, rules)
 
-    monkeypatch.setattr(sim.driver, "start_hand", start_hand)
+    monkeypatch.setattr(sim.play.driver, "start_hand", start_hand)
 
 
 # ------------------------------------------------------------------------------- referee
@@ -485,7 +486,8 @@ class Point:
 def deadwood_after(hand: frozenset[int] | set[int], c: int) -> int:
     """Least deadwood of ``hand`` without ``c``.
 
-    From ``sim.melds.min_deadwood_mask`` (checked against the oracle in test_melds), a different
+    From ``sim.engine.melds.min_deadwood_mask`` (checked against the oracle in test_melds), a
+    different
     search from the one the hand kernel uses to decide knocking (``fill_deadwood_after_discards``).
     """
     return int(min_deadwood_mask(mask(hand) & ~(1 << c)))

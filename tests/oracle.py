@@ -1,8 +1,9 @@
 """Brute-force reference for melds, deadwood and the showdown, written from RULES.md.
 
-Plain Python on purpose, with no numba and nothing taken from ``sim.melds`` or ``sim.showdown``: it
-is the independent oracle the fast kernels are tested against. Only ``sim.cards`` is used, for
-parsing card text and for the card code (``suit * 16 + rank``) that hand masks are built from.
+Plain Python on purpose, with no numba and nothing taken from ``sim.engine.melds`` or
+``sim.engine.showdown``: it is the independent oracle the fast kernels are tested against.
+Only ``sim.engine.cards`` is used, for parsing card text and for the card code
+(``suit * 16 + rank``) that hand masks are built from.
 
 Everything works on hand masks (bit ``code`` set for each card held) because that keeps the search
 short to write; every search below is exhaustive and is argued correct in its docstring.
@@ -15,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import NamedTuple
 
-from sim.cards import card_str, parse_cards
+from sim.engine.cards import card_str, parse_cards
 
 N_RANKS = 13
 N_SUITS = 4

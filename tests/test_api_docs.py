@@ -40,8 +40,8 @@ from typing import Any
 import pytest
 
 import sim
-from sim.experiment import ARM_KEYS, TOP_KEYS, load_experiment
-from sim.report import REPORT_FILES
+from sim.analysis.report import REPORT_FILES
+from sim.play.experiment import ARM_KEYS, TOP_KEYS, load_experiment
 
 ROOT = Path(__file__).resolve().parent.parent
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.M | re.S)

@@ -14,7 +14,7 @@ import pytest
 
 import sim.cli
 from sim.cli import main, wilson
-from sim.log import dumps_record, read_log, write_log
+from sim.records.log import dumps_record, read_log, write_log
 
 
 def run(*argv: str) -> subprocess.CompletedProcess[str]:

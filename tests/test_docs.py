@@ -31,8 +31,8 @@ from pathlib import Path
 import numba
 import pytest
 
-from sim.rules import PRESETS, Rules
-from sim.view import View
+from sim.engine.rules import PRESETS, Rules
+from sim.engine.view import View
 from strategies import builtin
 from strategies.registry import ALIASES, BUILTINS, parse_strategies
 

@@ -1,4 +1,4 @@
-"""The two game drivers (sim.driver): the compiled batch kernel and the Python GameDriver.
+"""The two game drivers (sim.play.driver): the compiled batch kernel and the Python GameDriver.
 
 Both must play the same games for the same seeds; a game is a pure function of (rules,
 strategies, seed); statistics rows agree with the hand log; Python strategies are held to the
@@ -25,9 +25,10 @@ from helpers_engine import (
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sim.driver import GameDriver, Seeds, StrategyError, iter_games, play_games
-from sim.game import GAME_COLUMNS, GO_LEN, play_batch_kernel
-from sim.rules import Rules
+from sim.engine.game import GAME_COLUMNS, GO_LEN
+from sim.engine.rules import Rules
+from sim.play.batch import play_batch_kernel
+from sim.play.driver import GameDriver, Seeds, StrategyError, iter_games, play_games
 from strategies.base import BaseStrategy
 from strategies.registry import parse_strategies
 

@@ -1,4 +1,5 @@
-"""Tests for sim.experiment: the TOML schema, sweeps, defaults and one-line validation errors."""
+"""Tests for sim.play.experiment: the TOML schema, sweeps, defaults and one-line validation
+errors."""
 
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from sim.experiment import (
+from sim.engine.rules import Rules
+from sim.play.experiment import (
     DEFAULT_CHUNK_SIZE,
     ArmSpec,
     ExperimentSpec,
     load_experiment,
 )
-from sim.rules import Rules
 
 EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
 

@@ -1,4 +1,5 @@
-"""Whole games (sim.game): roles and the box rotation, scoring, the end, two-player mode, bonuses,
+"""Whole games (sim.engine.game): roles and the box rotation, scoring, the end, two-player mode,
+bonuses,
 team_policy, fixed and rotated seatings, and properties of full games checked by the referee.
 
 Roles are written (box, captain, sitter) = (dealer, non-dealer, sitter) by seat.
@@ -31,9 +32,8 @@ from helpers_engine import (
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sim.cards import parse_card, parse_cards
-from sim.driver import GameDriver, Seeds, iter_games, play_games
-from sim.game import (
+from sim.engine.cards import parse_card, parse_cards
+from sim.engine.game import (
     GAME_COLUMNS,
     GO_LEN,
     GS_BONUS,
@@ -48,7 +48,7 @@ from sim.game import (
     game_init,
     record_game,
 )
-from sim.hand import (
+from sim.engine.hand import (
     DEC_OVER,
     END_DRAW,
     END_GIN,
@@ -61,8 +61,9 @@ from sim.hand import (
     HS_POINTS,
     HS_WINNER,
 )
-from sim.rules import Rules
-from sim.view import GI_LEN, V_LEN, fill_view
+from sim.engine.rules import Rules
+from sim.engine.view import GI_LEN, V_LEN, fill_view
+from sim.play.driver import GameDriver, Seeds, iter_games, play_games
 from strategies.base import BaseStrategy
 from strategies.builtin import MEM_LEN, SCRATCH_LEN, decide
 from strategies.registry import parse_strategy

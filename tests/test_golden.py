@@ -32,6 +32,6 @@ def test_compiled_batch_table_is_byte_identical(preset: str) -> None:
 
 
 def test_every_preset_has_a_golden_match() -> None:
-    from sim.rules import PRESETS as ALL_PRESETS
+    from sim.engine.rules import PRESETS as ALL_PRESETS
 
     assert set(PRESETS) == set(ALL_PRESETS)

@@ -1,4 +1,5 @@
-"""One hand through the compiled kernels (sim.hand): scripted decks and moves, and properties.
+"""One hand through the compiled kernels (sim.engine.hand): scripted decks and moves, and
+properties.
 
 Hand players: 0 the dealer (the box), 1 the non-dealer (the captain). Decks are built card by
 card (dealer's 10, non-dealer's 10, upcard, stock) so every expected value is worked out by
@@ -30,9 +31,8 @@ from helpers_engine import (
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sim.cards import DECK, parse_card, parse_cards
-from sim.driver import GameDriver, Seeds, hand_result
-from sim.hand import (
+from sim.engine.cards import DECK, parse_card, parse_cards
+from sim.engine.hand import (
     DEC_DISCARD,
     DEC_DRAW,
     DEC_KNOCK,
@@ -66,8 +66,9 @@ from sim.hand import (
     OK,
     PH_KNOCK_DISCARD,
 )
-from sim.rules import Rules
-from sim.showdown import settle
+from sim.engine.rules import Rules
+from sim.engine.showdown import settle
+from sim.play.driver import GameDriver, Seeds, hand_result
 from strategies.base import BaseStrategy
 
 

@@ -1,4 +1,5 @@
-"""sim.jit and the compile cache: the hot path stays free of reference counting, kernels refuse
+"""sim.engine.jit and the compile cache: the hot path stays free of reference counting, kernels
+             refuse
 to allocate, and every compiled module is covered by the cache's source stamp."""
 
 from __future__ import annotations
@@ -41,11 +42,11 @@ def _dispatchers() -> dict[str, CPUDispatcher]:
 
 # The compiled functions allowed to create arrays: batch entry points and evaluators.
 ALLOCATING = {
-    "sim.game.play_batch_kernel",
-    "sim.melds.best_discard_batch",
-    "sim.melds.deadwood_after_discards",
-    "sim.melds.min_deadwood_batch",
-    "sim.melds._gin_masks_of_size",
+    "sim.play.batch.play_batch_kernel",
+    "sim.engine.melds.best_discard_batch",
+    "sim.engine.melds.deadwood_after_discards",
+    "sim.engine.melds.min_deadwood_batch",
+    "sim.engine.melds._gin_masks_of_size",
 }
 
 
@@ -54,9 +55,10 @@ def test_hot_path_compiles_without_reference_counting() -> None:
     counting took 38% of the engine's time."""
     found = _dispatchers()
     assert ALLOCATING <= set(found)
-    for name in ("sim.hand.apply_move", "sim.hand.advance", "sim.view.fill_view",
-                 "strategies.builtin.decide", "sim.melds._best_discard_from",
-                 "sim.showdown.settle_kernel", "sim.game.play_batch_into"):
+    for name in ("sim.engine.hand.apply_move", "sim.engine.hand.advance",
+                 "sim.engine.view.fill_view",
+                 "strategies.builtin.decide", "sim.engine.melds._best_discard_from",
+                 "sim.engine.showdown.settle_kernel", "sim.play.batch.play_batch_into"):
         assert name in found
     for name, dispatcher in found.items():
         nrt = dispatcher.targetoptions.get("_nrt", True)
@@ -69,7 +71,7 @@ def test_kernel_refuses_to_allocate(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     message below), and one that creates none compiles and runs."""
     source = (
         "import numpy as np\n"
-        "from sim.jit import allocating, kernel\n\n"
+        "from sim.engine.jit import allocating, kernel\n\n"
         "@kernel\ndef reads(a):\n    return a[0] + a[-1]\n\n"
         "@kernel\ndef allocates(a):\n    b = np.zeros(3, np.int64)\n    return a[0] + b[0]\n\n"
         "@allocating\ndef allowed(n):\n    return np.arange(n).sum()\n"

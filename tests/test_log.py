@@ -1,4 +1,5 @@
-"""sim.log: hand logs written atomically and deterministically, read back with validation."""
+"""sim.records.log: hand logs written atomically and deterministically, read back with
+validation."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from sim.driver import play_games
-from sim.log import (
+from sim.play.driver import play_games
+from sim.records.log import (
     FRAME_COLUMNS,
     RECORD_KEYS,
     LogWriter,

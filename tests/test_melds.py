@@ -1,4 +1,5 @@
-"""sim.melds against the brute-force oracle in tests/oracle.py, plus exact counts from the rules."""
+"""sim.engine.melds against the brute-force oracle in tests/oracle.py, plus exact counts from the
+rules."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from oracle import (
 )
 
 from sim import melds
-from sim.cards import DECK, FULL_MASK, card_str, parse_cards
+from sim.engine.cards import DECK, FULL_MASK, card_str, parse_cards
 
 DECK_CODES: list[int] = [int(c) for c in DECK]
 TRAP = "4S 7S 4D 6D 7D 6C 7C 5H 6H 7H 8H"

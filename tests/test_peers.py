@@ -15,8 +15,8 @@ if str(ROOT) not in sys.path:  # benchmarks/ is not installed; run from a checko
 
 from benchmarks import peers  # noqa: E402
 from sim.bench import random_masks  # noqa: E402
-from sim.cards import DECK, card_str, mask_cards  # noqa: E402
-from sim.melds import best_discard, hand_mask, min_deadwood, min_deadwood_batch  # noqa: E402
+from sim.engine.cards import DECK, card_str, mask_cards  # noqa: E402
+from sim.engine.melds import best_discard, hand_mask, min_deadwood, min_deadwood_batch  # noqa: E402
 
 TRAP_10 = [c for c in mask_cards(hand_mask(peers.TRAP_HAND)) if card_str(c) != "8H"]
 

@@ -9,8 +9,8 @@ from benchmarks.perfmap import readable, symbol_map, write_map
 
 
 def test_readable_names() -> None:
-    assert readable("_ZN3sim5melds18_best_discard_fromB2v8B40c8tJTIeFIjxExxx") == (
-        "sim.melds._best_discard_from")
+    assert readable("_ZN3sim6engine5melds18_best_discard_fromB2v8B40c8tJTIeFIjxExxx") == (
+        "sim.engine.melds._best_discard_from")
     assert readable("_ZN10strategies7builtin6decideB3v1") == "strategies.builtin.decide"
     assert readable("NRT_incref") == "NRT_incref"
 

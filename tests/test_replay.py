@@ -1,4 +1,5 @@
-"""sim.replay: logged hands re-run through the rule kernels, edits flagged, hands rendered."""
+"""sim.records.replay: logged hands re-run through the rule kernels, edits flagged, hands
+rendered."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from sim.cards import card_str, parse_cards
-from sim.driver import play_games
-from sim.replay import (
+from sim.engine.cards import card_str, parse_cards
+from sim.engine.rules import Rules
+from sim.play.driver import play_games
+from sim.records.replay import (
     deck_of,
     fan,
     render_hand,
@@ -17,7 +19,6 @@ from sim.replay import (
     replay_hand,
     replay_log,
 )
-from sim.rules import Rules
 
 ADVISOR = Rules().replace(team_policy="advisor")
 GIN20 = Rules().replace(gin_bonus=20)  # still named "three-handed": only rules_config says 20

@@ -1,4 +1,5 @@
-"""Tests for sim.report, sim.plots and the ``ginbox run`` / ``ginbox report`` commands.
+"""Tests for sim.analysis.report, sim.analysis.plots and the ``ginbox run`` / ``ginbox report``
+commands.
 
 The report's numbers are checked against a direct recount from hand logs of the very same
 games (played again through the Python driver with the runner's seeds and seating), the paired
@@ -22,10 +23,7 @@ import pytest
 from matplotlib.container import ErrorbarContainer
 
 from sim import plots
-from sim.cli import main
-from sim.driver import Seeds, iter_games, play_games
-from sim.experiment import load_experiment
-from sim.report import (
+from sim.analysis.report import (
     MIN_DISCORDANT,
     Z95,
     box_retention,
@@ -39,7 +37,10 @@ from sim.report import (
     wilson,
     win_rates,
 )
-from sim.runner import RunResult, load_results, run_experiment
+from sim.cli import main
+from sim.play.driver import Seeds, iter_games, play_games
+from sim.play.experiment import load_experiment
+from sim.play.runner import RunResult, load_results, run_experiment
 
 FIELD = ["greedy-knock", "simple", "random"]
 ONE_VS_TWO = ["simple", "greedy-knock", "greedy-knock"]
@@ -216,8 +217,8 @@ def test_report_reads_chunks_only(small: RunResult, monkeypatch: pytest.MonkeyPa
         raise AssertionError("the report must not read all games at once or replay games")
 
     monkeypatch.setattr(RunResult, "read_games", forbidden)
-    monkeypatch.setattr("sim.driver.iter_games", forbidden)
-    monkeypatch.setattr("sim.runner.play_chunk", forbidden)
+    monkeypatch.setattr("sim.play.driver.iter_games", forbidden)
+    monkeypatch.setattr("sim.play.runner.play_chunk", forbidden)
     rep = report(load_results(small.out))
     assert rep.win_rates["wins"].sum() == 3 * SPEC["games"]
 
@@ -276,7 +277,7 @@ def test_paired_difference_is_the_per_game_paired_interval(small: RunResult) -> 
 
 
 def test_significance_needs_discordant_games() -> None:
-    from sim.report import _verdict
+    from sim.analysis.report import _verdict
 
     assert _verdict(0.01, 0.02, MIN_DISCORDANT) == "significant"
     assert _verdict(0.01, 0.02, MIN_DISCORDANT - 1) == "not significant"

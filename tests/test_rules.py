@@ -1,4 +1,5 @@
-"""Tests for sim.rules: presets, validation, copies, serialisation and the numba array layout."""
+"""Tests for sim.engine.rules: presets, validation, copies, serialisation and the numba array
+layout."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sim import rules as rules_mod
-from sim.rules import (
+from sim.engine.rules import (
     PRESETS,
     RI_FORBID_TAKEN_DISCARD,
     RI_GAME_BONUS,

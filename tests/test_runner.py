@@ -1,4 +1,4 @@
-"""Tests for sim.runner: determinism across workers and backends, resume, refusal, pairing."""
+"""Tests for sim.play.runner: determinism across workers and backends, resume, refusal, pairing."""
 
 from __future__ import annotations
 
@@ -17,11 +17,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sim.driver import Seeds, iter_games
-from sim.experiment import load_experiment
-from sim.game import GAME_COLUMNS
-from sim.rules import Rules
-from sim.runner import COLUMNS, load_results, plan_chunks, run_experiment
+from sim.engine.game import GAME_COLUMNS
+from sim.engine.rules import Rules
+from sim.play.driver import Seeds, iter_games
+from sim.play.experiment import load_experiment
+from sim.play.runner import COLUMNS, load_results, plan_chunks, run_experiment
 
 FIELD = ["greedy-knock", "simple", "random"]
 
@@ -264,7 +264,7 @@ KILL_SPEC: dict[str, Any] = {
 
 CHILD = """
 import json, sys
-from sim.runner import run_experiment
+from sim.play.runner import run_experiment
 run_experiment(json.loads(sys.argv[1]), out=sys.argv[2], jobs=1, quiet=True)
 """
 
@@ -320,8 +320,8 @@ def test_python_strategy_by_import_path_in_workers(tmp_path: Path) -> None:
 
 def test_hand_logs_when_asked(tmp_path: Path) -> None:
     """log=True writes each chunk's hand log beside its rows; the games are the same games."""
-    from sim.log import read_log
-    from sim.replay import replay_game
+    from sim.records.log import read_log
+    from sim.records.replay import replay_game
 
     spec = {"name": "logged", "seed": 8, "games": 12, "chunk_size": 6, "arms": [
         {"name": "mix", "strategies": ["greedy-knock", "simple", "discard-tracking"]}]}

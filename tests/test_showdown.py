@@ -1,4 +1,5 @@
-"""sim.showdown.settle: scripted showdowns worked out by hand, and agreement with the oracle."""
+"""sim.engine.showdown.settle: scripted showdowns worked out by hand, and agreement with the
+oracle."""
 
 from __future__ import annotations
 
@@ -22,9 +23,9 @@ from oracle import (
 )
 
 from sim import melds
-from sim.cards import card_str, parse_card
-from sim.rules import Rules
-from sim.showdown import settle
+from sim.engine.cards import card_str, parse_card
+from sim.engine.rules import Rules
+from sim.engine.showdown import settle
 
 EAAI = Rules.preset("eaai")
 OKLAHOMA = Rules.preset("oklahoma")
@@ -467,9 +468,9 @@ def test_arrangement_capacity_covers_the_densest_hands() -> None:
     """
     import itertools
 
-    from sim.cards import DECK
-    from sim.melds import enumerate_arrangements, new_search_stack
-    from sim.showdown import ARRANGEMENT_CAPACITY, MAX_MELDS
+    from sim.engine.cards import DECK
+    from sim.engine.melds import enumerate_arrangements, new_search_stack
+    from sim.engine.showdown import ARRANGEMENT_CAPACITY, MAX_MELDS
 
     out = np.empty((ARRANGEMENT_CAPACITY, MAX_MELDS), np.int64)
     melded = np.empty(ARRANGEMENT_CAPACITY, np.int64)

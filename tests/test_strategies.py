@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from sim.cards import card_str, parse_cards
-from sim.driver import StrategyError, play_games
-from sim.rules import Rules
+from sim.engine.cards import card_str, parse_cards
+from sim.engine.rules import Rules
+from sim.play.driver import StrategyError, play_games
 from strategies.base import BaseStrategy
 from strategies.examples import GreedyKnockPy, LowCardHoarder
 from strategies.registry import BUILTINS, describe, parse_strategies, parse_strategy

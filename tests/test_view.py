@@ -1,4 +1,4 @@
-"""Information hygiene: what a strategy sees (sim.view), checked against the true state.
+"""Information hygiene: what a strategy sees (sim.engine.view), checked against the true state.
 
 A spy strategy records every View it is handed; the true state at each decision is rebuilt from
 the hand log (deal + moves) by the referee of the test helpers, and every view must match it and
@@ -21,9 +21,8 @@ from helpers_engine import (
 )
 
 from sim import view as view_mod
-from sim.cards import mask_cards
-from sim.driver import GameDriver, Seeds
-from sim.hand import (
+from sim.engine.cards import mask_cards
+from sim.engine.hand import (
     HS_DECLINED,
     HS_DISCARDED,
     HS_DRAWN,
@@ -36,8 +35,8 @@ from sim.hand import (
     HS_TURNS,
     HS_UPCARD,
 )
-from sim.rules import Rules
-from sim.view import (
+from sim.engine.rules import Rules
+from sim.engine.view import (
     GI_LEN,
     GI_SCORE,
     GI_SCORE_OTHER,
@@ -67,6 +66,7 @@ from sim.view import (
     View,
     fill_view,
 )
+from sim.play.driver import GameDriver, Seeds
 from strategies.base import BaseStrategy
 
 

@@ -31,7 +31,7 @@ def table_path(preset: str) -> Path:
 
 def games_csv(preset: str) -> str:
     """The compiled batch path's per-game table for 200 games of the preset's strategies."""
-    from sim.driver import play_games
+    from sim.play.driver import play_games
 
     strategies, _, seed = GOLDEN[preset]
     return play_games(strategies, games=200, seed=seed, rules=preset).games.to_csv(index=False)

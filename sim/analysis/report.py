@@ -1,7 +1,8 @@
 """Reports: tidy pandas tables with confidence intervals, computed from a run's per-game rows.
 
-Every table is built from the rows the runner stored (one per game, :data:`sim.runner.COLUMNS`),
-never by replaying games, and chunk by chunk (:meth:`sim.runner.RunResult.iter_chunks`), so
+Every table is built from the rows the runner stored (one per game,
+:data:`sim.play.runner.COLUMNS`),
+never by replaying games, and chunk by chunk (:meth:`sim.play.runner.RunResult.iter_chunks`), so
 memory stays flat however many games a run holds.
 
 Statistics
@@ -38,7 +39,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from sim.runner import RunResult, load_results
+from sim.play.runner import RunResult, load_results
 
 #: The two-sided 95% normal quantile.
 Z95 = 1.959963984540054
@@ -1315,7 +1316,7 @@ class Report:
         writers: dict[str, Callable[[Path], None]] = {}
         for name, df in self.tables().items():
             writers[f"{name}.csv"] = lambda tmp, df=df: df.to_csv(tmp, index=False)
-        from sim.plots import save
+        from sim.analysis.plots import save
 
         for name, fig in self.figures().items():
             writers[f"{name}.png"] = lambda tmp, fig=fig: save(fig, tmp, atomic=False)
@@ -1341,7 +1342,7 @@ class Report:
 def report(result_or_dir: RunResult | str | Path) -> Report:
     """All tables of a run and the study sections that apply to it.
 
-    ``result_or_dir``: a :class:`~sim.runner.RunResult` or a results directory. Sections:
+    ``result_or_dir``: a :class:`~sim.play.runner.RunResult` or a results directory. Sections:
     always win rates, box retention and hand outcomes; paired comparisons when arms differ only
     in their rules (the gin bonus study when only in gin_bonus); the knock sweep when the arms
     sweep one seat's knock_at. Raises ``ValueError`` for a directory that is not a finished run.

@@ -1,8 +1,9 @@
 """Replay a logged hand through the rules, and tell it the way a card player would.
 
 :func:`replay_hand` rebuilds the deck from the record's deal and feeds the recorded moves to the
-very same compiled kernels that played the game (:func:`sim.hand.deal`, :func:`sim.hand.advance`,
-:func:`sim.hand.apply_move`, :func:`sim.game.end_hand`), so there is no second copy of the rules
+very same compiled kernels that played the game (:func:`sim.engine.hand.deal`,
+:func:`sim.engine.hand.advance`, :func:`sim.engine.hand.apply_move`,
+:func:`sim.engine.game.end_hand`), so there is no second copy of the rules
 that could drift. It then compares what the rules give with what the record says, field by
 field, and reports every difference in words instead of raising: a log edited by hand, or
 written by another program, can be checked line by line.
@@ -23,10 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from sim.cards import CARD_VALUE, card_str, parse_card, sort_for_display
-from sim.driver import hand_result
-from sim.game import GS_HANDS, GS_LEN, GS_OVER, GS_ROLE_SEAT, GS_SCORE, GS_WINNER, end_hand
-from sim.hand import (
+from sim.engine.cards import CARD_VALUE, card_str, parse_card, sort_for_display
+from sim.engine.game import GS_HANDS, GS_LEN, GS_OVER, GS_ROLE_SEAT, GS_SCORE, GS_WINNER, end_hand
+from sim.engine.hand import (
     DEC_DISCARD,
     DEC_DRAW,
     DEC_KNOCK,
@@ -46,9 +46,10 @@ from sim.hand import (
     deal,
     new_hand_buffers,
 )
-from sim.log import RESULT_KEYS, check_record
-from sim.melds import merge_runs, min_deadwood
-from sim.rules import Rules
+from sim.engine.melds import merge_runs, min_deadwood
+from sim.engine.rules import Rules
+from sim.play.driver import hand_result
+from sim.records.log import RESULT_KEYS, check_record
 
 _MOVE_CODES = {"pass": MOVE_PASS, "draw_discard": MOVE_DRAW_DISCARD,
                "draw_stock": MOVE_DRAW_STOCK, "knock": MOVE_KNOCK}

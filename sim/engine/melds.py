@@ -1,6 +1,7 @@
 """The 329 melds as masks, and least deadwood by a small compiled search.
 
-Why it is fast: a hand is a 64-bit mask (see :mod:`sim.cards`). The cards that belong to *some*
+Why it is fast: a hand is a 64-bit mask (see :mod:`sim.engine.cards`). The cards that belong to
+*some*
 meld inside a mask (its *cover*) come from a few shifts and ANDs; every other card is deadwood
 whatever the arrangement. The search then only branches over cover cards: take the lowest one,
 and either leave it as deadwood or lay it in one of the (at most 16) melds of 3..5 cards that
@@ -18,7 +19,7 @@ from numba import int64
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.types import UniTuple
 
-from sim.cards import (
+from sim.engine.cards import (
     CARD_VALUE,
     N_CODES,
     N_RANKS,
@@ -29,7 +30,7 @@ from sim.cards import (
     parse_cards,
     sort_for_display,
 )
-from sim.jit import allocating, kernel
+from sim.engine.jit import allocating, kernel
 
 SUIT_BITS = (1 << N_RANKS) - 1  # 13 low bits of one suit
 NO_CARD = 1000  # sentinel deadwood for codes not in the hand

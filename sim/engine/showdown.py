@@ -20,15 +20,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.cards import (
+from sim.engine.cards import (
     CARD_VALUE,
     SUIT_STRIDE,
     card_str,
     mask_cards,
     parse_cards,
 )
-from sim.jit import kernel
-from sim.melds import (
+from sim.engine.jit import kernel
+from sim.engine.melds import (
     MAX_DEPTH,
     SEARCH_MELD_KINDS,
     SEARCH_MELDS,
@@ -41,7 +41,7 @@ from sim.melds import (
     min_deadwood_mask,
     search_best_melds,
 )
-from sim.rules import RI_KNOCK_LIMIT, RI_OKLAHOMA, RI_SPADE_DOUBLING, Rules
+from sim.engine.rules import RI_KNOCK_LIMIT, RI_OKLAHOMA, RI_SPADE_DOUBLING, Rules
 
 OUTCOME_KNOCK = 0  # the knocker won without gin
 OUTCOME_GIN = 1

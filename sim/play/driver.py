@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sim.cards import card_str, parse_cards
-from sim.game import (
+from sim.engine.cards import card_str, parse_cards
+from sim.engine.game import (
     GAME_COLUMNS,
     GO_LEN,
     GS_BONUS,
@@ -29,12 +29,11 @@ from sim.game import (
     decider_seat,
     end_hand,
     game_init,
-    play_batch_kernel,
     record_game,
     record_hand,
     start_hand,
 )
-from sim.hand import (
+from sim.engine.hand import (
     DEC_DISCARD,
     DEC_DRAW,
     DEC_KNOCK,
@@ -69,10 +68,11 @@ from sim.hand import (
     apply_move,
     new_after,
 )
-from sim.rng import seed_words, stream_seed
-from sim.rules import Rules
-from sim.showdown import describe_layout
-from sim.view import GI_LEN, V_LEN, View, fill_view
+from sim.engine.rng import seed_words, stream_seed
+from sim.engine.rules import Rules
+from sim.engine.showdown import describe_layout
+from sim.engine.view import GI_LEN, V_LEN, View, fill_view
+from sim.play.batch import play_batch_kernel
 from strategies.builtin import MEM_LEN, SCRATCH_LEN, decide
 from strategies.registry import StrategySpec, parse_strategies
 

@@ -8,7 +8,7 @@ time (``perf``: ``NRT_incref`` 18%, ``NRT_decref`` 20%). The hot functions never
 never keep an array past the call, so the counts are useless there. The price: a kernel cannot
 create arrays (numba refuses to compile ``np.empty`` under it), so the hand path works in
 buffers its caller allocates once: the showdown's workspace is the tail of the hand-state array
-(``sim.hand.HS_SHOWDOWN_WORK``), or ``sim.showdown.new_showdown_work()`` from Python.
+(``sim.engine.hand.HS_SHOWDOWN_WORK``), or ``sim.engine.showdown.new_showdown_work()`` from Python.
 
 :func:`allocating` is plain ``njit(cache=True)`` for the few compiled functions that create
 arrays: the batch drivers and the batch evaluators. They call kernels freely.

@@ -4,10 +4,11 @@ The game rules (initial roles, who deals, rotation after a win, a drawn hand kee
 who scores, the target and end bonuses) live in the compiled functions :func:`game_init`,
 :func:`start_hand` and :func:`end_hand`. Two drivers use them:
 
-* :func:`play_batch_kernel` plays a batch of games inside one compiled call, built-in
-  strategies only, recording per-game statistics;
-* :class:`GameDriver` plays one game from Python, asking plain-Python strategies (and the
-  compiled built-ins) for decisions, and can record the hand log.
+* ``sim.play.batch.play_batch_kernel`` plays a batch of games inside one compiled call,
+  built-in strategies only, recording per-game statistics with :func:`record_hand` and
+  :func:`record_game`;
+* ``sim.play.driver.GameDriver`` plays one game from Python, asking plain-Python strategies
+  (and the compiled built-ins) for decisions, and can record the hand log.
 
 Seats are numbered 0, 1, 2 (0, 1 in two-player mode). Roles: 0 the box (dealer), 1 the captain
 (non-dealer), 2 the sitter. In a hand, hand player 0 is the dealer and 1 the non-dealer.
@@ -17,30 +18,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.cards import DECK
-from sim.hand import (
-    AFTER_LEN,
-    DEC_OVER,
+from sim.engine.cards import DECK
+from sim.engine.hand import (
     END_DRAW,
     END_GIN,
     END_TURN_LIMIT,
     END_UNDERCUT,
     HS_END,
     HS_KNOCKER,
-    HS_LEN,
     HS_POINTS,
-    HS_TO_MOVE,
     HS_TURNS,
     HS_WINNER,
-    OK,
-    advance,
-    apply_move,
     deal,
-    forget_after,
 )
-from sim.jit import allocating, kernel
-from sim.rng import below, stream_seed
-from sim.rules import (
+from sim.engine.jit import kernel
+from sim.engine.rng import below
+from sim.engine.rules import (
     RI_GAME_BONUS,
     RI_HAND_BONUS,
     RI_INITIAL_ROLES,
@@ -49,8 +42,7 @@ from sim.rules import (
     RI_TARGET,
     RI_TEAM_ADVISOR,
 )
-from sim.view import GI_LEN, GI_SCORE, GI_SCORE_OTHER, GI_TARGET, V_LEN, fill_view
-from strategies.builtin import MEM_LEN, SCRATCH_LEN, decide
+from sim.engine.view import GI_SCORE, GI_SCORE_OTHER, GI_TARGET
 
 BOX = 0
 CAPTAIN = 1
@@ -266,64 +258,3 @@ def record_game(row: np.ndarray, gs: np.ndarray) -> None:
         row[GO_FINAL + s] = gs[GS_SCORE + s] + gs[GS_BONUS + s]
         row[GO_SEAT_HANDS_WON + s] = gs[GS_HANDS_WON + s]
         row[GO_INITIAL_ROLE_SEAT + s] = gs[GS_INITIAL_ROLE_SEAT + s]
-
-
-@allocating
-def play_batch_kernel(rules: np.ndarray, strategy_ids: np.ndarray, params: np.ndarray,
-                      deck_base: np.uint64, strategy_base: np.uint64, first_game: int,
-                      rotate: bool, out: np.ndarray) -> None:
-    """Play games ``first_game .. first_game + len(out) - 1`` with built-in strategies.
-
-    Game ``g`` draws its decks from stream ``g`` of ``deck_base`` and its strategy choices from
-    stream ``g`` of ``strategy_base``, so results do not depend on how games are batched.
-    ``rotate`` seats game ``g`` by the rotation (see :func:`game_init`). Allocates the buffers
-    once, then plays in :func:`play_batch_into`.
-    """
-    after = np.zeros(AFTER_LEN, np.int64)
-    forget_after(after)
-    play_batch_into(rules, strategy_ids, params, deck_base, strategy_base, first_game, rotate,
-                    out, np.zeros(GS_LEN, np.int64), np.zeros(HS_LEN, np.int64),
-                    np.zeros(52, np.int64), np.zeros(52, np.int64), after,
-                    np.zeros((0, 2), np.int64), np.zeros(V_LEN, np.int64),
-                    np.zeros(GI_LEN, np.int64), np.zeros((2, MEM_LEN), np.int64),
-                    np.zeros(SCRATCH_LEN, np.int64), np.zeros(2, np.uint64))
-
-
-@kernel
-def play_batch_into(rules: np.ndarray, strategy_ids: np.ndarray, params: np.ndarray,
-                    deck_base: np.uint64, strategy_base: np.uint64, first_game: int,
-                    rotate: bool, out: np.ndarray, gs: np.ndarray, hs: np.ndarray,
-                    pile: np.ndarray, deck: np.ndarray, after: np.ndarray, moves: np.ndarray,
-                    view: np.ndarray, game_info: np.ndarray, mem: np.ndarray,
-                    scratch: np.ndarray, rng_states: np.ndarray) -> None:
-    """The loop of :func:`play_batch_kernel`, in buffers it allocated (``after`` fresh)."""
-    deck_rng = rng_states[0:1]
-    strategy_rng = rng_states[1:2]
-    for i in range(out.shape[0]):
-        g = first_game + i
-        deck_rng[0] = stream_seed(deck_base, g)
-        strategy_rng[0] = stream_seed(strategy_base, g)
-        row = out[i]
-        for j in range(GO_LEN):
-            row[j] = 0
-        game_init(gs, rules, deck_rng, g if rotate else -1)
-        while not gs[GS_OVER]:
-            start_hand(gs, hs, pile, deck, rules, deck_rng, game_info)
-            for j in range(MEM_LEN):  # explicit loops: numba's slice fill is ~30x slower
-                mem[0, j] = 0
-                mem[1, j] = 0
-            while True:
-                decision = advance(hs, pile, deck, after, moves)
-                if decision == DEC_OVER:
-                    break
-                p = hs[HS_TO_MOVE]
-                seat = decider_seat(gs, rules, p)
-                fill_view(view, hs, pile, game_info, decision)
-                move = decide(strategy_ids[seat], params[seat], decision, view, pile, after,
-                              mem[p], strategy_rng, scratch)
-                if apply_move(hs, pile, deck, after, moves, move) != OK:
-                    row[GO_ERROR] = 1
-                    return
-            record_hand(row, gs, hs)
-            end_hand(gs, hs, rules)
-        record_game(row, gs)

@@ -1,7 +1,7 @@
 """Plots of the report tables: matplotlib Figures on the Agg canvas, never a GUI window.
 
-Each function takes a table of :mod:`sim.report` and a ``what`` string saying what was run
-(experiment, games, seed: :attr:`sim.report.Report.what`) and returns a
+Each function takes a table of :mod:`sim.analysis.report` and a ``what`` string saying what was run
+(experiment, games, seed: :attr:`sim.analysis.report.Report.what`) and returns a
 :class:`matplotlib.figure.Figure`; :func:`save` writes one to a file atomically.
 
 Figures are built with the object API and attached to an Agg canvas explicitly instead of going
@@ -24,7 +24,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from sim.report import HEADLINE_METRICS, METRICS
+from sim.analysis.report import HEADLINE_METRICS, METRICS
 
 DPI = 120
 SIGNIFICANT = "#b2182b"
@@ -195,7 +195,7 @@ def paired_difference_plot(pairs: pd.DataFrame, what: str,
 
     Proportions are shown in percentage points, other metrics in their own unit; red bars are
     significant at 95% (the interval excludes 0). ``metrics`` selects what is drawn (None: all
-    rows of the table; default: :data:`sim.report.HEADLINE_METRICS`).
+    rows of the table; default: :data:`sim.analysis.report.HEADLINE_METRICS`).
     """
     if metrics is not None and pairs["metric"].isin(metrics).any():
         pairs = pairs[pairs["metric"].isin(metrics)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import uint64
 
-from sim.jit import kernel
+from sim.engine.jit import kernel
 
 GOLDEN = uint64(0x9E3779B97F4A7C15)
 MIX1 = uint64(0xBF58476D1CE4E5B9)

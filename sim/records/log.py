@@ -7,7 +7,7 @@ a crash, an exception or Ctrl-C never leaves a half-written log (or clobbers an 
 
 >>> import tempfile, pathlib
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "hands.jsonl"
->>> from sim.driver import play_games
+>>> from sim.play.driver import play_games
 >>> records = play_games("simple,simple,simple", games=1, seed=3, log=True).log
 >>> write_log(path, records) == len(records)
 True
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sim.cards import parse_card
+from sim.engine.cards import parse_card
 
 #: Top-level keys every hand record has, in the order they are written.
 RECORD_KEYS: tuple[str, ...] = (
@@ -241,7 +241,7 @@ def check_record(record: Any) -> None:
     """Raise ``ValueError`` saying what is wrong if ``record`` is not a well-formed hand record.
 
     Checks the structure and card strings only; whether the hand follows the rules is
-    :func:`sim.replay.replay_hand`'s job.
+    :func:`sim.records.replay.replay_hand`'s job.
     """
     if not isinstance(record, dict):
         raise ValueError(f"expected a JSON object (one hand), got {type(record).__name__}")

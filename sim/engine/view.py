@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.cards import N_CODES, card_str, mask_cards
-from sim.hand import (
+from sim.engine.cards import N_CODES, card_str, mask_cards
+from sim.engine.hand import (
     HS_DEADWOOD,
     HS_DECLINED,
     HS_DISCARDED,
@@ -36,12 +36,12 @@ from sim.hand import (
     forbidden_discard,
     stock_count,
 )
-from sim.jit import kernel
-from sim.melds import fill_deadwood_after_discards
+from sim.engine.jit import kernel
+from sim.engine.melds import fill_deadwood_after_discards
 
 V_HAND = 0  # own cards (mask)
 V_ROLE = 1  # 0 dealer (the box), 1 non-dealer (the captain)
-V_DECISION = 2  # DEC_* of sim.hand
+V_DECISION = 2  # DEC_* of sim.engine.hand
 V_STOCK = 3  # cards left in the stock
 V_TURN = 4  # completed turns this hand
 V_PILE_LEN = 5
@@ -120,7 +120,8 @@ DECISION_NAMES = ("offer", "draw", "knock", "discard")
 class View:
     """A plain-Python copy of one player's view, handed to user strategies.
 
-    Cards are codes (``sim.cards``); ``*_str`` helpers give text. ``deadwood_after`` maps each
+    Cards are codes (``sim.engine.cards``); ``*_str`` helpers give text. ``deadwood_after`` maps
+    each
     card the player may discard now to the least deadwood that discard leaves (11-card
     decisions only; empty otherwise).
     """

@@ -211,7 +211,7 @@ class Rules:
             raise ValueError(
                 f"upcard_value={upcard_value!r} is out of range: expected an integer 1..10"
             )
-        from sim.showdown import hand_terms  # the one place the rule lives (compiled)
+        from sim.engine.showdown import hand_terms  # the one place the rule lives (compiled)
 
         spade_of_that_value = int(upcard_value) - 1  # rank index; a ten stands for any 10
         return int(hand_terms(self.to_array(), spade_of_that_value)[0])

@@ -5,7 +5,7 @@ games per arm and one or more *arms*. An arm is one configuration to measure: a 
 overrides, the strategies in the seats, and how the seats are given their initial roles. All arms
 of an experiment play the same shuffled decks game for game (common random numbers), so arms are
 compared paired. :func:`load_experiment` reads a file or dict into an :class:`ExperimentSpec`;
-:func:`sim.runner.run_experiment` runs it.
+:func:`sim.play.runner.run_experiment` runs it.
 
 Every error is a one-line ``ValueError`` naming the field (as a path such as
 ``arms[2].seating``), the bad value and what is accepted. Unknown keys are errors, so a typo
@@ -41,9 +41,9 @@ key               required  meaning
 ``name``          yes       unique label within the experiment, shown in reports (1..100
                             characters). ``name = "gin 20"``
 ``rules``         no        a rules preset (default ``"three-handed"``); one of
-                            ``sim.rules.PRESETS``. ``rules = "three-handed-20"``
-``overrides``     no        a table of ``sim.rules.Rules`` fields changed from the preset, any
-                            field but ``initial_roles`` (use ``seating``).
+                            ``sim.engine.rules.PRESETS``. ``rules = "three-handed-20"``
+``overrides``     no        a table of ``sim.engine.rules.Rules`` fields changed from the
+                            preset, any field but ``initial_roles`` (use ``seating``).
                             ``overrides = { knock_limit = 7, target = 150 }``
 ``strategies``    yes       one strategy per seat (3, or 2 for two-player rules), as a list of
                             names with optional parameters or import paths of user classes:
@@ -93,7 +93,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.rules import PRESETS, Rules
+from sim.engine.rules import PRESETS, Rules
 from strategies.registry import parse_strategies, parse_strategy
 
 #: Default games per chunk: large enough that per-chunk overhead is negligible, small enough

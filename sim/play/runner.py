@@ -1,6 +1,7 @@
 """Running experiments: chunks of games in parallel, streamed to parquet, resumable.
 
-:func:`run_experiment` splits every arm of an :class:`~sim.experiment.ExperimentSpec` into chunks
+:func:`run_experiment` splits every arm of an :class:`~sim.play.experiment.ExperimentSpec` into
+chunks
 of ``chunk_size`` games (chunk ``c`` of an arm holds games ``c * chunk_size ..``), plays the
 chunks in parallel through joblib (loky processes by default, or a Dask cluster through joblib's
 ``dask`` backend) and writes each finished chunk as it arrives, so memory stays flat however many
@@ -30,7 +31,7 @@ column            meaning
 ``arm_name``      the arm's name
 ``game``          game number within the arm (int64); game g of every arm shares its decks
 ``strategy_<s>``  the strategy text in seat s = 0, 1, 2 (``strategy_2`` null for two players)
-the rest          every column of :data:`sim.game.GAME_COLUMNS` (int64), in that order
+the rest          every column of :data:`sim.engine.game.GAME_COLUMNS` (int64), in that order
 ================  =========================================================================
 """
 
@@ -61,11 +62,11 @@ from joblib import Parallel, delayed, parallel_config
 from tqdm import tqdm
 
 from sim import __version__
-from sim.driver import Seeds, iter_games
-from sim.experiment import ExperimentSpec, load_experiment
-from sim.game import GAME_COLUMNS
-from sim.log import write_log
-from sim.rules import Rules
+from sim.engine.game import GAME_COLUMNS
+from sim.engine.rules import Rules
+from sim.play.driver import Seeds, iter_games
+from sim.play.experiment import ExperimentSpec, load_experiment
+from sim.records.log import write_log
 
 MANIFEST = "manifest.json"
 LOCK = ".lock"

@@ -15,22 +15,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.cards import N_CODES
-from sim.jit import kernel
-from sim.melds import (
+from sim.engine.cards import N_CODES
+from sim.engine.jit import kernel
+from sim.engine.melds import (
     NO_CARD,
     best_discard_search,
     fill_deadwood_after_discards,
     min_deadwood_mask,
 )
-from sim.rules import (
+from sim.engine.rules import (
     RI_FORBID_TAKEN_DISCARD,
     RI_GIN_BONUS,
     RI_MAX_TURNS,
     RI_UNDERCUT_BONUS,
     RI_WALL,
 )
-from sim.showdown import (
+from sim.engine.showdown import (
     MAX_MELDS,
     OUTCOME_GIN,
     OUTCOME_KNOCK,
