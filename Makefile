@@ -2,6 +2,7 @@
 #   make run   - create .venv if missing, install ginbox, run experiments/quick.toml and print
 #                its report (written to results/quick/)
 #   make test  - the same set-up with the dev extras, then ruff and pytest
+# The install steps leave a stamp in .venv and run again only when pyproject.toml changes.
 VENV   ?= .venv
 PYTHON ?= python3
 BIN    := $(VENV)/bin
@@ -12,11 +13,17 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-install: $(BIN)/python
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
+	touch $@
 
-install-dev: $(BIN)/python
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev,dask]"
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+
+install-dev: $(VENV)/.installed-dev
 
 run: install
 	$(BIN)/ginbox run experiments/quick.toml --force
