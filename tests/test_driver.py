@@ -14,16 +14,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers_engine import (
-    PROFILE,
-    ScriptedStrategy,
-    SpyStrategy,
-    protocol_policy,
-    random_policy,
-    referee_game,
-)
 from hypothesis import given
 from hypothesis import strategies as st
+from support.hypothesis_profile import PROFILE
+from support.referee import referee_game
+from support.scripted import ScriptedStrategy, SpyStrategy, protocol_policy, random_policy
 
 from sim.engine.game import GAME_COLUMNS, GO_LEN
 from sim.engine.rules import Rules

@@ -12,25 +12,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers_engine import (
-    DEFENDER,
-    GIN_DEFENDER,
-    GIN_HAND,
-    KNOCKER,
-    PROFILE,
-    Director,
-    HandRunner,
-    SpyStrategy,
-    check_views,
-    fixed_decks,
-    make_deck,
-    protocol_policy,
-    random_policy,
-    referee_game,
-    shuffled_deck,
-)
 from hypothesis import given
 from hypothesis import strategies as st
+from support.decks import DEFENDER, GIN_DEFENDER, GIN_HAND, KNOCKER, make_deck, shuffled_deck
+from support.fixtures import fixed_decks
+from support.hands import HandRunner
+from support.hypothesis_profile import PROFILE
+from support.referee import referee_game
+from support.scripted import Director, SpyStrategy, protocol_policy, random_policy
+from support.views import check_views
 
 from sim.engine.cards import parse_card, parse_cards
 from sim.engine.game import (
@@ -129,7 +119,7 @@ def test_drawn_hand_keeps_roles_and_scores(end: int) -> None:
 
 
 def test_rotation_sequence() -> None:
-    """A run of results from (0, 1, 2), each rotation exactly as RULES.md."""
+    """A run of results from (0, 1, 2), each rotation exactly as docs/rules.md."""
     gs, rules = new_game(Rules(), (0, 1, 2))
     steps = [  # (winner hand player or None for a draw, roles after)
         (0, (0, 2, 1)),  # box wins: captain and sitter swap

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracle import (
+from support.oracle import (
     MELDS,
     RUNS,
     SETS,
