@@ -150,14 +150,21 @@ def test_game_over_exactly_at_target(before: int, points: int, over: bool) -> No
     assert int(gs[GS_WINNER]) == (1 if over else -1)
 
 
-def test_sitter_never_scores() -> None:
-    """Whoever wins, only the box's or the captain's seat scores."""
+@pytest.mark.parametrize("end", [END_KNOCK, END_GIN, END_UNDERCUT])
+def test_sitter_never_scores(end: int) -> None:
+    """The hand's points go to the seat of the hand player who won it (the box or the captain),
+    whatever the seating and the end; every other seat, the sitter's above all, keeps its score.
+    """
     for roles in itertools.permutations(range(3)):
         for winner in (0, 1):
             gs, rules = new_game(Rules(), roles)
-            scorer = finish(gs, rules, END_KNOCK, winner, 17)
-            assert scorer == roles[winner] != roles[2]
-            assert scores_of(gs)[roles[2]] == 0 and sum(scores_of(gs)) == 17
+            gs[GS_SCORE:GS_SCORE + 3] = (5, 6, 7)
+            scorer = finish(gs, rules, end, winner, 17)
+            assert scorer == roles[winner]
+            want = [5, 6, 7]
+            want[roles[winner]] += 17
+            assert scores_of(gs) == want
+            assert scores_of(gs)[roles[2]] == (5, 6, 7)[roles[2]]
 
 
 def test_two_player_deal_passes_after_a_win_and_stays_after_a_draw() -> None:
