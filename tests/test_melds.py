@@ -1,4 +1,4 @@
-"""sim.engine.melds against the brute-force oracle in tests/oracle.py, plus exact counts from the
+"""sim.engine.melds against the brute-force oracle in tests/support/oracle.py, plus exact counts from the
 rules."""
 
 from __future__ import annotations
