@@ -1,5 +1,5 @@
-"""sim.engine.melds against the brute-force oracle in tests/support/oracle.py, plus exact counts from the
-rules."""
+"""sim.engine.melds against the brute-force oracle in tests/support/oracle.py, plus exact counts
+from the rules."""
 
 from __future__ import annotations
 
