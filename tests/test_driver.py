@@ -8,23 +8,19 @@ rules (StrategyError); and a fuzz run of random strategies never breaks a rule.
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter
 from typing import Any
 
 import numpy as np
 import pytest
-from helpers_engine import (
-    PROFILE,
-    ScriptedStrategy,
-    SpyStrategy,
-    protocol_policy,
-    random_policy,
-    referee_game,
-)
 from hypothesis import given
 from hypothesis import strategies as st
+from support.hypothesis_profile import PROFILE
+from support.referee import referee_game
+from support.scripted import ScriptedStrategy, SpyStrategy, protocol_policy, random_policy
 
+import sim.play.driver
+import strategies.registry
 from sim.engine.game import GAME_COLUMNS, GO_LEN
 from sim.engine.rules import Rules
 from sim.play.batch import play_batch_kernel
@@ -316,24 +312,84 @@ def test_python_strategy_may_answer_with_card_strings() -> None:
     referee_game(records, Rules())
 
 
+# ------------------------------------------------------------------------------ parsing
+
+
+class _ParseCounter:
+    """Wraps ``parse_strategies`` in ``sim.play.driver`` and records every call's argument."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls: list[Any] = []
+        real = sim.play.driver.parse_strategies
+
+        def counting(text: Any) -> list[Any]:
+            self.calls.append(text)
+            return real(text)
+
+        monkeypatch.setattr(sim.play.driver, "parse_strategies", counting)
+
+
+@pytest.mark.parametrize(("text", "log"), [
+    ("greedy-knock:knock_at=6,simple,random", False),  # compiled batches
+    ("greedy-knock:knock_at=6,simple,random", True),  # the Python GameDriver, logging
+    ("strategies.examples:LowCardHoarder,greedy-knock:knock_at=6,simple", False),  # a user class
+])
+def test_play_games_parses_the_strategies_once(monkeypatch: pytest.MonkeyPatch, text: str,
+                                               log: bool) -> None:
+    """``play_games`` parses its ``strategies`` at the entry point only: ``iter_games`` and
+    ``GameDriver`` take the parsed specs as they are (a user class is imported once)."""
+    counter = _ParseCounter(monkeypatch)
+    imports: list[str] = []
+    real_import = strategies.registry.importlib.import_module
+
+    def counting_import(name: str, *args: Any) -> Any:
+        imports.append(name)
+        return real_import(name, *args)
+
+    monkeypatch.setattr(strategies.registry.importlib, "import_module", counting_import)
+    result = play_games(text, games=3, seed=2, log=log)
+    assert counter.calls == [text]
+    user_imports = [n for n in imports if n == "strategies.examples"]
+    assert user_imports == (["strategies.examples"] if "examples" in text else [])
+    assert ",".join(result.strategies) == text
+    assert len(result.games) == 3 and (result.log is not None) == log
+
+
+def test_lower_layers_still_parse_strings_and_keep_specs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``iter_games`` and ``GameDriver`` accept names (and parse them themselves, once), or
+    parsed specs, which they use as given."""
+    counter = _ParseCounter(monkeypatch)
+    specs = parse_strategies("simple,greedy-knock,random")
+    driver = GameDriver(Rules(), specs, Seeds.from_seed(1))
+    assert driver.specs == specs and all(a is b for a, b in zip(driver.specs, specs, strict=True))
+    rows = [r for r, _ in iter_games(Rules(), specs, 4, Seeds.from_seed(1), batch=2)]
+    assert counter.calls == []
+    by_name = [r for r, _ in iter_games(Rules(), ("simple", "greedy-knock", "random"), 4,
+                                        Seeds.from_seed(1), batch=2)]
+    assert counter.calls == [["simple", "greedy-knock", "random"]]
+    np.testing.assert_array_equal(np.concatenate(rows), np.concatenate(by_name))
+    GameDriver(Rules(), "simple,greedy-knock,random", Seeds.from_seed(1))
+    assert counter.calls[-1] == "simple,greedy-knock,random"
+
+
 # ------------------------------------------------------------------------------- fuzz
 
 
 def test_fuzz_random_strategies_compiled() -> None:
-    """At least 20,000 random hands in the compiled batch: no rule violation, sane rows, fast."""
+    """At least 20,000 random hands in the compiled batch: no rule violation, sane rows.
+
+    Speed is not asserted here (a timed test fails on a busy machine and proves little about
+    the rules); throughput is measured by ``ginbox bench``.
+    """
     rules = Rules()
     seeds = Seeds.from_seed(20260101)
-    batch_rows(rules, ["random"] * 3, seeds, 0, 2)  # warm-up (JIT cache load)
-    start = time.perf_counter()
     batches: list[np.ndarray] = []
     hands = 0
     while hands < 20_000:
         batches.append(batch_rows(rules, ["random"] * 3, seeds, 200 * len(batches), 200))
         hands += int(batches[-1][:, COL["hands"]].sum())
-    elapsed = time.perf_counter() - start
     rows = np.concatenate(batches)
     assert not rows[:, COL["error"]].any(), "a built-in strategy made an illegal move"
-    assert hands / elapsed > 2_000, f"random plays only {hands / elapsed:.0f} hands/s compiled"
     ends = ["end_none", "knocks", "gins", "undercuts", "draws", "turn_limits"]
     assert (rows[:, [COL[c] for c in ends]].sum(axis=1) == rows[:, COL["hands"]]).all()
     assert (rows[:, COL["end_none"]] == 0).all()

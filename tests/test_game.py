@@ -12,25 +12,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers_engine import (
-    DEFENDER,
-    GIN_DEFENDER,
-    GIN_HAND,
-    KNOCKER,
-    PROFILE,
-    Director,
-    HandRunner,
-    SpyStrategy,
-    check_views,
-    fixed_decks,
-    make_deck,
-    protocol_policy,
-    random_policy,
-    referee_game,
-    shuffled_deck,
-)
 from hypothesis import given
 from hypothesis import strategies as st
+from support.decks import DEFENDER, GIN_DEFENDER, GIN_HAND, KNOCKER, make_deck, shuffled_deck
+from support.fixtures import fixed_decks
+from support.hands import HandRunner
+from support.hypothesis_profile import PROFILE
+from support.referee import referee_game
+from support.scripted import Director, SpyStrategy, protocol_policy, random_policy
+from support.views import check_views
 
 from sim.engine.cards import parse_card, parse_cards
 from sim.engine.game import (
@@ -129,7 +119,7 @@ def test_drawn_hand_keeps_roles_and_scores(end: int) -> None:
 
 
 def test_rotation_sequence() -> None:
-    """A run of results from (0, 1, 2), each rotation exactly as RULES.md."""
+    """A run of results from (0, 1, 2), each rotation exactly as docs/rules.md."""
     gs, rules = new_game(Rules(), (0, 1, 2))
     steps = [  # (winner hand player or None for a draw, roles after)
         (0, (0, 2, 1)),  # box wins: captain and sitter swap
@@ -160,14 +150,21 @@ def test_game_over_exactly_at_target(before: int, points: int, over: bool) -> No
     assert int(gs[GS_WINNER]) == (1 if over else -1)
 
 
-def test_sitter_never_scores() -> None:
-    """Whoever wins, only the box's or the captain's seat scores."""
+@pytest.mark.parametrize("end", [END_KNOCK, END_GIN, END_UNDERCUT])
+def test_sitter_never_scores(end: int) -> None:
+    """The hand's points go to the seat of the hand player who won it (the box or the captain),
+    whatever the seating and the end; every other seat, the sitter's above all, keeps its score.
+    """
     for roles in itertools.permutations(range(3)):
         for winner in (0, 1):
             gs, rules = new_game(Rules(), roles)
-            scorer = finish(gs, rules, END_KNOCK, winner, 17)
-            assert scorer == roles[winner] != roles[2]
-            assert scores_of(gs)[roles[2]] == 0 and sum(scores_of(gs)) == 17
+            gs[GS_SCORE:GS_SCORE + 3] = (5, 6, 7)
+            scorer = finish(gs, rules, end, winner, 17)
+            assert scorer == roles[winner]
+            want = [5, 6, 7]
+            want[roles[winner]] += 17
+            assert scores_of(gs) == want
+            assert scores_of(gs)[roles[2]] == (5, 6, 7)[roles[2]]
 
 
 def test_two_player_deal_passes_after_a_win_and_stays_after_a_draw() -> None:

@@ -3,33 +3,31 @@ properties.
 
 Hand players: 0 the dealer (the box), 1 the non-dealer (the captain). Decks are built card by
 card (dealer's 10, non-dealer's 10, upcard, stock) so every expected value is worked out by
-hand from RULES.md.
+hand from docs/rules.md.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers_engine import (
+from hypothesis import given
+from hypothesis import strategies as st
+from support.decks import (
     DEFENDER,
     GIN_DEFENDER,
     GIN_HAND,
     JUNK_DEALER,
     JUNK_NONDEALER,
     KNOCKER,
-    PROFILE,
-    HandRunner,
-    Referee,
-    SpyStrategy,
     cards,
-    check_views,
     make_deck,
-    protocol_policy,
-    referee_game,
     shuffled_deck,
 )
-from hypothesis import given
-from hypothesis import strategies as st
+from support.hands import HandRunner
+from support.hypothesis_profile import PROFILE
+from support.referee import Referee, referee_game
+from support.scripted import SpyStrategy, protocol_policy
+from support.views import check_views
 
 from sim.engine.cards import DECK, parse_card, parse_cards
 from sim.engine.hand import (

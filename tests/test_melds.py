@@ -1,5 +1,5 @@
-"""sim.engine.melds against the brute-force oracle in tests/oracle.py, plus exact counts from the
-rules."""
+"""sim.engine.melds against the brute-force oracle in tests/support/oracle.py, plus exact counts
+from the rules."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracle import (
+from support.oracle import (
     MELDS,
     RUNS,
     SETS,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -262,33 +261,58 @@ KILL_SPEC: dict[str, Any] = {
     "arms": [{"name": "random", "strategies": ["random"] * 3}],
 }
 
+HANG_AFTER = 4  # chunks the child writes before it hangs
+
+# The child run plays HANG_AFTER chunks, then hangs in the next one until the test kills it, so
+# the kill always lands mid-run whatever the speed of the machine. iter_games is wrapped where
+# the runner looks it up (before the runner imports it, and on the runner after).
 CHILD = """
-import json, sys
-from sim.play.runner import run_experiment
-run_experiment(json.loads(sys.argv[1]), out=sys.argv[2], jobs=1, quiet=True)
+import json, sys, time
+import sim.play.driver as driver
+real = driver.iter_games
+played = [0]
+def iter_games(*args, **kwargs):
+    played[0] += 1
+    if played[0] > int(sys.argv[3]):
+        time.sleep(600)
+    return real(*args, **kwargs)
+driver.iter_games = iter_games
+import sim.play.runner as runner
+runner.iter_games = iter_games
+runner.run_experiment(json.loads(sys.argv[1]), out=sys.argv[2], jobs=1, quiet=True)
 """
 
 
 def test_resume_after_sigkill_equals_uninterrupted(tmp_path: Path) -> None:
+    """kill -9 with some but not all chunks on disk; the resumed run plays exactly the missing
+    chunks and ends with the games of an uninterrupted run."""
     expected = run(tmp_path / "whole", spec=KILL_SPEC).games
     out = tmp_path / "killed"
-    child = subprocess.Popen([sys.executable, "-c", CHILD, json.dumps(KILL_SPEC), str(out)])
+    child = subprocess.Popen([sys.executable, "-c", CHILD, json.dumps(KILL_SPEC), str(out),
+                              str(HANG_AFTER)])
     try:
-        deadline = time.monotonic() + 60
-        while len(chunk_files(out)) < 2 and child.poll() is None:
-            assert time.monotonic() < deadline, "the child run never wrote a chunk"
-            time.sleep(0.005)
-        child.send_signal(signal.SIGKILL)
+        deadline = time.monotonic() + 120
+        while len(chunk_files(out)) < HANG_AFTER and child.poll() is None:
+            assert time.monotonic() < deadline, "the child run never wrote its chunks"
+            time.sleep(0.01)
+        time.sleep(0.2)  # a chunk beyond HANG_AFTER would show up now
+        assert child.poll() is None, "the child run ended before it was killed"
     finally:
+        child.kill()  # SIGKILL: kill -9
         child.wait()
-    done = len(chunk_files(out))
+    total = KILL_SPEC["games"] // KILL_SPEC["chunk_size"]
+    assert len(chunk_files(out)) == HANG_AFTER < total
     assert (out / "manifest.json").exists()
-    if done < 30:  # killed mid-run, as intended (a very fast machine may have finished)
-        with pytest.raises(ValueError, match="use resume"):
-            run(out, spec=KILL_SPEC)
+    with pytest.raises(ValueError, match="use resume"):
+        run(out, spec=KILL_SPEC)
     result = run(out, spec=KILL_SPEC, resume=True)
     pd.testing.assert_frame_equal(result.games, expected)
     assert result.manifest["status"] == "complete"
+    resumed = result.manifest["sessions"][-1]
+    assert resumed["status"] == "complete"
+    assert resumed["chunks"] == total - HANG_AFTER > 0
+    assert resumed["games"] == KILL_SPEC["games"] - HANG_AFTER * KILL_SPEC["chunk_size"]
+    assert len(chunk_files(out)) == total
 
 
 def test_resume_refuses_results_the_engine_does_not_reproduce(tmp_path: Path) -> None:

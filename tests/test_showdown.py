@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
-from oracle import (
+from support.oracle import (
     brute_settle,
     code,
     defender_reply,
@@ -216,7 +216,7 @@ CASES = [
 
 
 def knock_limit(rules: Rules, upcard: str | int | None) -> int:
-    """The hand's knock limit under ``rules`` for this upcard (RULES.md, Oklahoma)."""
+    """The hand's knock limit under ``rules`` for this upcard (docs/rules.md, Oklahoma)."""
     if not rules.oklahoma:
         return rules.knock_limit
     assert upcard is not None

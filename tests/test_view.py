@@ -10,15 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers_engine import (
-    HandRunner,
-    SpyStrategy,
-    check_views,
-    mask,
-    protocol_policy,
-    random_policy,
-    shuffled_deck,
-)
+from support.decks import mask, shuffled_deck
+from support.hands import HandRunner
+from support.scripted import SpyStrategy, protocol_policy, random_policy
+from support.views import check_views
 
 from sim import view as view_mod
 from sim.engine.cards import mask_cards

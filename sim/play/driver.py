@@ -99,6 +99,13 @@ class Seeds:
         return cls(seed_words(seed, 0), seed_words(seed, 1))
 
 
+def _as_specs(strategies: Sequence[Any] | str) -> list[StrategySpec]:
+    """The strategies as specs: parsed here unless the caller (``play_games``) already did."""
+    if not isinstance(strategies, str) and all(isinstance(s, StrategySpec) for s in strategies):
+        return list(strategies)
+    return parse_strategies(strategies if isinstance(strategies, str) else list(strategies))
+
+
 def _check_seats(rules: Rules, specs: Sequence[StrategySpec]) -> None:
     if len(specs) != rules.players:
         raise ValueError(
@@ -107,12 +114,16 @@ def _check_seats(rules: Rules, specs: Sequence[StrategySpec]) -> None:
 
 
 class GameDriver:
-    """Plays one game at a time from Python through the compiled rule kernels."""
+    """Plays one game at a time from Python through the compiled rule kernels.
+
+    ``strategies`` are parsed specs (as :func:`iter_games` passes them) or anything
+    ``parse_strategies`` accepts; specs are used as given, not parsed again.
+    """
 
     def __init__(self, rules: Rules, strategies: Sequence[Any], seeds: Seeds,
                  log: bool = False, rotate: bool = False) -> None:
         self.rules = rules
-        self.specs = parse_strategies(list(strategies))
+        self.specs = _as_specs(strategies)
         _check_seats(rules, self.specs)
         self.seeds = seeds
         self.log = log
@@ -313,8 +324,10 @@ def iter_games(rules: Rules, strategies: Sequence[Any], games: int, seeds: Seeds
 
     Game ``g`` is the same game whatever the batching: its streams derive from ``seeds``
     and ``g`` alone. ``rotate`` seats games by the rotation instead of the rules' draw.
+    ``strategies`` are parsed specs (as :func:`play_games` passes them) or anything
+    ``parse_strategies`` accepts; specs are used as given, not parsed again.
     """
-    specs = parse_strategies(list(strategies))
+    specs = _as_specs(strategies)
     _check_seats(rules, specs)
     if all(s.compiled for s in specs) and not log:
         ids = np.array([s.strategy_id for s in specs] + [0] * (3 - len(specs)), np.int64)
@@ -359,7 +372,7 @@ def play_games(strategies: Sequence[Any] | str, rules: Rules | str | None = None
     rules = rules if rules is not None else Rules()
     if games < 0:
         raise ValueError(f"games={games} is out of range: expected an integer >= 0")
-    specs = parse_strategies(strategies)
+    specs = parse_strategies(strategies)  # the only parse: the layers below take the specs
     seeds = Seeds.from_seed(seed)
     rows: list[np.ndarray] = []
     records: list[dict[str, Any]] = []

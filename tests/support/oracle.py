@@ -1,4 +1,4 @@
-"""Brute-force reference for melds, deadwood and the showdown, written from RULES.md.
+"""Brute-force reference for melds, deadwood and the showdown, written from docs/rules.md.
 
 Plain Python on purpose, with no numba and nothing taken from ``sim.engine.melds`` or
 ``sim.engine.showdown``: it is the independent oracle the fast kernels are tested against.
@@ -31,7 +31,7 @@ def code(rank: int, suit: int) -> int:
 
 
 def value(card: int) -> int:
-    """Deadwood value from RULES.md: ace 1, 2-9 face value, T J Q K 10."""
+    """Deadwood value from docs/rules.md: ace 1, 2-9 face value, T J Q K 10."""
     return min(card % 16 + 1, 10)
 
 
@@ -220,7 +220,7 @@ def layoff_options(meld: int, defender: int) -> list[int]:
 
     A set of three takes its missing fourth card; a set of four takes nothing. A run lo..hi takes
     lo-k..lo-1 and hi+1..hi+j for any k, j >= 0 whose cards the defender holds all of: that is
-    laying cards one after another at either end (the chains of RULES.md).
+    laying cards one after another at either end (the chains of docs/rules.md).
     """
     if is_set(meld):
         cards = unbits(meld)
