@@ -53,7 +53,6 @@ from sim.records.files import TEMP_GLOB, atomic_write_bytes, atomic_write_text
 MANIFEST = "manifest.json"
 LOCK = ".lock"
 FORMAT = 1
-BACKENDS: tuple[str, ...] = ("loky", "dask")
 #: Columns of every chunk file, in order.
 COLUMNS: list[str] = (["arm", "arm_name", "game", "strategy_0", "strategy_1", "strategy_2"]
                       + GAME_COLUMNS)
@@ -193,6 +192,7 @@ def load_results(out: str | Path, allow_partial: bool = False) -> RunResult:
 
 
 def read_manifest(out: Path) -> dict[str, Any] | None:
+    """The manifest of ``out``, or None when it is missing, unreadable or of another format."""
     try:
         data = json.loads((out / MANIFEST).read_text())
     except (OSError, ValueError):
@@ -203,6 +203,7 @@ def read_manifest(out: Path) -> dict[str, Any] | None:
 
 
 def has_chunks(out: Path) -> bool:
+    """True when ``out`` holds any chunk file (whether or not a manifest describes it)."""
     return any(out.glob("arm=*/chunk-*.parquet"))
 
 
