@@ -10,7 +10,6 @@ one ``ginbox: error: ...`` line on stderr with no traceback and no half-written 
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import re
 import sys
@@ -18,6 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from sim.analysis.statistics import wilson
 from sim.engine.rules import PRESETS, Rules
 from sim.play.driver import PlayResult, StrategyError, play_games
 from sim.records.log import LogWriter, read_log
@@ -150,16 +150,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # ---------------------------------------------------------------------------------- play
-
-
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion (sensible at 0 and n, unlike p +- 2se)."""
-    if n == 0:
-        return float("nan"), float("nan")
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def format_summary(result: PlayResult, seconds: float, seed: int) -> str:

@@ -13,9 +13,7 @@ Figure inline) without changing the user's backend. Every plot has labelled axes
 
 from __future__ import annotations
 
-import os
 import re
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +22,8 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from sim.analysis.report import HEADLINE_METRICS, METRICS
+from sim.analysis.comparisons import HEADLINE_METRICS, METRICS
+from sim.records.files import atomic_write
 
 DPI = 120
 SIGNIFICANT = "#b2182b"
@@ -195,7 +194,7 @@ def paired_difference_plot(pairs: pd.DataFrame, what: str,
 
     Proportions are shown in percentage points, other metrics in their own unit; red bars are
     significant at 95% (the interval excludes 0). ``metrics`` selects what is drawn (None: all
-    rows of the table; default: :data:`sim.analysis.report.HEADLINE_METRICS`).
+    rows of the table; default: :data:`sim.analysis.comparisons.HEADLINE_METRICS`).
     """
     if metrics is not None and pairs["metric"].isin(metrics).any():
         pairs = pairs[pairs["metric"].isin(metrics)]
@@ -252,12 +251,7 @@ def save(fig: Figure, path: str | Path, atomic: bool = True) -> Path:
     if not atomic:
         fig.savefig(path, format=fmt, dpi=DPI)
         return path
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        fig.savefig(tmp, format=fmt, dpi=DPI)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=DPI))
     return path
 
 

@@ -350,6 +350,23 @@ def load_experiment(source: str | Path | Mapping[str, Any] | ExperimentSpec) -> 
         raise ValueError(f"{path}: {exc}") from None
 
 
+def default_knock_at(strategy: str, knock_limit: int) -> int | None:
+    """The knock_at a strategy text plays with when the text does not set one, or None.
+
+    A built-in with a ``knock_at`` parameter knocks at its default, which is the rules' knock
+    limit unless the registry gives a number; other strategies (no such parameter, or a Python
+    class) have no known default. Here so that the analysis asks the play layer, not the
+    strategy registry, what an arm plays.
+    """
+    from strategies.registry import BUILTINS
+
+    info = BUILTINS.get(strategy.split(":", 1)[0].strip().lower())
+    for param in info.params if info is not None else ():
+        if param.name == "knock_at":
+            return int(knock_limit if param.default is None else param.default)
+    return None
+
+
 def _check_keys(table: Mapping[str, Any], accepted: tuple[str, ...], where: str) -> None:
     unknown = [k for k in table if k not in accepted]
     if unknown:

@@ -1,11 +1,10 @@
 """Running experiments: chunks of games in parallel, streamed to parquet, resumable.
 
 :func:`run_experiment` splits every arm of an :class:`~sim.play.experiment.ExperimentSpec` into
-chunks
-of ``chunk_size`` games (chunk ``c`` of an arm holds games ``c * chunk_size ..``), plays the
-chunks in parallel through joblib (loky processes by default, or a Dask cluster through joblib's
-``dask`` backend) and writes each finished chunk as it arrives, so memory stays flat however many
-games are played.
+chunks of ``chunk_size`` games (chunk ``c`` of an arm holds games ``c * chunk_size ..``), plays
+the chunks in parallel through joblib (loky processes by default, or a Dask cluster through
+joblib's ``dask`` backend) and writes each finished chunk as it arrives, so memory stays flat
+however many games are played.
 
 Reproducibility. Every arm plays with ``Seeds.from_seed(seed)``: game ``g`` of every arm
 starts from the same shuffled decks and draws its strategies' random choices from the same
@@ -14,25 +13,10 @@ derive from the seed and ``g`` only, so a chunk's result depends on nothing but 
 its games): results are identical for any number of workers, either backend, any chunk order
 and any interruption.
 
-Layout of a results directory (``results/<name>/`` unless ``out`` is given)::
-
-    manifest.json              spec, resolved rules and seeds per arm, chunk list and status,
-                               ginbox version, timings, machine (written atomically)
-    arm=<i>/chunk-<c>.parquet  one row per game of chunk c of arm i (c zero-padded to 5 digits)
-
-A chunk file is written to a hidden temporary name and renamed into place, so a file exists only
-when complete: after any interruption, ``kill -9`` included, ``resume=True`` plays the missing
-chunks only and the final data equal an uninterrupted run's. Parquet columns:
-
-================  =========================================================================
-column            meaning
-================  =========================================================================
-``arm``           arm number (int64), the position in the expanded spec
-``arm_name``      the arm's name
-``game``          game number within the arm (int64); game g of every arm shares its decks
-``strategy_<s>``  the strategy text in seat s = 0, 1, 2 (``strategy_2`` null for two players)
-the rest          every column of :data:`sim.engine.game.GAME_COLUMNS` (int64), in that order
-================  =========================================================================
+This module is the orchestration: planning chunks, playing them, refusing what would mix
+results, the manifest's content. The results directory itself (its layout, the chunk files
+and their parquet columns, the manifest file, the lock, reading a run back as a
+:class:`RunResult`) is :mod:`sim.play.storage`, whose public names this module re-exports.
 """
 
 from __future__ import annotations
@@ -42,15 +26,10 @@ import json
 import logging
 import os
 import platform
-import shutil
-import socket
 import sys
 import time
-import uuid
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from datetime import UTC, datetime
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -66,42 +45,32 @@ from sim.engine.game import GAME_COLUMNS
 from sim.engine.rules import Rules
 from sim.play.driver import Seeds, iter_games
 from sim.play.experiment import ExperimentSpec, load_experiment
+from sim.play.storage import (
+    COLUMNS,
+    FORMAT,
+    LOCK,
+    MANIFEST,
+    SCHEMA,
+    Chunk,
+    RunResult,
+    check_lock,
+    chunk_table,
+    clean_temporaries,
+    encode_table,
+    finished_chunks,
+    has_chunks,
+    load_results,
+    lock,
+    read_manifest,
+    wipe,
+    write_chunk,
+    write_manifest,
+)
 from sim.records.log import write_log
 
-MANIFEST = "manifest.json"
-LOCK = ".lock"
-FORMAT = 1
 BACKENDS: tuple[str, ...] = ("loky", "dask")
-#: Columns of every chunk file, in order.
-COLUMNS: list[str] = (["arm", "arm_name", "game", "strategy_0", "strategy_1", "strategy_2"]
-                      + GAME_COLUMNS)
-SCHEMA = pa.schema(
-    [("arm", pa.int64()), ("arm_name", pa.string()), ("game", pa.int64())]
-    + [(f"strategy_{s}", pa.string()) for s in range(3)]
-    + [(c, pa.int64()) for c in GAME_COLUMNS]
-)
 _MANIFEST_EVERY_S = 2.0  # progress writes of the manifest at most this often
-PARQUET_COMPRESSION = "zstd"  # of every chunk file
 
-
-@dataclass(frozen=True)
-class Chunk:
-    """One unit of work: games ``first_game .. first_game + games - 1`` of one arm."""
-
-    arm: int
-    index: int
-    first_game: int
-    games: int
-
-    @property
-    def file(self) -> str:
-        """Path of the chunk's parquet file relative to the results directory."""
-        return f"arm={self.arm}/chunk-{self.index:05d}.parquet"
-
-    @property
-    def log_file(self) -> str:
-        """Path of the chunk's hand log (runs with ``log``), written before its parquet file."""
-        return f"arm={self.arm}/chunk-{self.index:05d}.jsonl"
 
 
 def plan_chunks(spec: ExperimentSpec) -> list[Chunk]:
@@ -146,109 +115,6 @@ def play_chunk_parquet(spec: ExperimentSpec, chunk: Chunk, deck_seed: int, strat
                                                strategy_seed, arm.rotate, chunk, log)
     return chunk, encode_table(chunk_table(spec, chunk, rows)), seconds, records
 
-
-def encode_table(table: pa.Table) -> bytes:
-    """A table as the bytes of a parquet file, as every chunk is stored."""
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression=PARQUET_COMPRESSION)
-    return sink.getvalue().to_pybytes()
-
-
-def chunk_table(spec: ExperimentSpec, chunk: Chunk, rows: np.ndarray) -> pa.Table:
-    """The parquet table of one chunk (layout in the module docstring)."""
-    arm = spec.arms[chunk.arm]
-    n = rows.shape[0]
-    if rows.shape != (chunk.games, len(GAME_COLUMNS)):
-        raise RuntimeError(f"chunk {chunk} returned rows of shape {rows.shape}")
-    texts = list(arm.strategies) + [None] * (3 - len(arm.strategies))
-    columns = np.ascontiguousarray(rows.T)
-    arrays = (
-        [pa.array(np.full(n, chunk.arm, np.int64)),
-         pa.repeat(pa.scalar(arm.name, pa.string()), n),
-         pa.array(np.arange(chunk.first_game, chunk.first_game + n, dtype=np.int64))]
-        + [pa.repeat(pa.scalar(t, pa.string()), n) for t in texts]
-        + [pa.array(col) for col in columns]
-    )
-    return pa.Table.from_arrays(arrays, schema=SCHEMA)
-
-
-# ------------------------------------------------------------------------------ results
-
-
-@dataclass
-class RunResult:
-    """A run on disk: its directory, manifest, and the games read back on demand.
-
-    ``games`` is read lazily (and cached): running an experiment never needs all games in
-    memory, and :meth:`iter_chunks` lets reports aggregate chunk by chunk.
-    """
-
-    out: Path
-    manifest: dict[str, Any]
-
-    @property
-    def spec(self) -> ExperimentSpec:
-        """The experiment as run (games and seed after any command-line override)."""
-        return load_experiment(self.manifest["spec"])
-
-    @property
-    def arm_names(self) -> list[str]:
-        """Arm names by arm number."""
-        return [a["name"] for a in self.manifest["arms"]]
-
-    def rules(self, arm: int | str) -> Rules:
-        """The resolved rules of an arm, by number or name."""
-        index = self.arm_names.index(arm) if isinstance(arm, str) else arm
-        return Rules.from_dict(self.manifest["arms"][index]["rules"])
-
-    def chunk_files(self) -> list[Path]:
-        """Existing chunk files in (arm, chunk) order."""
-        files = [self.out / c["file"] for c in self.manifest["chunks"]]
-        return [f for f in files if f.exists()]
-
-    @property
-    def complete(self) -> bool:
-        """True when every chunk of the plan is on disk."""
-        return len(self.chunk_files()) == len(self.manifest["chunks"])
-
-    def iter_chunks(self, columns: list[str] | None = None) -> Iterator[pd.DataFrame]:
-        """Each finished chunk as a DataFrame, in (arm, game) order: flat-memory aggregation."""
-        for path in self.chunk_files():
-            yield pq.read_table(path, columns=columns).to_pandas()
-
-    def read_games(self, columns: list[str] | None = None) -> pd.DataFrame:
-        """All finished games (optionally only some columns), sorted by arm then game."""
-        files = self.chunk_files()
-        if not files:
-            schema = SCHEMA if columns is None else pa.schema([SCHEMA.field(c) for c in columns])
-            return schema.empty_table().to_pandas()
-        table = pa.concat_tables(pq.read_table(f, columns=columns) for f in files)
-        return table.to_pandas()
-
-    @cached_property
-    def games(self) -> pd.DataFrame:
-        """One row per game, every column, sorted by arm then game (read once, then cached)."""
-        return self.read_games()
-
-    def __repr__(self) -> str:
-        m = self.manifest
-        return (f"RunResult({str(self.out)!r}, experiment={m['spec']['name']!r}, "
-                f"arms={len(m['arms'])}, games_per_arm={m['spec']['games']}, "
-                f"status={m['status']!r})")
-
-
-def load_results(out: str | Path, allow_partial: bool = False) -> RunResult:
-    """Open a finished run's directory (``allow_partial`` also opens an interrupted one)."""
-    out = Path(out)
-    manifest = _read_manifest(out)
-    if manifest is None:
-        raise ValueError(f"{out} is not a ginbox results directory: no readable {MANIFEST}")
-    result = RunResult(out, manifest)
-    if not allow_partial and not result.complete:
-        done, total = len(result.chunk_files()), len(manifest["chunks"])
-        raise ValueError(f"the run in {out} is incomplete ({done} of {total} chunks): finish it "
-                         "with resume (--resume) or pass allow_partial=True")
-    return result
 
 
 # ------------------------------------------------------------------------------- running
@@ -299,11 +165,11 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
     old = _check_directory(out, spec, resume, force)
     jobs = jobs or _usable_cpus()
     out.mkdir(parents=True, exist_ok=True)
-    with _lock(out):
+    with lock(out):
         if force:
-            _wipe(out)
-        _clean_temporaries(out)
-        done = _finished_chunks(out, plan)
+            wipe(out)
+        clean_temporaries(out)
+        done = finished_chunks(out, plan)
         if done and not force:
             _check_engine_reproduces(out, spec, done, old)
         if resume and old is not None and bool(old.get("hand_logs", False)) != log:
@@ -361,7 +227,7 @@ class _Session:
                 if self.log:  # before the parquet file, whose presence marks the chunk done
                     (self.out / chunk.log_file).parent.mkdir(parents=True, exist_ok=True)
                     write_log(self.out / chunk.log_file, records)
-                _atomic_write_bytes(self.out / chunk.file, data)
+                write_chunk(self.out, chunk, data)
                 entry = self.entries[(chunk.arm, chunk.index)]
                 entry.update(status="done", seconds=round(seconds, 4))
                 self.done.add(chunk)
@@ -394,7 +260,7 @@ class _Session:
         return seeds["deck"], seeds["strategy"]
 
     def save(self) -> None:
-        _atomic_write_text(self.out / MANIFEST, json.dumps(self.manifest, indent=1))
+        write_manifest(self.out, self.manifest)
         self.last_save = time.perf_counter()
 
 
@@ -448,20 +314,6 @@ def _dask_client(scheduler: Any, jobs: int) -> Iterator[Any]:
 # ------------------------------------------------------------------ directory bookkeeping
 
 
-def _read_manifest(out: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads((out / MANIFEST).read_text())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        return None
-    return data if all(k in data for k in ("spec", "arms", "chunks", "sessions")) else None
-
-
-def _has_chunks(out: Path) -> bool:
-    return any(out.glob("arm=*/chunk-*.parquet"))
-
-
 def _check_directory(out: Path, spec: ExperimentSpec, resume: bool,
                      force: bool) -> dict[str, Any] | None:
     """Refuse what would mix results, before writing anything; returns the old manifest."""
@@ -469,9 +321,9 @@ def _check_directory(out: Path, spec: ExperimentSpec, resume: bool,
         raise ValueError(f"out={str(out)!r} is a file: expected a directory for the results")
     if not out.exists():
         return None
-    _check_lock(out)
-    old = _read_manifest(out)
-    has_results = old is not None or (out / MANIFEST).exists() or _has_chunks(out)
+    check_lock(out)
+    old = read_manifest(out)
+    has_results = old is not None or (out / MANIFEST).exists() or has_chunks(out)
     if not has_results or force:
         return old
     if not resume:
@@ -505,86 +357,6 @@ def _spec_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     return out
 
 
-def _check_lock(out: Path) -> None:
-    """Refuse to write where another live run is writing."""
-    try:
-        info = json.loads((out / LOCK).read_text())
-    except (OSError, ValueError):
-        return
-    pid, host = info.get("pid"), info.get("host")
-    if host != socket.gethostname():
-        raise ValueError(f"{out} is locked by a run on host {host!r} (pid {pid}): if no run is "
-                         f"active there, delete {out / LOCK}")
-    if isinstance(pid, int) and _alive(pid):
-        raise ValueError(f"{out} is in use by another ginbox run (pid {pid}): wait for it to "
-                         f"finish or stop it (delete {out / LOCK} if no run is active)")
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-@contextlib.contextmanager
-def _lock(out: Path) -> Iterator[None]:
-    """Hold ``out/.lock`` (pid and host) while running; a dead holder's lock is stale."""
-    path = out / LOCK
-    text = json.dumps({"pid": os.getpid(), "host": socket.gethostname()})
-    for _ in range(2):
-        try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            _check_lock(out)
-            path.unlink(missing_ok=True)  # stale: its process is gone
-            continue
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        break
-    else:
-        raise ValueError(f"cannot lock {out}: another run keeps taking it")
-    try:
-        yield
-    finally:
-        path.unlink(missing_ok=True)
-
-
-def _wipe(out: Path) -> None:
-    """Delete what runs write (manifest, chunk directories, temporaries), nothing else."""
-    (out / MANIFEST).unlink(missing_ok=True)
-    for arm_dir in out.glob("arm=*"):
-        if arm_dir.is_dir():
-            shutil.rmtree(arm_dir)
-
-
-def _clean_temporaries(out: Path) -> None:
-    """Remove temporary files left by a killed run (they are never complete results)."""
-    for tmp in [*out.glob(".*.tmp"), *out.glob("arm=*/.*.tmp")]:
-        tmp.unlink(missing_ok=True)
-
-
-def _finished_chunks(out: Path, plan: list[Chunk]) -> set[Chunk]:
-    """Chunks whose file is on disk with the right number of rows (others are replayed)."""
-    done = set()
-    for chunk in plan:
-        path = out / chunk.file
-        if not path.exists():
-            continue
-        try:
-            ok = pq.read_metadata(path).num_rows == chunk.games
-        except (OSError, pa.ArrowException):
-            ok = False
-        if ok:
-            done.add(chunk)
-        else:
-            path.unlink()
-    return done
 
 
 def _check_engine_reproduces(out: Path, spec: ExperimentSpec, done: set[Chunk],
@@ -613,25 +385,6 @@ def _check_engine_reproduces(out: Path, spec: ExperimentSpec, done: set[Chunk],
                 f"{__version__}); use force (--force) to start over"
             )
 
-
-def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
-    """Write through a hidden temporary in the same directory, then rename into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    _atomic_write(path, lambda tmp: tmp.write_bytes(data))
-
-
-def _atomic_write_text(path: Path, text: str) -> None:
-    _atomic_write(path, lambda tmp: tmp.write_text(text))
 
 
 def _now() -> str:
@@ -711,5 +464,6 @@ def _new_manifest(spec: ExperimentSpec, plan: list[Chunk],
     }
 
 
-__all__ = ["COLUMNS", "Chunk", "RunResult", "load_results", "plan_chunks", "play_chunk",
+__all__ = ["BACKENDS", "COLUMNS", "FORMAT", "LOCK", "MANIFEST", "SCHEMA", "Chunk", "RunResult",
+           "chunk_table", "encode_table", "load_results", "plan_chunks", "play_chunk",
            "play_chunk_parquet", "run_experiment"]
