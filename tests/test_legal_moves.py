@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers_engine import shuffled_deck
 
 import sim.engine.game as game
 import sim.engine.hand as hand
@@ -31,7 +32,6 @@ from sim.engine.layout import Layout
 from sim.engine.rules import Rules
 from sim.engine.view import GI_LEN, V_LEN, View, fill_view, legal_moves
 from strategies.builtin import legal_discards
-from tests.helpers_engine import shuffled_deck
 
 RULE_SETS = [
     Rules(),
