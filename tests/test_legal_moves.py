@@ -132,3 +132,11 @@ def test_rules_array_from_the_declaration() -> None:
     assert arr[rules_mod.RI_PLAYERS] == 2 and arr[rules_mod.RI_GAME_BONUS] == 100
     assert list(arr[rules_mod.RI_INITIAL_ROLES:]) == [1, 0, -1]
     assert list(Rules().to_array()[rules_mod.RI_INITIAL_ROLES:]) == [-1, -1, -1]
+
+
+def test_rules_docstring_table_follows_the_declaration() -> None:
+    """The layout table in sim.engine.rules' docstring lists the RI_* pieces in order."""
+    import re
+
+    table = re.findall(r"^``(RI_\w+)``", rules_mod.__doc__ or "", re.M)
+    assert tuple(table) == rules_mod.RULES_LAYOUT.names

