@@ -106,19 +106,6 @@ def card_str(card: int) -> str:
     return RANKS[code % SUIT_STRIDE] + SUITS[code // SUIT_STRIDE]
 
 
-def cards_str(cards: Iterable[int]) -> list[str]:
-    """Canonical text of several card codes, in the given order."""
-    return [card_str(c) for c in cards]
-
-
-def to_mask(cards: str | Iterable[str | int]) -> int:
-    """Hand mask of cards given as text or codes."""
-    mask = 0
-    for code in parse_cards(cards):
-        mask |= 1 << code
-    return mask
-
-
 def mask_cards(mask: int) -> list[int]:
     """Card codes in a mask, in ascending code order (suit, then rank)."""
     mask = int(mask)

@@ -32,6 +32,7 @@ from sim.engine.hand import (
     deal,
 )
 from sim.engine.jit import kernel
+from sim.engine.layout import Layout
 from sim.engine.rng import below
 from sim.engine.rules import (
     RI_GAME_BONUS,
@@ -48,17 +49,22 @@ BOX = 0
 CAPTAIN = 1
 SITTER = 2
 
-# Game state layout.
-GS_ROLE_SEAT = 0  # 3 slots: seat holding each role (sitter -1 in two-player mode)
-GS_SCORE = 3  # 3 slots by seat: points from hands (what counts towards the target)
-GS_HANDS_WON = 6  # 3 slots by seat
-GS_HANDS = 9  # hands played
-GS_OVER = 10
-GS_WINNER = 11
-GS_BONUS = 12  # 3 slots by seat: end-of-game bonuses (hand, game, shutout)
-GS_INITIAL_ROLE_SEAT = 15  # 3 slots
-GS_PREV_BOX = 18  # statistics bookkeeping: the box seat of the previous hand
-GS_LEN = 19
+# Game state layout, declared once (offsets computed by Layout).
+GS_LAYOUT = Layout("GS_", [
+    ("ROLE_SEAT", 3),  # seat holding each role (sitter -1 in two-player mode)
+    ("SCORE", 3),  # by seat: points from hands (what counts towards the target)
+    ("HANDS_WON", 3),  # by seat
+    ("HANDS", 1),  # hands played
+    ("OVER", 1),
+    ("WINNER", 1),
+    ("BONUS", 3),  # by seat: end-of-game bonuses (hand, game, shutout)
+    ("INITIAL_ROLE_SEAT", 3),
+    ("PREV_BOX", 1),  # statistics bookkeeping: the box seat of the previous hand
+])
+(GS_ROLE_SEAT, GS_SCORE, GS_HANDS_WON, GS_HANDS, GS_OVER, GS_WINNER, GS_BONUS,
+ GS_INITIAL_ROLE_SEAT, GS_PREV_BOX) = GS_LAYOUT.offsets
+GS_LAYOUT.check(globals())
+GS_LEN = GS_LAYOUT.length
 
 # Per-game statistics: one int64 row per game, one column per name below. Seat columns end in
 # the seat number; "pair_*_<b><c>" count hands with seat b in the box and seat c as captain.

@@ -17,6 +17,7 @@ import numpy as np
 
 from sim.engine.cards import N_CODES
 from sim.engine.jit import kernel
+from sim.engine.layout import Layout
 from sim.engine.melds import (
     NO_CARD,
     best_discard_search,
@@ -29,6 +30,7 @@ from sim.engine.rules import (
     RI_MAX_TURNS,
     RI_UNDERCUT_BONUS,
     RI_WALL,
+    hand_terms,
 )
 from sim.engine.showdown import (
     MAX_MELDS,
@@ -37,7 +39,6 @@ from sim.engine.showdown import (
     SHOWDOWN_WORK_LEN,
     SW_DEFENDER_MELDS,
     SW_KNOCKER_MELDS,
-    hand_terms,
     settle_kernel,
 )
 
@@ -52,12 +53,21 @@ MOVE_DRAW_DISCARD = 65
 MOVE_DRAW_STOCK = 66
 MOVE_KNOCK = 67
 MOVE_NO_KNOCK = 68  # an answer to the knock question; not a move of the log
+#: The one table of move names: code -> name of the non-card moves (the hand log's ``move``).
+#: A discard is logged as ``"discard"`` with its card; MOVE_NO_KNOCK is never logged.
 MOVE_NAMES = {
     MOVE_PASS: "pass",
     MOVE_DRAW_DISCARD: "draw_discard",
     MOVE_DRAW_STOCK: "draw_stock",
     MOVE_KNOCK: "knock",
+    MOVE_NO_KNOCK: "no_knock",
 }
+DISCARD_NAME = "discard"  # the log's name of every card move
+#: Move names a hand log may hold, in code order, discards last.
+LOG_MOVE_NAMES: tuple[str, ...] = (*(MOVE_NAMES[m] for m in range(MOVE_PASS, MOVE_NO_KNOCK)),
+                                   DISCARD_NAME)
+#: name -> code of the logged non-card moves (the inverse of MOVE_NAMES without no_knock).
+MOVE_CODES: dict[str, int] = {MOVE_NAMES[m]: m for m in range(MOVE_PASS, MOVE_NO_KNOCK)}
 
 # Decisions a player is asked for (the four of the strategy protocol), or the hand is over.
 DEC_OFFER = 0  # take the first upcard (MOVE_DRAW_DISCARD) or MOVE_PASS
@@ -83,7 +93,10 @@ END_GIN = 2
 END_UNDERCUT = 3
 END_DRAW = 4
 END_TURN_LIMIT = 5
+#: The one table of end names, indexed by END_* code ("" while the hand runs).
 END_NAMES = ("", "knock", "gin", "undercut", "draw", "turn_limit")
+#: End names a finished hand may have (the log's ``result.end``).
+LOG_END_NAMES: tuple[str, ...] = END_NAMES[END_KNOCK:]
 
 # Errors from apply_move.
 OK = 0
@@ -105,57 +118,72 @@ ERROR_TEXT = (
     "not a move",
 )
 
-# State layout.
-HS_HAND = 0  # 2 slots: masks of hand players 0 and 1
-HS_STOCK_TOP = 2  # deck index of the next stock card
-HS_PILE_LEN = 3
-HS_PHASE = 4
-HS_TO_MOVE = 5
-HS_TAKEN = 6  # card taken from the pile this turn, or -1
-HS_DRAWN = 7  # card drawn this turn, or -1
-HS_TURNS = 8  # completed turns (draw + discard)
-HS_KNOCK_LIMIT = 9
-HS_MULTIPLIER = 10
-HS_UPCARD = 11
-HS_TOOK = 12  # 2 slots: mask of cards each player took from the pile
-HS_DISCARDED = 14  # 2 slots: mask of cards each player discarded
-HS_DECLINED = 16  # 2 slots: the upcard if that player declined it, else -1
-HS_END = 18
-HS_KNOCKER = 19
-HS_WINNER = 20
-HS_POINTS = 21
-HS_KNOCKER_DEADWOOD = 22
-HS_DEFENDER_DEADWOOD = 23
-HS_LAYOFFS = 24
-HS_N_KNOCKER_MELDS = 25
-HS_N_DEFENDER_MELDS = 26
-HS_KNOCKER_MELDS = 27  # MAX_MELDS slots, indices into SEARCH_MELDS
-HS_DEFENDER_MELDS = HS_KNOCKER_MELDS + MAX_MELDS  # MAX_MELDS slots
-HS_FORBID_TAKEN = HS_DEFENDER_MELDS + MAX_MELDS
-HS_WALL = HS_FORBID_TAKEN + 1
-HS_MAX_TURNS = HS_WALL + 1
-HS_GIN_BONUS = HS_MAX_TURNS + 1
-HS_UNDERCUT_BONUS = HS_GIN_BONUS + 1
-HS_N_MOVES = HS_UNDERCUT_BONUS + 1
-HS_KNOCKER_HAND = HS_N_MOVES + 1  # the knocker's 10 cards after his discard
-HS_DEFENDER_HAND = HS_KNOCKER_HAND + 1
-HS_DEADWOOD = HS_DEFENDER_HAND + 1  # 2 slots: each player's least deadwood of his 10 cards
-HS_PILE_MASK = HS_DEADWOOD + 2  # the cards in the discard pile
-HS_STATE_LEN = HS_PILE_MASK + 1  # the state proper ends here; deal() resets it
-HS_SHOWDOWN_WORK = HS_STATE_LEN  # SHOWDOWN_WORK_LEN slots: scratch for settling a knock
-HS_LEN = HS_SHOWDOWN_WORK + SHOWDOWN_WORK_LEN
+# State layout: the hand state array, declared once (offsets computed by Layout).
+HS_LAYOUT = Layout("HS_", [
+    ("HAND", 2),  # masks of hand players 0 and 1
+    ("STOCK_TOP", 1),  # deck index of the next stock card
+    ("PILE_LEN", 1),
+    ("PHASE", 1),
+    ("TO_MOVE", 1),
+    ("TAKEN", 1),  # card taken from the pile this turn, or -1
+    ("DRAWN", 1),  # card drawn this turn, or -1
+    ("TURNS", 1),  # completed turns (draw + discard)
+    ("KNOCK_LIMIT", 1),
+    ("MULTIPLIER", 1),
+    ("UPCARD", 1),
+    ("TOOK", 2),  # mask of cards each player took from the pile
+    ("DISCARDED", 2),  # mask of cards each player discarded
+    ("DECLINED", 2),  # the upcard if that player declined it, else -1
+    ("END", 1),
+    ("KNOCKER", 1),
+    ("WINNER", 1),
+    ("POINTS", 1),
+    ("KNOCKER_DEADWOOD", 1),
+    ("DEFENDER_DEADWOOD", 1),
+    ("LAYOFFS", 1),
+    ("N_KNOCKER_MELDS", 1),
+    ("N_DEFENDER_MELDS", 1),
+    ("KNOCKER_MELDS", MAX_MELDS),  # indices into SEARCH_MELDS
+    ("DEFENDER_MELDS", MAX_MELDS),
+    ("FORBID_TAKEN", 1),
+    ("WALL", 1),
+    ("MAX_TURNS", 1),
+    ("GIN_BONUS", 1),
+    ("UNDERCUT_BONUS", 1),
+    ("N_MOVES", 1),
+    ("KNOCKER_HAND", 1),  # the knocker's 10 cards after his discard
+    ("DEFENDER_HAND", 1),
+    ("DEADWOOD", 2),  # each player's least deadwood of his 10 cards
+    ("PILE_MASK", 1),  # the cards in the discard pile
+    ("SHOWDOWN_WORK", SHOWDOWN_WORK_LEN),  # scratch for settling a knock (not reset by deal)
+])
+(HS_HAND, HS_STOCK_TOP, HS_PILE_LEN, HS_PHASE, HS_TO_MOVE, HS_TAKEN, HS_DRAWN, HS_TURNS,
+ HS_KNOCK_LIMIT, HS_MULTIPLIER, HS_UPCARD, HS_TOOK, HS_DISCARDED, HS_DECLINED, HS_END,
+ HS_KNOCKER, HS_WINNER, HS_POINTS, HS_KNOCKER_DEADWOOD, HS_DEFENDER_DEADWOOD, HS_LAYOFFS,
+ HS_N_KNOCKER_MELDS, HS_N_DEFENDER_MELDS, HS_KNOCKER_MELDS, HS_DEFENDER_MELDS, HS_FORBID_TAKEN,
+ HS_WALL, HS_MAX_TURNS, HS_GIN_BONUS, HS_UNDERCUT_BONUS, HS_N_MOVES, HS_KNOCKER_HAND,
+ HS_DEFENDER_HAND, HS_DEADWOOD, HS_PILE_MASK, HS_SHOWDOWN_WORK) = HS_LAYOUT.offsets
+HS_LAYOUT.check(globals())
+HS_STATE_LEN = HS_SHOWDOWN_WORK  # the state proper ends here; deal() resets it
+HS_LEN = HS_LAYOUT.length
 
 # The turn scratch ("after") array. Slots 0..63 may hold a per-card table (deadwood after
 # discarding each card), filled only when someone needs it; the slots after them memoise the
 # last best-discard search, so a strategy's "what if I take the top card" and the rules' knock
 # check after the draw share one search.
-AF_TABLE_KEY = N_CODES  # hand mask the per-card table was computed for, or -1
-AF_TABLE_FORBIDDEN = N_CODES + 1  # the card excluded from that table, or -1
-AF_KEY = N_CODES + 2  # hand mask of the memoised best-discard search, or -1
-AF_FORBIDDEN = N_CODES + 3  # the card that search excluded, or -1
-AF_BEST = N_CODES + 4  # least deadwood after a discard other than the excluded card
-AF_TIES = N_CODES + 5  # mask of the discards that leave exactly that much
-AFTER_LEN = N_CODES + 6
+AF_LAYOUT = Layout("AF_", [
+    ("TABLE", N_CODES),  # deadwood after discarding each card code
+    ("TABLE_KEY", 1),  # hand mask the per-card table was computed for, or -1
+    ("TABLE_FORBIDDEN", 1),  # the card excluded from that table, or -1
+    ("KEY", 1),  # hand mask of the memoised best-discard search, or -1
+    ("FORBIDDEN", 1),  # the card that search excluded, or -1
+    ("BEST", 1),  # least deadwood after a discard other than the excluded card
+    ("TIES", 1),  # mask of the discards that leave exactly that much
+])
+AF_TABLE, AF_TABLE_KEY, AF_TABLE_FORBIDDEN, AF_KEY, AF_FORBIDDEN, AF_BEST, AF_TIES = (
+    AF_LAYOUT.offsets)
+AF_LAYOUT.check(globals())
+AFTER_LEN = AF_LAYOUT.length
 
 
 def new_after() -> np.ndarray:
@@ -382,6 +410,20 @@ def _end_turn(hs: np.ndarray) -> None:
 
 
 @kernel(inline="always")
+def decision_of(phase: int) -> int:
+    """The DEC_* a phase asks the mover for (DEC_OVER when no one decides: over, or forced)."""
+    if phase == PH_OFFER_NONDEALER or phase == PH_OFFER_DEALER:
+        return DEC_OFFER
+    if phase == PH_DRAW:
+        return DEC_DRAW
+    if phase == PH_KNOCK:
+        return DEC_KNOCK
+    if phase == PH_DISCARD or phase == PH_KNOCK_DISCARD:
+        return DEC_DISCARD
+    return DEC_OVER
+
+
+@kernel(inline="always")
 def advance(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, after: np.ndarray,
             moves: np.ndarray) -> int:
     """Play forced moves, then return the decision the mover must take (or DEC_OVER).
@@ -396,15 +438,49 @@ def advance(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, after: np.ndarra
     if ph == PH_FORCED_STOCK:
         _play_draw(hs, pile, deck, after, moves, False)
         ph = hs[HS_PHASE]
-    if ph == PH_OFFER_NONDEALER or ph == PH_OFFER_DEALER:
-        return DEC_OFFER
-    if ph == PH_DRAW:
-        return DEC_DRAW
-    if ph == PH_KNOCK:
-        return DEC_KNOCK
-    if ph == PH_DISCARD or ph == PH_KNOCK_DISCARD:
-        return DEC_DISCARD
-    return DEC_OVER
+    return decision_of(ph)
+
+
+@kernel(inline="always")
+def move_error(decision: int, hand: int, forbidden: int, pile_len: int, move: int) -> int:
+    """OK if ``move`` answers ``decision`` legally, else the ERR_* saying why not.
+
+    The one legality predicate: :func:`apply_move` asks it before playing a move and
+    ``sim.engine.view.legal_moves`` keeps the candidates it accepts. ``hand`` is the mover's
+    mask, ``forbidden`` the card he may not discard (-1: none), ``pile_len`` the discard pile's
+    size. One rule is left to :func:`knock_limit_error`: after a knock the discard must keep
+    the deadwood within the knock limit, which needs the deadwood the discard leaves.
+    """
+    if decision == DEC_OFFER:
+        if move == MOVE_PASS or move == MOVE_DRAW_DISCARD:
+            return OK
+    elif decision == DEC_DRAW:
+        if move == MOVE_DRAW_STOCK:
+            return OK
+        if move == MOVE_DRAW_DISCARD:
+            return ERR_EMPTY_PILE if pile_len == 0 else OK
+    elif decision == DEC_KNOCK:
+        if move == MOVE_KNOCK or move == MOVE_NO_KNOCK:
+            return OK
+    elif decision == DEC_DISCARD:
+        if move == MOVE_KNOCK:
+            return ERR_CANNOT_KNOCK
+        if 0 <= move < N_CODES:
+            if not (hand >> move) & 1:
+                return ERR_NOT_IN_HAND
+            if move == forbidden:
+                return ERR_TAKEN_CARD
+            return OK
+    else:
+        return ERR_NOT_YOUR_DECISION
+    return ERR_NOT_YOUR_DECISION if move <= MOVE_NO_KNOCK else ERR_BAD_MOVE
+
+
+@kernel(inline="always")
+def knock_limit_error(knocked: bool, knock_limit: int, left: int) -> int:
+    """The knock rule of a discard: after a knock it must leave deadwood ``left`` within the
+    limit (OK or ERR_KNOCK_TOO_HIGH)."""
+    return ERR_KNOCK_TOO_HIGH if knocked and left > knock_limit else OK
 
 
 @kernel(inline="always")
@@ -418,10 +494,15 @@ def apply_move(
 ) -> int:
     """Play ``move`` for the mover if the rules allow it; return OK or an ERR_* code.
 
-    An illegal move changes nothing.
+    Legality is :func:`move_error` and :func:`knock_limit_error`, the predicates
+    ``sim.engine.view.legal_moves`` lists moves with. An illegal move changes nothing.
     """
     ph = hs[HS_PHASE]
     p = hs[HS_TO_MOVE]
+    err = move_error(decision_of(ph), hs[HS_HAND + p], forbidden_discard(hs), hs[HS_PILE_LEN],
+                     move)
+    if err != OK:
+        return err
     if ph == PH_OFFER_NONDEALER or ph == PH_OFFER_DEALER:
         if move == MOVE_PASS:
             _log(hs, moves, p, MOVE_PASS)
@@ -433,53 +514,35 @@ def apply_move(
                 hs[HS_PHASE] = PH_FORCED_STOCK
                 hs[HS_TO_MOVE] = NONDEALER
             return OK
-        if move == MOVE_DRAW_DISCARD:
-            _play_draw(hs, pile, deck, after, moves, True)
-            return OK
-        return ERR_NOT_YOUR_DECISION if move <= MOVE_NO_KNOCK else ERR_BAD_MOVE
+        _play_draw(hs, pile, deck, after, moves, True)  # MOVE_DRAW_DISCARD
+        return OK
     if ph == PH_DRAW:
-        if move == MOVE_DRAW_STOCK:
-            _play_draw(hs, pile, deck, after, moves, False)
-            return OK
-        if move == MOVE_DRAW_DISCARD:
-            if hs[HS_PILE_LEN] == 0:
-                return ERR_EMPTY_PILE
-            _play_draw(hs, pile, deck, after, moves, True)
-            return OK
-        return ERR_NOT_YOUR_DECISION if move <= MOVE_NO_KNOCK else ERR_BAD_MOVE
+        _play_draw(hs, pile, deck, after, moves, move == MOVE_DRAW_DISCARD)
+        return OK
     if ph == PH_KNOCK:
         if move == MOVE_KNOCK:
             _log(hs, moves, p, MOVE_KNOCK)
             hs[HS_PHASE] = PH_KNOCK_DISCARD
-            return OK
-        if move == MOVE_NO_KNOCK:
+        else:  # MOVE_NO_KNOCK
             hs[HS_PHASE] = PH_DISCARD
-            return OK
-        return ERR_NOT_YOUR_DECISION if move <= MOVE_NO_KNOCK else ERR_BAD_MOVE
-    if ph == PH_DISCARD or ph == PH_KNOCK_DISCARD:
-        if move == MOVE_KNOCK:
-            return ERR_CANNOT_KNOCK
-        if move < 0 or move >= N_CODES:
-            return ERR_NOT_YOUR_DECISION if move <= MOVE_NO_KNOCK else ERR_BAD_MOVE
-        if not (hs[HS_HAND + p] >> move) & 1:
-            return ERR_NOT_IN_HAND
-        if hs[HS_FORBID_TAKEN] and move == hs[HS_TAKEN]:
-            return ERR_TAKEN_CARD
-        left = deadwood_after_discard(hs, after, move)
-        if ph == PH_KNOCK_DISCARD and left > hs[HS_KNOCK_LIMIT]:
-            return ERR_KNOCK_TOO_HIGH
-        _log(hs, moves, p, move)
-        hs[HS_DEADWOOD + p] = left
-        forget_after(after)
-        hs[HS_HAND + p] &= ~(1 << move)
-        pile[hs[HS_PILE_LEN]] = move
-        hs[HS_PILE_LEN] += 1
-        hs[HS_PILE_MASK] |= 1 << move
-        hs[HS_DISCARDED + p] |= 1 << move
-        if ph == PH_KNOCK_DISCARD:
-            hs[HS_TURNS] += 1  # the knocking turn counts like any other
-            _settle(hs)
-            return OK
-        _end_turn(hs)
         return OK
-    return ERR_NOT_YOUR_DECISION
+    # a discard (PH_DISCARD or PH_KNOCK_DISCARD)
+    knocked = ph == PH_KNOCK_DISCARD
+    left = deadwood_after_discard(hs, after, move)
+    err = knock_limit_error(knocked, hs[HS_KNOCK_LIMIT], left)
+    if err != OK:
+        return err
+    _log(hs, moves, p, move)
+    hs[HS_DEADWOOD + p] = left
+    forget_after(after)
+    hs[HS_HAND + p] &= ~(1 << move)
+    pile[hs[HS_PILE_LEN]] = move
+    hs[HS_PILE_LEN] += 1
+    hs[HS_PILE_MASK] |= 1 << move
+    hs[HS_DISCARDED + p] |= 1 << move
+    if knocked:
+        hs[HS_TURNS] += 1  # the knocking turn counts like any other
+        _settle(hs)
+        return OK
+    _end_turn(hs)
+    return OK

@@ -34,11 +34,15 @@ The numba engine cannot take a dataclass, so :meth:`Rules.to_array` packs the ru
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from sim.engine.cards import CARD_VALUE
+from sim.engine.jit import kernel
+from sim.engine.layout import Layout
 
 #: Names accepted by :meth:`Rules.preset`, the default first.
 PRESETS: tuple[str, ...] = ("three-handed", "three-handed-20", "classic", "eaai", "oklahoma")
@@ -46,23 +50,31 @@ PRESETS: tuple[str, ...] = ("three-handed", "three-handed-20", "classic", "eaai"
 #: Values accepted for ``Rules.team_policy``.
 TEAM_POLICIES: tuple[str, ...] = ("captain", "advisor")
 
-# Index constants of the array built by Rules.to_array (layout in the module docstring).
-RI_PLAYERS = 0
-RI_GIN_BONUS = 1
-RI_UNDERCUT_BONUS = 2
-RI_KNOCK_LIMIT = 3
-RI_TARGET = 4
-RI_WALL = 5
-RI_MAX_TURNS = 6
-RI_FORBID_TAKEN_DISCARD = 7
-RI_OKLAHOMA = 8
-RI_SPADE_DOUBLING = 9
-RI_TEAM_ADVISOR = 10
-RI_HAND_BONUS = 11
-RI_GAME_BONUS = 12
-RI_SHUTOUT_BONUS = 13
-RI_INITIAL_ROLES = 14  # three slots: 14, 15, 16
-RULES_ARRAY_LEN = 17
+# The rules array, declared once: (name, slots, value of a Rules in those slots). The RI_*
+# offsets and Rules.to_array both come from this list (layout in the module docstring).
+_RULES_ARRAY: tuple[tuple[str, int, Callable[[Rules], Any]], ...] = (
+    ("PLAYERS", 1, lambda r: r.players),
+    ("GIN_BONUS", 1, lambda r: r.gin_bonus),
+    ("UNDERCUT_BONUS", 1, lambda r: r.undercut_bonus),
+    ("KNOCK_LIMIT", 1, lambda r: r.knock_limit),
+    ("TARGET", 1, lambda r: r.target),
+    ("WALL", 1, lambda r: r.wall),
+    ("MAX_TURNS", 1, lambda r: r.max_turns),
+    ("FORBID_TAKEN_DISCARD", 1, lambda r: int(r.forbid_taken_discard)),
+    ("OKLAHOMA", 1, lambda r: int(r.oklahoma)),
+    ("SPADE_DOUBLING", 1, lambda r: int(r.spade_doubling)),
+    ("TEAM_ADVISOR", 1, lambda r: int(r.team_policy == "advisor")),
+    ("HAND_BONUS", 1, lambda r: r.hand_bonus),
+    ("GAME_BONUS", 1, lambda r: r.game_bonus),
+    ("SHUTOUT_BONUS", 1, lambda r: r.shutout_bonus),
+    ("INITIAL_ROLES", 3, lambda r: r.initial_roles or ()),  # unused slots stay -1
+)
+RULES_LAYOUT = Layout("RI_", [(name, size) for name, size, _ in _RULES_ARRAY])
+(RI_PLAYERS, RI_GIN_BONUS, RI_UNDERCUT_BONUS, RI_KNOCK_LIMIT, RI_TARGET, RI_WALL, RI_MAX_TURNS,
+ RI_FORBID_TAKEN_DISCARD, RI_OKLAHOMA, RI_SPADE_DOUBLING, RI_TEAM_ADVISOR, RI_HAND_BONUS,
+ RI_GAME_BONUS, RI_SHUTOUT_BONUS, RI_INITIAL_ROLES) = RULES_LAYOUT.offsets
+RULES_LAYOUT.check(globals())
+RULES_ARRAY_LEN = RULES_LAYOUT.length
 
 #: Cards in the stock after the deal (52 - 2 * 10 - 1 upcard); the wall must leave some to draw.
 STOCK_SIZE = 31
@@ -211,32 +223,36 @@ class Rules:
             raise ValueError(
                 f"upcard_value={upcard_value!r} is out of range: expected an integer 1..10"
             )
-        from sim.engine.showdown import hand_terms  # the one place the rule lives (compiled)
-
         spade_of_that_value = int(upcard_value) - 1  # rank index; a ten stands for any 10
         return int(hand_terms(self.to_array(), spade_of_that_value)[0])
 
     def to_array(self) -> np.ndarray:
         """The rules as a flat ``int64`` array for numba code (layout in the module docstring)."""
         arr = np.full(RULES_ARRAY_LEN, -1, np.int64)
-        arr[RI_PLAYERS] = self.players
-        arr[RI_GIN_BONUS] = self.gin_bonus
-        arr[RI_UNDERCUT_BONUS] = self.undercut_bonus
-        arr[RI_KNOCK_LIMIT] = self.knock_limit
-        arr[RI_TARGET] = self.target
-        arr[RI_WALL] = self.wall
-        arr[RI_MAX_TURNS] = self.max_turns
-        arr[RI_FORBID_TAKEN_DISCARD] = int(self.forbid_taken_discard)
-        arr[RI_OKLAHOMA] = int(self.oklahoma)
-        arr[RI_SPADE_DOUBLING] = int(self.spade_doubling)
-        arr[RI_TEAM_ADVISOR] = int(self.team_policy == "advisor")
-        arr[RI_HAND_BONUS] = self.hand_bonus
-        arr[RI_GAME_BONUS] = self.game_bonus
-        arr[RI_SHUTOUT_BONUS] = self.shutout_bonus
-        if self.initial_roles is not None:
-            for i, seat in enumerate(self.initial_roles):
-                arr[RI_INITIAL_ROLES + i] = seat
+        for (_, size, value), at in zip(_RULES_ARRAY, RULES_LAYOUT.offsets, strict=True):
+            if size == 1:
+                arr[at] = value(self)
+            else:
+                for i, v in enumerate(value(self)):
+                    arr[at + i] = v
         return arr
+
+
+@kernel
+def hand_terms(rules: np.ndarray, upcard: int) -> tuple[int, int]:
+    """(knock limit, points multiplier) of one hand, from the rules array and its upcard.
+
+    The Oklahoma rule (the upcard's value sets the knock limit, an ace meaning gin only) and
+    spade doubling live here alone; ``upcard`` -1 means unknown (neither applies). The deal
+    (``sim.engine.hand.deal``), ``sim.engine.showdown.settle`` and
+    :meth:`Rules.hand_knock_limit` all ask it.
+    """
+    limit = rules[RI_KNOCK_LIMIT]
+    if rules[RI_OKLAHOMA] and upcard >= 0:
+        value = CARD_VALUE[upcard]
+        limit = 0 if value == 1 else value
+    multiplier = 2 if rules[RI_SPADE_DOUBLING] and 0 <= upcard < 16 else 1
+    return limit, multiplier
 
 
 #: Field overrides of each preset relative to the defaults (the name is added by Rules.preset).
@@ -277,15 +293,22 @@ def _check_field_names(keys: Mapping[str, Any]) -> None:
         )
 
 
-def _is_int(value: object) -> bool:
-    """True for Python and numpy integers, but not bools (``True`` as a bonus is a mistake)."""
-    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+def is_int(value: object, *, numpy: bool = True) -> bool:
+    """True for integers but not bools (``True`` as a bonus, ``games = true``, is a mistake).
+
+    ``numpy`` accepts numpy integers too (rules fields, which are normalised to ``int``); pass
+    ``numpy=False`` where only plain Python integers may appear (parsed JSON or TOML values
+    that are stored and written back as they are).
+    """
+    if numpy:
+        return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check_int(rules: Rules, field_name: str, lo: int, hi: int | None, accepted: str) -> None:
     """Validate an integer field and store it as a plain ``int``."""
     value = getattr(rules, field_name)
-    if not _is_int(value):
+    if not is_int(value):
         raise ValueError(f"{field_name}={value!r} is not valid: expected {accepted}")
     if value < lo or (hi is not None and value > hi):
         raise ValueError(f"{field_name}={value!r} is out of range: expected {accepted}")
@@ -310,7 +333,7 @@ def _check_roles(rules: Rules) -> None:
     accepted = (
         f"None or a permutation of {tuple(range(n))} giving the seats {meaning} for players={n}"
     )
-    if not isinstance(roles, tuple | list) or not all(_is_int(r) for r in roles):
+    if not isinstance(roles, tuple | list) or not all(is_int(r) for r in roles):
         raise ValueError(f"initial_roles={roles!r} is not valid: expected {accepted}")
     if sorted(int(r) for r in roles) != list(range(n)):
         raise ValueError(f"initial_roles={roles!r} is not valid: expected {accepted}")

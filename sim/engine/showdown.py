@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.engine.cards import (
-    CARD_VALUE,
     SUIT_STRIDE,
     card_str,
     mask_cards,
@@ -41,7 +40,7 @@ from sim.engine.melds import (
     min_deadwood_mask,
     search_best_melds,
 )
-from sim.engine.rules import RI_KNOCK_LIMIT, RI_OKLAHOMA, RI_SPADE_DOUBLING, Rules
+from sim.engine.rules import Rules, hand_terms
 
 OUTCOME_KNOCK = 0  # the knocker won without gin
 OUTCOME_GIN = 1
@@ -279,21 +278,6 @@ class Showdown:
     def end(self) -> str:
         """The hand-log end reason: ``gin``, ``knock`` or ``undercut``."""
         return "gin" if self.gin else ("undercut" if self.undercut else "knock")
-
-
-@kernel
-def hand_terms(rules: np.ndarray, upcard: int) -> tuple[int, int]:
-    """(knock limit, points multiplier) of one hand, from the rules array and its upcard.
-
-    The Oklahoma rule (the upcard's value sets the knock limit, an ace meaning gin only) and
-    spade doubling live here alone; ``upcard`` -1 means unknown (neither applies).
-    """
-    limit = rules[RI_KNOCK_LIMIT]
-    if rules[RI_OKLAHOMA] and upcard >= 0:
-        value = CARD_VALUE[upcard]
-        limit = 0 if value == 1 else value
-    multiplier = 2 if rules[RI_SPADE_DOUBLING] and 0 <= upcard < 16 else 1
-    return limit, multiplier
 
 
 def settle(

@@ -12,9 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from sim.engine.cards import N_CODES, card_str, mask_cards
 from sim.engine.hand import (
+    DEC_DISCARD,
     HS_DEADWOOD,
     HS_DECLINED,
     HS_DISCARDED,
@@ -32,48 +34,69 @@ from sim.engine.hand import (
     HS_UNDERCUT_BONUS,
     HS_UPCARD,
     HS_WALL,
+    MOVE_NAMES,
+    MOVE_NO_KNOCK,
+    MOVE_PASS,
+    OK,
     PH_KNOCK_DISCARD,
+    deadwood_table,
     forbidden_discard,
+    knock_limit_error,
+    move_error,
+    new_after,
     stock_count,
 )
 from sim.engine.jit import kernel
+from sim.engine.layout import Layout
 from sim.engine.melds import fill_deadwood_after_discards
 
-V_HAND = 0  # own cards (mask)
-V_ROLE = 1  # 0 dealer (the box), 1 non-dealer (the captain)
-V_DECISION = 2  # DEC_* of sim.engine.hand
-V_STOCK = 3  # cards left in the stock
-V_TURN = 4  # completed turns this hand
-V_PILE_LEN = 5
-V_TOP = 6  # top card of the discard pile, or -1
-V_OPP_TOOK = 7  # mask: cards the opponent took from the pile this hand
-V_OPP_DISCARDED = 8  # mask: cards the opponent discarded this hand
-V_OPP_DECLINED = 9  # the first upcard if the opponent declined it, else -1
-V_SELF_DECLINED = 10
-V_SELF_TOOK = 11  # mask
-V_DRAWN = 12  # card drawn this turn, or -1
-V_TAKEN = 13  # card taken from the pile this turn (may not be discarded), or -1
-V_KNOCK_LIMIT = 14
-V_UPCARD = 15  # the hand's first upcard
-V_SCORE_SELF = 16
-V_SCORE_OPP = 17
-V_SCORE_OTHER = 18  # the third player's score (three-handed), else 0
-V_TARGET = 19
-V_WALL = 20
-V_GIN_BONUS = 21
-V_UNDERCUT_BONUS = 22
-V_SELF_DISCARDED = 23  # mask
-V_KNOCKED = 24  # 1 when the mover has knocked and now discards
-V_DEADWOOD = 25  # least deadwood of the mover's 10 cards before this turn's draw
-V_FORBIDDEN = 26  # the card the mover may not discard this turn, or -1
-V_PILE_MASK = 27  # the cards in the discard pile
-V_LEN = 28
+# The view array, declared once (offsets computed by Layout).
+V_LAYOUT = Layout("V_", [
+    ("HAND", 1),  # own cards (mask)
+    ("ROLE", 1),  # 0 dealer (the box), 1 non-dealer (the captain)
+    ("DECISION", 1),  # DEC_* of sim.engine.hand
+    ("STOCK", 1),  # cards left in the stock
+    ("TURN", 1),  # completed turns this hand
+    ("PILE_LEN", 1),
+    ("TOP", 1),  # top card of the discard pile, or -1
+    ("OPP_TOOK", 1),  # mask: cards the opponent took from the pile this hand
+    ("OPP_DISCARDED", 1),  # mask: cards the opponent discarded this hand
+    ("OPP_DECLINED", 1),  # the first upcard if the opponent declined it, else -1
+    ("SELF_DECLINED", 1),
+    ("SELF_TOOK", 1),  # mask
+    ("DRAWN", 1),  # card drawn this turn, or -1
+    ("TAKEN", 1),  # card taken from the pile this turn (may not be discarded), or -1
+    ("KNOCK_LIMIT", 1),
+    ("UPCARD", 1),  # the hand's first upcard
+    ("SCORE_SELF", 1),
+    ("SCORE_OPP", 1),
+    ("SCORE_OTHER", 1),  # the third player's score (three-handed), else 0
+    ("TARGET", 1),
+    ("WALL", 1),
+    ("GIN_BONUS", 1),
+    ("UNDERCUT_BONUS", 1),
+    ("SELF_DISCARDED", 1),  # mask
+    ("KNOCKED", 1),  # 1 when the mover has knocked and now discards
+    ("DEADWOOD", 1),  # least deadwood of the mover's 10 cards before this turn's draw
+    ("FORBIDDEN", 1),  # the card the mover may not discard this turn, or -1
+    ("PILE_MASK", 1),  # the cards in the discard pile
+])
+(V_HAND, V_ROLE, V_DECISION, V_STOCK, V_TURN, V_PILE_LEN, V_TOP, V_OPP_TOOK, V_OPP_DISCARDED,
+ V_OPP_DECLINED, V_SELF_DECLINED, V_SELF_TOOK, V_DRAWN, V_TAKEN, V_KNOCK_LIMIT, V_UPCARD,
+ V_SCORE_SELF, V_SCORE_OPP, V_SCORE_OTHER, V_TARGET, V_WALL, V_GIN_BONUS, V_UNDERCUT_BONUS,
+ V_SELF_DISCARDED, V_KNOCKED, V_DEADWOOD, V_FORBIDDEN, V_PILE_MASK) = V_LAYOUT.offsets
+V_LAYOUT.check(globals())
+V_LEN = V_LAYOUT.length
 
 # Game facts a view needs, passed in by the game loop: scores by hand player and the target.
-GI_SCORE = 0  # 2 slots: score of the seat holding hand player 0's and 1's role
-GI_SCORE_OTHER = 2  # the sitter's score (three-handed)
-GI_TARGET = 3
-GI_LEN = 4
+GI_LAYOUT = Layout("GI_", [
+    ("SCORE", 2),  # score of the seat holding hand player 0's and 1's role
+    ("SCORE_OTHER", 1),  # the sitter's score (three-handed)
+    ("TARGET", 1),
+])
+GI_SCORE, GI_SCORE_OTHER, GI_TARGET = GI_LAYOUT.offsets
+GI_LAYOUT.check(globals())
+GI_LEN = GI_LAYOUT.length
 
 
 @kernel(inline="always")
@@ -111,6 +134,48 @@ def fill_view(view: np.ndarray, hs: np.ndarray, pile: np.ndarray, game_info: np.
     view[V_DEADWOOD] = hs[HS_DEADWOOD + p]
     view[V_FORBIDDEN] = forbidden_discard(hs)
     view[V_PILE_MASK] = hs[HS_PILE_MASK]
+
+
+@kernel
+def legal_moves(view: np.ndarray, after: np.ndarray, out: np.ndarray) -> int:
+    """Write every legal answer to the view's decision into ``out``; return how many.
+
+    The decision is ``view[V_DECISION]``. Offer: MOVE_PASS, MOVE_DRAW_DISCARD. Draw:
+    MOVE_DRAW_DISCARD (when the pile is not empty), MOVE_DRAW_STOCK. Knock: MOVE_KNOCK,
+    MOVE_NO_KNOCK (asked only when knocking is legal). Discard: the card codes the mover may
+    discard, ascending: every card but the forbidden one (just taken from the pile), and after
+    a knock only those leaving deadwood within the knock limit (read from the per-card table in
+    ``after``, filled here if needed, as ``sim.engine.hand.deadwood_table`` does). Always in
+    ascending code order; ``out`` needs room for 11 entries.
+
+    Exactly the moves :func:`sim.engine.hand.apply_move` accepts: both ask the predicates
+    :func:`sim.engine.hand.move_error` and :func:`sim.engine.hand.knock_limit_error`.
+    """
+    decision = view[V_DECISION]
+    hand = view[V_HAND]
+    forbidden = view[V_FORBIDDEN]
+    pile_len = view[V_PILE_LEN]
+    n = 0
+    if decision == DEC_DISCARD:
+        knocked = view[V_KNOCKED] == 1
+        if knocked:
+            deadwood_table(hand, forbidden, after)
+        m = hand
+        while m:
+            c = trailing_zeros(m)
+            m &= m - 1
+            if move_error(DEC_DISCARD, hand, forbidden, pile_len, c) != OK:
+                continue
+            if knocked and knock_limit_error(True, view[V_KNOCK_LIMIT], after[c]) != OK:
+                continue
+            out[n] = c
+            n += 1
+        return n
+    for move in range(MOVE_PASS, MOVE_NO_KNOCK + 1):
+        if move_error(decision, hand, forbidden, pile_len, move) == OK:
+            out[n] = move
+            n += 1
+    return n
 
 
 DECISION_NAMES = ("offer", "draw", "knock", "discard")
@@ -153,6 +218,7 @@ class View:
     deadwood: int  # least deadwood of own 10 cards before this turn's draw
     deadwood_after: dict[int, int]
     rng: np.random.Generator | None = None
+    forbidden: int | None = None  # the card that may not be discarded this turn (just taken)
 
     @property
     def top(self) -> int | None:
@@ -161,11 +227,44 @@ class View:
 
     @property
     def legal_discards(self) -> list[int]:
-        """Cards that may be discarded now (after a knock: only those within the limit)."""
+        """Cards that may be discarded now (after a knock: only those within the limit).
+
+        Read off ``deadwood_after`` (which the engine filled without the forbidden card): 15
+        times cheaper than a kernel call, and the same list as :meth:`legal_moves` at a discard
+        (tests/test_legal_moves.py checks it at every decision of real hands).
+        """
         cards = sorted(self.deadwood_after)
         if self.knocked:
             cards = [c for c in cards if self.deadwood_after[c] <= self.knock_limit]
         return cards
+
+    def to_array(self) -> np.ndarray:
+        """The facts of the view array that legality depends on (the rest left 0)."""
+        view = np.zeros(V_LEN, np.int64)
+        view[V_HAND] = self.hand_mask
+        view[V_DECISION] = DECISION_NAMES.index(self.decision)
+        view[V_PILE_LEN] = len(self.discard_pile)
+        view[V_TOP] = self.discard_pile[-1] if self.discard_pile else -1
+        view[V_KNOCKED] = int(self.knocked)
+        view[V_KNOCK_LIMIT] = self.knock_limit
+        view[V_FORBIDDEN] = -1 if self.forbidden is None else self.forbidden
+        view[V_TAKEN] = -1 if self.taken is None else self.taken
+        view[V_DRAWN] = -1 if self.drawn is None else self.drawn
+        return view
+
+    def legal_moves(self) -> list[int]:
+        """Every legal answer to this decision as move codes, from the engine's
+        :func:`legal_moves` kernel: ``MOVE_*`` codes of ``sim.engine.hand`` at the offer, draw
+        and knock decisions, card codes at a discard (after a knock, only those within the
+        limit)."""
+        out = np.zeros(N_CODES, np.int64)
+        n = legal_moves(self.to_array(), new_after(), out)
+        return [int(m) for m in out[:n]]
+
+    def legal_move_names(self) -> list[str]:
+        """:meth:`legal_moves` as text: ``pass``, ``draw_discard``, ``draw_stock``, ``knock``,
+        ``no_knock``, or a card such as ``'TD'`` at a discard."""
+        return [MOVE_NAMES[m] if m >= N_CODES else card_str(m) for m in self.legal_moves()]
 
     @property
     def hand_str(self) -> list[str]:
@@ -223,4 +322,5 @@ class View:
             deadwood=int(view[V_DEADWOOD]),
             deadwood_after=deadwood_after,
             rng=rng,
+            forbidden=opt(int(view[V_FORBIDDEN])),
         )

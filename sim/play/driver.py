@@ -39,24 +39,10 @@ from sim.engine.hand import (
     DEC_KNOCK,
     DEC_OFFER,
     DEC_OVER,
-    END_NAMES,
     ERROR_TEXT,
-    HS_DEFENDER_DEADWOOD,
-    HS_DEFENDER_HAND,
-    HS_DEFENDER_MELDS,
-    HS_END,
-    HS_KNOCKER,
-    HS_KNOCKER_DEADWOOD,
-    HS_KNOCKER_HAND,
-    HS_KNOCKER_MELDS,
-    HS_LAYOFFS,
     HS_LEN,
-    HS_N_DEFENDER_MELDS,
-    HS_N_KNOCKER_MELDS,
     HS_N_MOVES,
-    HS_POINTS,
     HS_TO_MOVE,
-    HS_WINNER,
     MOVE_DRAW_DISCARD,
     MOVE_DRAW_STOCK,
     MOVE_KNOCK,
@@ -70,9 +56,9 @@ from sim.engine.hand import (
 )
 from sim.engine.rng import seed_words, stream_seed
 from sim.engine.rules import Rules
-from sim.engine.showdown import describe_layout
 from sim.engine.view import GI_LEN, V_LEN, View, fill_view
 from sim.play.batch import play_batch_kernel
+from sim.records.log import hand_result
 from strategies.builtin import MEM_LEN, SCRATCH_LEN, decide
 from strategies.registry import StrategySpec, parse_strategies
 
@@ -220,7 +206,7 @@ class GameDriver:
 
     def _record(self, game: int, hand: int, roles: list[int], dealt: np.ndarray,
                 hs: np.ndarray, moves: np.ndarray, gs: np.ndarray) -> dict[str, Any]:
-        """One line of the hand log (see docs/api.md and INTERFACES)."""
+        """One line of the hand log (format: docs/cli.md, "The hand log")."""
         hand_seat = roles[:2]
         move_list = []
         for player, move in moves[: int(hs[HS_N_MOVES])]:
@@ -256,33 +242,6 @@ class GameDriver:
             record["final_scores"] = [int(gs[GS_SCORE + s] + gs[GS_BONUS + s])
                                       for s in range(self.rules.players)]
         return record
-
-
-def hand_result(hs: np.ndarray, hand_seat: Sequence[int]) -> dict[str, Any]:
-    """The ``result`` object of a hand-log line from a finished hand state."""
-    end = int(hs[HS_END])
-    name = END_NAMES[end]
-    if name in ("draw", "turn_limit"):
-        return {"end": name, "knocker": None, "knocker_melds": [], "knocker_deadwood": None,
-                "defender_melds": [], "layoffs": [], "defender_deadwood": None,
-                "winner": None, "points": 0}
-    k_melds, d_melds, layoffs, _, _ = describe_layout(
-        int(hs[HS_KNOCKER_HAND]), int(hs[HS_DEFENDER_HAND]),
-        [int(j) for j in hs[HS_KNOCKER_MELDS:HS_KNOCKER_MELDS + int(hs[HS_N_KNOCKER_MELDS])]],
-        [int(j) for j in hs[HS_DEFENDER_MELDS:HS_DEFENDER_MELDS + int(hs[HS_N_DEFENDER_MELDS])]],
-        int(hs[HS_LAYOFFS]),
-    )
-    return {
-        "end": name,
-        "knocker": hand_seat[int(hs[HS_KNOCKER])],
-        "knocker_melds": k_melds,
-        "knocker_deadwood": int(hs[HS_KNOCKER_DEADWOOD]),
-        "defender_melds": d_melds,
-        "layoffs": layoffs,
-        "defender_deadwood": int(hs[HS_DEFENDER_DEADWOOD]),
-        "winner": hand_seat[int(hs[HS_WINNER])],
-        "points": int(hs[HS_POINTS]),
-    }
 
 
 @dataclass

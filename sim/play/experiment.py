@@ -93,7 +93,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.engine.rules import PRESETS, Rules
+from sim.engine.rules import PRESETS, Rules, is_int
 from strategies.registry import parse_strategies, parse_strategy
 
 #: Default games per chunk: large enough that per-chunk overhead is negligible, small enough
@@ -113,13 +113,8 @@ _RULES_FIELDS = tuple(f.name for f in dataclasses.fields(Rules))
 _PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def _is_int(value: object) -> bool:
-    """True for integers but not bools (``games = true`` is a mistake, not 1)."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _check_count(name: str, value: object, high: int | None, accepted: str) -> None:
-    if not _is_int(value):
+    if not is_int(value, numpy=False):
         raise ValueError(f"{name}={value!r} is not valid: expected {accepted}")
     if value < 1 or (high is not None and value > high):  # type: ignore[operator]
         raise ValueError(f"{name}={value!r} is out of range: expected {accepted}")
@@ -217,7 +212,8 @@ class ArmSpec:
                     + str(list(range(rules.players)))
                     + (" giving the (box, captain, sitter) seats" if rules.players == 3
                        else " giving the (dealer, non-dealer) seats"))
-        if not isinstance(seating, list | tuple) or not all(_is_int(s) for s in seating):
+        if not isinstance(seating, list | tuple) or not all(
+                is_int(s, numpy=False) for s in seating):
             raise ValueError(f"seating={seating!r} is not valid: expected {accepted}")
         if sorted(seating) != list(range(rules.players)):
             raise ValueError(f"seating={list(seating)!r} is not valid: expected {accepted}")
@@ -265,7 +261,7 @@ class ExperimentSpec:
                 f"name={self.name!r} is not valid: expected 1-64 letters, digits, '.', '_' or "
                 "'-', starting with a letter or digit (it names the results directory)"
             )
-        if not _is_int(self.seed) or self.seed < 0:
+        if not is_int(self.seed, numpy=False) or self.seed < 0:
             raise ValueError(f"seed={self.seed!r} is not valid: expected an integer >= 0")
         _check_count("games", self.games, None, "an integer >= 1 (games per arm)")
         _check_count("chunk_size", self.chunk_size, MAX_CHUNK_SIZE,

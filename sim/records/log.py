@@ -1,9 +1,10 @@
 """Hand logs on disk: JSON Lines written atomically, read back with validation, as a DataFrame.
 
-One line per hand, in play order, in the format of ``INTERFACES.md``. Lines are compact JSON with
-a fixed key order, so the same games give the same bytes. Writing goes to a temporary file in the
-target's directory that is renamed over the target only once everything was written and synced:
-a crash, an exception or Ctrl-C never leaves a half-written log (or clobbers an older one).
+One line per hand, in play order, in the format of the hand log section of docs/cli.md (keys)
+and docs/api.md ("Hand logs"). Lines are compact JSON with a fixed key order, so the same games
+give the same bytes. Writing goes to a temporary file in the target's directory that is renamed
+over the target only once everything was written and synced: a crash, an exception or Ctrl-C
+never leaves a half-written log (or clobbers an older one).
 
 >>> import tempfile, pathlib
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "hands.jsonl"
@@ -21,7 +22,7 @@ import errno
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -29,7 +30,30 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sim.engine import hand as engine_hand
 from sim.engine.cards import parse_card
+from sim.engine.hand import (
+    DISCARD_NAME,
+    END_DRAW,
+    END_TURN_LIMIT,
+    HS_DEFENDER_DEADWOOD,
+    HS_DEFENDER_HAND,
+    HS_DEFENDER_MELDS,
+    HS_END,
+    HS_KNOCKER,
+    HS_KNOCKER_DEADWOOD,
+    HS_KNOCKER_HAND,
+    HS_KNOCKER_MELDS,
+    HS_LAYOFFS,
+    HS_N_DEFENDER_MELDS,
+    HS_N_KNOCKER_MELDS,
+    HS_POINTS,
+    HS_WINNER,
+    LOG_END_NAMES,
+    LOG_MOVE_NAMES,
+)
+from sim.engine.rules import Rules, is_int
+from sim.engine.showdown import describe_layout
 
 #: Top-level keys every hand record has, in the order they are written.
 RECORD_KEYS: tuple[str, ...] = (
@@ -42,9 +66,9 @@ RESULT_KEYS: tuple[str, ...] = (
     "end", "knocker", "knocker_melds", "knocker_deadwood", "defender_melds", "layoffs",
     "defender_deadwood", "winner", "points",
 )
-MOVE_NAMES: tuple[str, ...] = ("pass", "draw_discard", "draw_stock", "knock", "discard")
-END_NAMES: tuple[str, ...] = ("knock", "gin", "undercut", "draw", "turn_limit")
-_SCORING_ENDS = ("knock", "gin", "undercut")
+#: Names a log's ``move`` and ``result.end`` may hold (from the engine's one table of names).
+MOVE_NAMES: tuple[str, ...] = LOG_MOVE_NAMES
+END_NAMES: tuple[str, ...] = LOG_END_NAMES
 
 #: Columns of :func:`log_to_frame` before the per-seat scores.
 FRAME_COLUMNS: tuple[str, ...] = (
@@ -203,15 +227,54 @@ def write_log(path: str | os.PathLike[str], records: Iterable[dict[str, Any]]) -
     return writer.count
 
 
+# --------------------------------------------------------------------------------- building
+
+
+def hand_result(hs: np.ndarray, hand_seat: Sequence[int]) -> dict[str, Any]:
+    """The ``result`` object of a hand-log line from a finished hand state.
+
+    ``hand_seat`` maps hand players (0 the dealer, 1 the non-dealer) to seats.
+    """
+    end = int(hs[HS_END])
+    name = engine_hand.END_NAMES[end]
+    if end == END_DRAW or end == END_TURN_LIMIT:
+        return {"end": name, "knocker": None, "knocker_melds": [], "knocker_deadwood": None,
+                "defender_melds": [], "layoffs": [], "defender_deadwood": None,
+                "winner": None, "points": 0}
+    k_melds, d_melds, layoffs, _, _ = describe_layout(
+        int(hs[HS_KNOCKER_HAND]), int(hs[HS_DEFENDER_HAND]),
+        [int(j) for j in hs[HS_KNOCKER_MELDS:HS_KNOCKER_MELDS + int(hs[HS_N_KNOCKER_MELDS])]],
+        [int(j) for j in hs[HS_DEFENDER_MELDS:HS_DEFENDER_MELDS + int(hs[HS_N_DEFENDER_MELDS])]],
+        int(hs[HS_LAYOFFS]),
+    )
+    return {
+        "end": name,
+        "knocker": hand_seat[int(hs[HS_KNOCKER])],
+        "knocker_melds": k_melds,
+        "knocker_deadwood": int(hs[HS_KNOCKER_DEADWOOD]),
+        "defender_melds": d_melds,
+        "layoffs": layoffs,
+        "defender_deadwood": int(hs[HS_DEFENDER_DEADWOOD]),
+        "winner": hand_seat[int(hs[HS_WINNER])],
+        "points": int(hs[HS_POINTS]),
+    }
+
+
+def rules_of(record: dict[str, Any]) -> Rules:
+    """The rules a record was played under: its ``rules_config`` if present, else the preset."""
+    config = record.get("rules_config")
+    if config is not None:
+        if not isinstance(config, dict):
+            raise ValueError(f"'rules_config' is {config!r}, not an object of rules fields")
+        return Rules.from_dict(config)
+    return Rules.preset(record["rules"])
+
+
 # ---------------------------------------------------------------------------------- reading
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _opt_int(value: Any) -> bool:
-    return value is None or _is_int(value)
+    return value is None or is_int(value, numpy=False)
 
 
 def _check_card(value: Any, where: str) -> None:
@@ -249,7 +312,7 @@ def check_record(record: Any) -> None:
     if missing:
         raise ValueError("missing key(s) " + ", ".join(repr(k) for k in missing))
     for key in ("game", "hand"):
-        if not _is_int(record[key]) or record[key] < 0:
+        if not is_int(record[key], numpy=False) or record[key] < 0:
             raise ValueError(f"'{key}' is {record[key]!r}, not an integer >= 0")
     if not isinstance(record["rules"], str):
         raise ValueError(f"'rules' is {record['rules']!r}, not a preset name")
@@ -259,7 +322,7 @@ def check_record(record: Any) -> None:
         raise ValueError(f"'seats' is {seats!r}, not a list of 2 or 3 strategy names")
     n = len(seats)
     for key in ("dealer", "nondealer"):
-        if not _is_int(record[key]) or not 0 <= record[key] < n:
+        if not is_int(record[key], numpy=False) or not 0 <= record[key] < n:
             raise ValueError(f"'{key}' is {record[key]!r}, not a seat 0..{n - 1}")
     if not _opt_int(record["sitter"]):
         raise ValueError(f"'sitter' is {record['sitter']!r}, not a seat or null")
@@ -279,12 +342,12 @@ def check_record(record: Any) -> None:
     for i, move in enumerate(moves):
         if not isinstance(move, dict) or "seat" not in move or "move" not in move:
             raise ValueError(f"'moves[{i}]' is {move!r}, not an object with 'seat' and 'move'")
-        if not _is_int(move["seat"]):
+        if not is_int(move["seat"], numpy=False):
             raise ValueError(f"'moves[{i}].seat' is {move['seat']!r}, not a seat number")
         if move["move"] not in MOVE_NAMES:
             raise ValueError(f"'moves[{i}].move' is {move['move']!r}: expected one of "
                              + ", ".join(MOVE_NAMES))
-        if move["move"] == "discard":
+        if move["move"] == DISCARD_NAME:
             if "card" not in move:
                 raise ValueError(f"'moves[{i}]' is a discard without a 'card'")
             _check_card(move["card"], f"moves[{i}].card")
@@ -300,13 +363,14 @@ def check_record(record: Any) -> None:
     for key in ("knocker", "winner", "knocker_deadwood", "defender_deadwood"):
         if not _opt_int(result[key]):
             raise ValueError(f"'result.{key}' is {result[key]!r}, not an integer or null")
-    if not _is_int(result["points"]):
+    if not is_int(result["points"], numpy=False):
         raise ValueError(f"'result.points' is {result['points']!r}, not an integer")
     _check_melds(result["knocker_melds"], "result.knocker_melds")
     _check_melds(result["defender_melds"], "result.defender_melds")
     _check_cards(result["layoffs"], "result.layoffs")
     scores = record["scores"]
-    if not isinstance(scores, list) or len(scores) != n or not all(_is_int(s) for s in scores):
+    if not isinstance(scores, list) or len(scores) != n or not all(
+            is_int(s, numpy=False) for s in scores):
         raise ValueError(f"'scores' is {scores!r}, not a list of {n} integers (one per seat)")
     if not isinstance(record["game_over"], bool):
         raise ValueError(f"'game_over' is {record['game_over']!r}, not true or false")
@@ -354,7 +418,7 @@ def read_log(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 def _turns(record: dict[str, Any]) -> int:
     """Turns played, as the engine counts them: every discard ends a turn, the knocker's
     included, so this matches the ``turns`` column of the per-game table."""
-    return sum(1 for m in record["moves"] if m["move"] == "discard")
+    return sum(1 for m in record["moves"] if m["move"] == DISCARD_NAME)
 
 
 def log_to_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:

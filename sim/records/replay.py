@@ -8,9 +8,8 @@ that could drift. It then compares what the rules give with what the record says
 field, and reports every difference in words instead of raising: a log edited by hand, or
 written by another program, can be checked line by line.
 
-:func:`render_hand` prints a hand move by move: the seats and their roles, both hands sorted by
-suit and rank, every draw and discard (stock cards are known from the deal), the knock, the
-showdown with melds, layoffs and deadwood, who scored what and why, and the scores after it.
+:func:`render_hand` (``sim.records.render``, re-exported here) prints a hand move by move, the
+way a card player would tell it.
 
 A record that cannot even be replayed (a deal that is not a 52-card deck, seats that do not
 match the rules, a malformed line) raises ``ValueError``: that is bad input, not a rule question.
@@ -24,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from sim.engine.cards import CARD_VALUE, card_str, parse_card, sort_for_display
+from sim.engine.cards import card_str, parse_card, sort_for_display
 from sim.engine.game import GS_HANDS, GS_LEN, GS_OVER, GS_ROLE_SEAT, GS_SCORE, GS_WINNER, end_hand
 from sim.engine.hand import (
     DEC_DISCARD,
@@ -35,24 +34,21 @@ from sim.engine.hand import (
     ERROR_TEXT,
     HS_N_MOVES,
     HS_TO_MOVE,
-    MOVE_DRAW_DISCARD,
+    MOVE_CODES,
     MOVE_DRAW_STOCK,
     MOVE_KNOCK,
     MOVE_NO_KNOCK,
-    MOVE_PASS,
     OK,
     advance,
     apply_move,
     deal,
     new_hand_buffers,
 )
-from sim.engine.melds import merge_runs, min_deadwood
+from sim.engine.melds import merge_runs
 from sim.engine.rules import Rules
-from sim.play.driver import hand_result
-from sim.records.log import RESULT_KEYS, check_record
+from sim.records.log import RESULT_KEYS, check_record, hand_result, rules_of
+from sim.records.render import fan, render_hand
 
-_MOVE_CODES = {"pass": MOVE_PASS, "draw_discard": MOVE_DRAW_DISCARD,
-               "draw_stock": MOVE_DRAW_STOCK, "knock": MOVE_KNOCK}
 _DECISION_TEXT = {
     DEC_OFFER: "take the upcard or pass",
     DEC_DRAW: "draw from the stock or the discard pile",
@@ -106,16 +102,6 @@ class ReplayCheck:
 
 
 # ---------------------------------------------------------------------------------- helpers
-
-
-def rules_of(record: dict[str, Any]) -> Rules:
-    """The rules a record was played under: its ``rules_config`` if present, else the preset."""
-    config = record.get("rules_config")
-    if config is not None:
-        if not isinstance(config, dict):
-            raise ValueError(f"'rules_config' is {config!r}, not an object of rules fields")
-        return Rules.from_dict(config)
-    return Rules.preset(record["rules"])
 
 
 def _where(record: dict[str, Any]) -> str:
@@ -247,7 +233,7 @@ def _play_moves(record: dict[str, Any], rules_array: np.ndarray, deck: np.ndarra
             diffs.append(f"{_move_text(i, m)}: it is seat {seat}'s turn to "
                          f"{_DECISION_TEXT[decision]}")
             return None, diffs
-        move = parse_card(m["card"]) if m["move"] == "discard" else _MOVE_CODES[m["move"]]
+        move = parse_card(m["card"]) if m["move"] == "discard" else MOVE_CODES[m["move"]]
         err = apply_move(hs, pile, deck, after, moves, move)
         if err != OK:
             diffs.append(f"{_move_text(i, m)} is illegal: {ERROR_TEXT[err]} (seat {seat} "
@@ -399,233 +385,6 @@ def group_games(records: Iterable[dict[str, Any]]) -> dict[int, list[dict[str, A
 def replay_log(records: Iterable[dict[str, Any]]) -> list[ReplayCheck]:
     """Check every hand of every game in a log (see :func:`replay_game`)."""
     return [c for recs in group_games(records).values() for c in replay_game(recs)]
-
-
-# ---------------------------------------------------------------------------------- render
-
-
-def fan(cards: Iterable[int | str]) -> str:
-    """Cards sorted by suit and rank, suits separated by two spaces: ``AS 2S 3S  6H  4C``."""
-    codes = sort_for_display(parse_card(c) if isinstance(c, str) else c for c in cards)
-    groups: list[list[str]] = []
-    last = -1
-    for c in codes:
-        if c // 16 != last:
-            groups.append([])
-            last = c // 16
-        groups[-1].append(card_str(c))
-    return "  ".join(" ".join(g) for g in groups) or "(none)"
-
-
-def _melds_text(melds: list[list[str]]) -> str:
-    return " | ".join(" ".join(m) for m in melds) or "no melds"
-
-
-def _role_names(record: dict[str, Any], players: int) -> dict[int, str]:
-    if players == 3:
-        names = {record["dealer"]: "Box", record["nondealer"]: "Captain"}
-        if record["sitter"] is not None:
-            names[record["sitter"]] = "Sitter"
-        return names
-    return {record["dealer"]: "Dealer", record["nondealer"]: "Non-dealer"}
-
-
-def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
-                next_roles: tuple[int, int, int | None] | None = None) -> str:
-    """A logged hand, move by move, as a card player would tell it.
-
-    ``previous`` (the game's previous record) adds the scores before the hand; ``next_roles``
-    (from :func:`replay_hand`) adds who holds which role next.
-    """
-    check_record(record)
-    rules = rules_of(record)
-    seats = record["seats"]
-    n = rules.players
-    role = _role_names(record, n)
-
-    def who(seat: int) -> str:
-        name = seats[seat] if 0 <= seat < len(seats) else "?"
-        return f"{role.get(seat, 'Seat')} (seat {seat}, {name})"
-
-    dealer, nondealer, sitter = record["dealer"], record["nondealer"], record["sitter"]
-    out: list[str] = []
-    extras = [f"gin bonus {rules.gin_bonus}", f"undercut bonus {rules.undercut_bonus}",
-              f"knock limit {rules.knock_limit}", f"target {rules.target}"]
-    if rules.oklahoma:
-        extras.append("Oklahoma")
-    if rules.spade_doubling:
-        extras.append("spade doubling")
-    out.append(f"Game {record['game']}, hand {record['hand']}: {record['rules']} rules "
-               f"({', '.join(extras)})")
-    if n == 3:
-        out.append(f"  Box (deals):      seat {dealer}, {seats[dealer]}")
-        out.append(f"  Captain:          seat {nondealer}, {seats[nondealer]}")
-        if sitter is not None:
-            advice = (" (advises the captain, who follows the advice)"
-                      if rules.team_policy == "advisor" else "")
-            out.append(f"  Sitting out:      seat {sitter}, {seats[sitter]}{advice}")
-    else:
-        out.append(f"  Dealer:           seat {dealer}, {seats[dealer]}")
-        out.append(f"  Non-dealer:       seat {nondealer}, {seats[nondealer]}")
-    if previous is not None and isinstance(previous.get("scores"), list):
-        before = previous["scores"]
-    elif record["hand"] == 0:
-        before = [0] * len(seats)
-    else:
-        before = None
-    if before is not None:
-        out.append("  Scores before:    " + ", ".join(f"seat {s} {v}" for s, v in
-                                                       enumerate(before)))
-
-    d = record["deal"]
-    hands = {dealer: [parse_card(c) for c in d["dealer"]],
-             nondealer: [parse_card(c) for c in d["nondealer"]]}
-    stock = [parse_card(c) for c in d["stock"]]
-    upcard = parse_card(d["upcard"])
-    pile = [upcard]
-    width = max(len(role.get(s, "")) for s in hands) + 1
-    out.append("Deal")
-    for seat in (dealer, nondealer):
-        out.append(f"  {role.get(seat, ''):<{width}} {fan(hands[seat])}   "
-                   f"(deadwood {min_deadwood(hands[seat])})")
-    limit = rules.hand_knock_limit(int(CARD_VALUE[upcard]))
-    up_note = f"; knock limit {limit} for this hand" if rules.oklahoma else ""
-    if rules.spade_doubling and upcard < 16:
-        up_note += "; a spade: points are doubled"
-    out.append(f"  {'Upcard':<{width}} {card_str(upcard)}{up_note}; "
-               f"{len(stock)} cards in the stock")
-
-    out.append("Play")
-    top = 0  # next stock card
-    taken_first = False
-    knocked_hand: list[int] | None = None
-    moves = record["moves"]
-    for i, m in enumerate(moves):
-        seat = m["seat"]
-        hand = hands.setdefault(seat, [])
-        kind = m["move"]
-        num = f"  {i + 1:>3}. {who(seat)} "
-        if kind == "pass":
-            out.append(num + f"passes on the upcard {card_str(upcard)}")
-        elif kind == "draw_discard":
-            if not pile:
-                out.append(num + "takes from the empty discard pile (!)")
-                continue
-            card = pile.pop()
-            hand.append(card)
-            if not taken_first and card == upcard and i < 2:
-                out.append(num + f"takes the upcard {card_str(card)}")
-            else:
-                out.append(num + f"takes {card_str(card)} from the discard pile")
-        elif kind == "draw_stock":
-            forced = i == 2 and all(x["move"] == "pass" for x in moves[:2])
-            if top >= len(stock):
-                out.append(num + "draws from the empty stock (!)")
-                continue
-            card = stock[top]
-            top += 1
-            hand.append(card)
-            note = (f" (both passed the upcard, so the {role.get(seat, 'non-dealer').lower()} "
-                    "starts)") if forced else ""
-            out.append(num + f"draws {card_str(card)} from the stock{note}   "
-                       f"[{len(stock) - top} left]")
-        elif kind == "knock":
-            knocked_hand = list(hand)
-            out.append(num + f"knocks, holding {fan(hand)}")
-        elif kind == "discard":
-            card = parse_card(m["card"])
-            flag = "" if card in hand else " (not in the hand!)"
-            if card in hand:
-                hand.remove(card)
-            pile.append(card)
-            tail = " and lays down the hand" if knocked_hand is not None and \
-                i > 0 and moves[i - 1]["move"] == "knock" else ""
-            out.append(num + f"discards {card_str(card)}{tail}{flag}")
-        taken_first = taken_first or kind in ("draw_discard", "draw_stock")
-
-    out.extend(_render_result(record, rules, hands, who, role, stock, top))
-    scores = record["scores"]
-    out.append("Scores after the hand: " + ", ".join(
-        f"seat {s} ({seats[s] if s < len(seats) else '?'}) {v}" for s, v in enumerate(scores))
-        + f"   (target {rules.target})")
-    if record["game_over"] and record["game_winner"] is not None:
-        gw = record["game_winner"]
-        out.append(f"Game over: {who(gw)} reaches {rules.target} and wins the game.")
-        if rules.hand_bonus or rules.game_bonus or rules.shutout_bonus:
-            out.append("  (the end-of-game bonuses of these rules come on top of these scores)")
-    elif next_roles is not None:
-        nd, nn, ns = next_roles
-        if n == 3:
-            out.append(f"Next hand: box seat {nd}, captain seat {nn}, sitter seat {ns}.")
-        else:
-            out.append(f"Next hand: seat {nd} deals.")
-    return "\n".join(out)
-
-
-def _render_result(record: dict[str, Any], rules: Rules, hands: dict[int, list[int]],
-                   who: Any, role: dict[int, str], stock: list[int], top: int) -> list[str]:
-    """The end of the hand: the wall or turn limit, or the showdown and its arithmetic."""
-    r = record["result"]
-    end = r["end"]
-    out: list[str] = []
-    if end in ("draw", "turn_limit"):
-        if end == "draw":
-            out.append(f"End: only {len(stock) - top} cards are left in the stock, the wall: "
-                       "the hand is a draw. No points; the same dealer deals again.")
-        else:
-            out.append(f"End: the hand reached the turn limit ({rules.max_turns} turns) and is "
-                       "a draw. No points; the same dealer deals again.")
-        for seat, cards in hands.items():
-            out.append(f"  {role.get(seat, 'Seat')} holds {fan(cards)}")
-        return out
-    knocker = r["knocker"]
-    defender = next((s for s in hands if s != knocker), None)
-    k_cards = hands.get(knocker, [])
-    d_cards = hands.get(defender, []) if defender is not None else []
-    k_melded = {parse_card(c) for m in r["knocker_melds"] for c in m}
-    d_melded = {parse_card(c) for m in r["defender_melds"] for c in m}
-    laid = {parse_card(c) for c in r["layoffs"]}
-    k_dead = [c for c in k_cards if c not in k_melded]
-    d_dead = [c for c in d_cards if c not in d_melded and c not in laid]
-    kd, dd = r["knocker_deadwood"], r["defender_deadwood"]
-    kname = role.get(knocker, "Knocker")
-    dname = role.get(defender, "Defender")
-    out.append(f"Showdown ({end})")
-    out.append(f"  {who(knocker)} lays down {_melds_text(r['knocker_melds'])}; "
-               f"deadwood {fan(k_dead) if k_dead else 'none'} = {kd}")
-    layoff_text = (f"; lays off {' '.join(r['layoffs'])}" if r["layoffs"] else
-                   ("; no layoffs against gin" if end == "gin" else "; nothing to lay off"))
-    out.append(f"  {who(defender) if defender is not None else 'Defender'} lays down "
-               f"{_melds_text(r['defender_melds'])}{layoff_text}; "
-               f"deadwood {fan(d_dead) if d_dead else 'none'} = {dd}")
-    pts = r["points"]
-    if end == "gin":
-        base = f"{dd} ({dname.lower()}'s deadwood) + {rules.gin_bonus} (gin bonus)"
-        raw = (dd or 0) + rules.gin_bonus
-        scorer = kname
-        why = f"{kname} goes gin"
-    elif end == "knock":
-        base = f"{dd} ({dname.lower()}'s deadwood) - {kd} (own deadwood)"
-        raw = (dd or 0) - (kd or 0)
-        scorer = kname
-        why = f"{kname} knocks with less deadwood"
-    else:
-        base = (f"{rules.undercut_bonus} (undercut bonus) + {kd} ({kname.lower()}'s deadwood) "
-                f"- {dd} (own deadwood)")
-        raw = rules.undercut_bonus + (kd or 0) - (dd or 0)
-        scorer = dname
-        why = f"{dname} undercuts (the knocker's deadwood is not lower)"
-    sum_text = f"{base} = {raw}"
-    upcard = parse_card(record["deal"]["upcard"])
-    if rules.spade_doubling and upcard < 16:
-        sum_text += f", doubled for the spade upcard = {2 * raw}"
-    out.append(f"  {why}: {scorer.lower()} scores {sum_text}.")
-    if r["winner"] is not None and record["sitter"] is not None and scorer == "Captain":
-        out.append("  The captain scores for the team; the player sitting out never scores.")
-    expected = raw * (2 if rules.spade_doubling and upcard < 16 else 1)
-    if pts != expected:
-        out.append(f"  (the record says {pts} points)")
-    return out
 
 
 __all__ = [
