@@ -77,7 +77,8 @@ def engine_dispatchers() -> list[Any]:
 
 
 def readable(symbol: str) -> str:
-    """``sim.engine.melds._best_discard_from`` for numba's mangled ``_ZN3sim6engine5melds18_best_...``."""
+    """``sim.engine.melds._best_discard_from`` for numba's mangled
+    ``_ZN3sim6engine5melds18_best_...``."""
     if not symbol.startswith("_ZN"):
         return symbol
     parts, i = [], 3

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers_engine import shuffled_deck
+from support.decks import shuffled_deck
 
 import sim.engine.game as game
 import sim.engine.hand as hand
