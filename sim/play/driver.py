@@ -112,9 +112,10 @@ class GameDriver:
 
     def __init__(self, rules: Rules, strategies: Sequence[Any], seeds: Seeds,
                  log: bool = False, rotate: bool = False,
-                 on_decision: Callable[[int, int, int], None] | None = None) -> None:
-        """``on_decision(seat, hand_player, decision)``, if given, is called before each
-        decision is asked (``sim.testing`` uses it to see which decisions a strategy met)."""
+                 on_decision: Callable[[int, int, int, bool], None] | None = None) -> None:
+        """``on_decision(seat, hand_player, decision, advised)``, if given, is called before
+        each decision is asked; ``advised``: the seat decides for another (the advisor).
+        :mod:`sim.testing` uses it to see which decisions and roles a strategy met."""
         self.rules = rules
         self.specs = parse_strategies(list(strategies))
         _check_seats(rules, self.specs)
@@ -169,7 +170,7 @@ class GameDriver:
                 fill_view(view, hs, pile, game_info, decision)
                 player = self.players[seat]
                 if self.on_decision is not None:
-                    self.on_decision(seat, p, decision)
+                    self.on_decision(seat, p, decision, seat != roles[p])
                 if player is None:
                     kernel = self.specs[seat].kernel  # a compiled strategy not registered
                     if kernel is None:
