@@ -181,7 +181,7 @@ class StrategySpec:
         arr = np.full(N_PARAMS, -1, np.int64)
         info = self.info
         if info is None and self.compiled:
-            info = BUILTINS[self.name]
+            info = BUILTINS.get(self.name)
         if info is not None:
             for i, p in enumerate(info.params):
                 value = self.params.get(p.name, p.default)
