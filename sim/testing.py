@@ -60,8 +60,9 @@ class CheckReport:
     checks: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
-        return (f"{self.strategy}: {self.games} games, {self.hands} hands under "
-                f"{len(self.presets)} presets; passed: {', '.join(self.checks)}")
+        presets = f"{len(self.presets)} preset" + ("s" if len(self.presets) != 1 else "")
+        return (f"{self.strategy}: {self.games} games, {self.hands} hands under {presets}; "
+                f"passed: {', '.join(self.checks)}")
 
 
 class _Subject:
