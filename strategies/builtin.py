@@ -3,7 +3,15 @@
 Each strategy answers the four decisions of the protocol from a view array (``sim.engine.view``),
 the public discard pile, the deadwood left by each legal discard (``after``, filled by the rules
 whenever the mover holds 11 cards), a per-hand memory row and the game's strategy random stream.
-They never see the hand state. :func:`decide` dispatches on the strategy id.
+They never see the hand state.
+
+Every strategy's decision function has one signature, :data:`SIGNATURE`::
+
+    def name_decide(decision, params, view, after, mem, rng, scratch) -> move
+
+and is registered, with its id, name, parameters and description, by one entry in
+``strategies.registry.BUILTINS``. :func:`decide` (``strategies._dispatch``, generated from that
+table by ``python -m strategies.generate``) dispatches on the strategy id.
 """
 
 from __future__ import annotations
@@ -54,11 +62,8 @@ from sim.engine.view import (
     V_WALL,
 )
 
-RANDOM = 0
-SIMPLE = 1
-GREEDY_KNOCK = 2
-GIN_HUNTER = 3
-DISCARD_TRACKING = 4
+SIGNATURE = ("decision", "params", "view", "after", "mem", "rng", "scratch")
+"""The arguments of every compiled strategy's decision function, in order."""
 N_PARAMS = 8  # parameter slots per strategy
 MEM_LEN = 256  # per-hand memory slots per player
 
@@ -132,8 +137,8 @@ def take_into_meld(decision: int, view: np.ndarray) -> int:
 
 
 @kernel
-def random_decide(decision: int, view: np.ndarray, after: np.ndarray, rng: np.ndarray,
-                  scratch: np.ndarray) -> int:
+def random_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
+                  mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
     """Uniform over the legal choices at every decision, knock included."""
     if decision == DEC_OFFER:
         return MOVE_DRAW_DISCARD if below(rng, 2) else MOVE_PASS
@@ -149,8 +154,8 @@ def random_decide(decision: int, view: np.ndarray, after: np.ndarray, rng: np.nd
 
 
 @kernel
-def simple_decide(decision: int, view: np.ndarray, after: np.ndarray, mem: np.ndarray,
-                  rng: np.ndarray, scratch: np.ndarray) -> int:
+def simple_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
+                  mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
     """The EAAI challenge's reference player.
 
     Takes the upcard or discard only if it then lies in a meld of some least-deadwood
@@ -209,7 +214,8 @@ def _unused_pairs(cards: int, drawn: int, mem: np.ndarray) -> int:
 
 
 @kernel(inline="always")
-def greedy_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray) -> int:
+def greedy_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
+                  mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
     """Take a card only when it lowers least deadwood; knock at ``knock_at`` (params[0]).
 
     ``params[0] < 0`` means the rules' knock limit. Discards the card leaving least deadwood;
@@ -315,7 +321,7 @@ def feeds_opponent(card: int, opp: int, opp_shed: int) -> int:
 
 @kernel
 def gin_hunter_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
-                      scratch: np.ndarray) -> int:
+                      mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
     """Plays for gin: keeps connected cards, knocks short of gin only late or when pressed.
 
     params: [0] stock_low: knock short of gin once the stock holds at most this many cards;
@@ -354,7 +360,8 @@ def gin_hunter_decide(decision: int, params: np.ndarray, view: np.ndarray, after
 
 @kernel
 def discard_tracking_decide(decision: int, params: np.ndarray, view: np.ndarray,
-                            after: np.ndarray, scratch: np.ndarray) -> int:
+                            after: np.ndarray, mem: np.ndarray, rng: np.ndarray,
+                            scratch: np.ndarray) -> int:
     """Greedy play sharpened by memory of every card seen this hand.
 
     params: [0] knock_at (-1: the knock limit); [1] slack: extra deadwood it accepts for a
@@ -398,23 +405,17 @@ def discard_tracking_decide(decision: int, params: np.ndarray, view: np.ndarray,
     return pick
 
 
-# ---------------------------------------------------------------------------------- dispatch
-
-
-@kernel(inline="always")
-def decide(strategy_id: int, params: np.ndarray, decision: int, view: np.ndarray,
-           pile: np.ndarray, after: np.ndarray, mem: np.ndarray, rng: np.ndarray,
-           scratch: np.ndarray) -> int:
-    """The move of built-in strategy ``strategy_id`` for this decision."""
-    if strategy_id == SIMPLE:
-        return simple_decide(decision, view, after, mem, rng, scratch)
-    if strategy_id == GREEDY_KNOCK:
-        return greedy_decide(decision, params, view, after)
-    if strategy_id == GIN_HUNTER:
-        return gin_hunter_decide(decision, params, view, after, scratch)
-    if strategy_id == DISCARD_TRACKING:
-        return discard_tracking_decide(decision, params, view, after, scratch)
-    return random_decide(decision, view, after, rng, scratch)
-
-
 SCRATCH_LEN = 2 * N_CODES
+
+
+def __getattr__(name: str) -> object:
+    """``strategies.builtin.decide``, the dispatcher generated into ``strategies._dispatch``.
+
+    Imported on first use rather than at the top: the dispatcher imports the decision
+    functions from this module (and from any other module holding a registered strategy).
+    """
+    if name == "decide":
+        from strategies._dispatch import decide
+
+        return decide
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,18 +9,20 @@ strategy object directly.
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from strategies.builtin import (
-    DISCARD_TRACKING,
-    GIN_HUNTER,
-    GREEDY_KNOCK,
     N_PARAMS,
-    RANDOM,
-    SIMPLE,
+    SIGNATURE,
+    discard_tracking_decide,
+    gin_hunter_decide,
+    greedy_decide,
+    random_decide,
+    simple_decide,
 )
 
 
@@ -37,55 +39,118 @@ class ParamInfo:
 
 @dataclass(frozen=True)
 class StrategyInfo:
-    """A built-in strategy: its compiled id, parameters and one-line description."""
+    """A compiled strategy: everything about it in one record.
+
+    ``strategy_id`` is its number in the compiled dispatcher, ``decide`` its decision function
+    (a ``@kernel`` with the shared signature ``(decision, params, view, after, mem, rng,
+    scratch) -> move``), ``params`` its integer parameters in the order of ``params[0]``,
+    ``params[1]``, ... (at most ``N_PARAMS``), and ``twin`` the import path of a plain-Python
+    twin that must play identically (checked by :func:`sim.testing.check_strategy`), if any.
+
+    Registered in :data:`BUILTINS`, it runs inside the compiled batch loop; not registered
+    (yet), it still plays through the Python driver (pass the record as a strategy).
+    """
 
     name: str
     strategy_id: int
+    decide: Any
     description: str
     params: tuple[ParamInfo, ...] = ()
+    twin: str | None = None
 
 
-BUILTINS: dict[str, StrategyInfo] = {
-    info.name: info
-    for info in (
-        StrategyInfo("random", RANDOM, "uniform over the legal choices at every decision"),
-        StrategyInfo(
-            "simple",
-            SIMPLE,
-            "the EAAI reference player: takes a card only into a best meld, knocks at once",
+# Adding a compiled strategy: write its decision function (strategies/builtin.py or a module of
+# its own), add one entry here with the next free id, run ``python -m strategies.generate``.
+_TABLE: tuple[StrategyInfo, ...] = (
+    StrategyInfo(
+        name="random",
+        strategy_id=0,
+        decide=random_decide,
+        description="uniform over the legal choices at every decision",
+    ),
+    StrategyInfo(
+        name="simple",
+        strategy_id=1,
+        decide=simple_decide,
+        description="the EAAI reference player: takes a card only into a best meld, "
+                    "knocks at once",
+    ),
+    StrategyInfo(
+        name="greedy-knock",
+        strategy_id=2,
+        decide=greedy_decide,
+        description="takes a card only when it lowers deadwood; knocks as soon as "
+                    "deadwood <= knock_at",
+        params=(ParamInfo("knock_at", None, 0, 10, "knock at this deadwood or less "
+                          "(default: the knock limit)"),),
+        twin="strategies.examples:GreedyKnockPy",
+    ),
+    StrategyInfo(
+        name="gin-hunter",
+        strategy_id=3,
+        decide=gin_hunter_decide,
+        description="plays for gin: keeps connected cards, knocks short of gin only late "
+                    "or pressed",
+        params=(
+            ParamInfo("stock_low", 8, 0, 31, "knock short of gin once the stock is this low"),
+            ParamInfo("tiny", 2, 0, 10, "knock with this deadwood or less when pressed"),
+            ParamInfo("close_pickups", 2, 0, 10,
+                      "pressed: the opponent holds this many cards from the pile"),
         ),
-        StrategyInfo(
-            "greedy-knock",
-            GREEDY_KNOCK,
-            "takes a card only when it lowers deadwood; knocks as soon as deadwood <= knock_at",
-            (ParamInfo("knock_at", None, 0, 10, "knock at this deadwood or less "
-                       "(default: the knock limit)"),),
+    ),
+    StrategyInfo(
+        name="discard-tracking",
+        strategy_id=4,
+        decide=discard_tracking_decide,
+        description="remembers every card seen: live cards, safe discards, undercut-aware "
+                    "knocking",
+        params=(
+            ParamInfo("knock_at", None, 0, 10, "highest deadwood it knocks with "
+                      "(default: the knock limit)"),
+            ParamInfo("slack", 1, 0, 20, "extra deadwood accepted for a safer discard"),
+            ParamInfo("caution", 1, 0, 10, "how fast the knock threshold falls as the "
+                      "opponent shows melds and the hand gets late"),
         ),
-        StrategyInfo(
-            "gin-hunter",
-            GIN_HUNTER,
-            "plays for gin: keeps connected cards, knocks short of gin only late or pressed",
-            (
-                ParamInfo("stock_low", 8, 0, 31, "knock short of gin once the stock is this low"),
-                ParamInfo("tiny", 2, 0, 10, "knock with this deadwood or less when pressed"),
-                ParamInfo("close_pickups", 2, 0, 10,
-                          "pressed: the opponent holds this many cards from the pile"),
-            ),
-        ),
-        StrategyInfo(
-            "discard-tracking",
-            DISCARD_TRACKING,
-            "remembers every card seen: live cards, safe discards, undercut-aware knocking",
-            (
-                ParamInfo("knock_at", None, 0, 10, "highest deadwood it knocks with "
-                          "(default: the knock limit)"),
-                ParamInfo("slack", 1, 0, 20, "extra deadwood accepted for a safer discard"),
-                ParamInfo("caution", 1, 0, 10, "how fast the knock threshold falls as the "
-                          "opponent shows melds and the hand gets late"),
-            ),
-        ),
-    )
-}
+    ),
+)
+
+
+def check_decide(name: str, fn: Any) -> None:
+    """Raise ValueError unless ``fn`` is a compiled function of the shared signature."""
+    if not hasattr(fn, "py_func"):
+        raise ValueError(f"strategy {name!r}: its decision function must be compiled "
+                         "(@kernel from sim.engine.jit)")
+    n = len(inspect.signature(fn.py_func).parameters)
+    if n != len(SIGNATURE):
+        raise ValueError(f"strategy {name!r}: its decision function takes {n} arguments, "
+                         f"expected ({', '.join(SIGNATURE)})")
+
+
+def check_table(entries: Any) -> None:
+    """Raise ValueError unless the entries have distinct names and ids (>= 0), compiled
+    decision functions of the shared signature and at most ``N_PARAMS`` parameters each."""
+    seen: dict[int, str] = {}
+    names: set[str] = set()
+    for info in entries:
+        if info.name in names:
+            raise ValueError(f"two strategies are named {info.name!r}")
+        names.add(info.name)
+        if not isinstance(info.strategy_id, int) or info.strategy_id < 0:
+            raise ValueError(f"strategy {info.name!r}: id {info.strategy_id!r} is not an "
+                             "integer >= 0")
+        if info.strategy_id in seen:
+            raise ValueError(f"strategies {seen[info.strategy_id]!r} and {info.name!r} share "
+                             f"id {info.strategy_id}")
+        seen[info.strategy_id] = info.name
+        check_decide(info.name, info.decide)
+        if len(info.params) > N_PARAMS:
+            raise ValueError(f"strategy {info.name!r} has {len(info.params)} parameters: "
+                             f"at most {N_PARAMS}")
+
+
+check_table(_TABLE)
+BUILTINS: dict[str, StrategyInfo] = {info.name: info for info in _TABLE}
+"""The registered compiled strategies by name: the one table the dispatcher is generated from."""
 ALIASES = {"greedy": "greedy-knock", "eaai-simple": "simple"}
 
 
@@ -98,17 +163,27 @@ class StrategySpec:
     params: dict[str, Any] = field(default_factory=dict)
     strategy_id: int | None = None  # compiled built-in id; None for Python strategies
     factory: Any = None  # class or object for Python strategies
+    info: StrategyInfo | None = None  # a compiled strategy's record (registered or not)
 
     @property
     def compiled(self) -> bool:
-        """True when the strategy runs inside the compiled engine."""
+        """True when the strategy runs inside the compiled batch loop (a registered built-in)."""
         return self.strategy_id is not None
+
+    @property
+    def kernel(self) -> Any:
+        """The decision function of a compiled strategy that is not registered, which the
+        Python driver calls directly; None otherwise (registered ones go through ``decide``)."""
+        return self.info.decide if self.info is not None and not self.compiled else None
 
     def params_array(self) -> np.ndarray:
         """Parameters for the compiled engine, in declaration order; -1 for "from the rules"."""
         arr = np.full(N_PARAMS, -1, np.int64)
-        if self.compiled:
-            for i, p in enumerate(BUILTINS[self.name].params):
+        info = self.info
+        if info is None and self.compiled:
+            info = BUILTINS.get(self.name)
+        if info is not None:
+            for i, p in enumerate(info.params):
                 value = self.params.get(p.name, p.default)
                 arr[i] = -1 if value is None else int(value)
         return arr
@@ -130,6 +205,8 @@ def parse_strategy(spec: str | Any) -> StrategySpec:
     """Resolve one strategy: a name with optional ``:key=value,...``, an import path, an object."""
     if isinstance(spec, StrategySpec):
         return spec
+    if isinstance(spec, StrategyInfo) or hasattr(spec, "py_func"):
+        return _compiled_spec(spec)
     if not isinstance(spec, str):
         if not all(hasattr(spec, m) for m in ("take_upcard", "draw_from_discard", "knock",
                                               "discard")):
@@ -145,14 +222,47 @@ def parse_strategy(spec: str | Any) -> StrategySpec:
     canonical = ALIASES.get(head.lower(), head.lower())
     if canonical in BUILTINS:
         info = BUILTINS[canonical]
+        _check_dispatched(info)
         return StrategySpec(text=text, name=canonical, params=_parse_params(text, info, rest),
-                            strategy_id=info.strategy_id)
+                            strategy_id=info.strategy_id, info=info)
     first_segment = rest.partition(",")[0]
     if rest and "=" not in first_segment.partition(":")[0]:  # module:Class[:key=value,...]
         cls_name, _, kw = rest.partition(":")
         return StrategySpec(text=text, name=f"{head}:{cls_name}", params=_parse_kwargs(text, kw),
                             factory=_import(text, head, cls_name))
     raise ValueError(f"unknown strategy {head!r}: expected {_accepted()}")
+
+
+def _compiled_spec(obj: Any) -> StrategySpec:
+    """A compiled strategy given as its record, or as a bare decision function (no params)."""
+    if isinstance(obj, StrategyInfo):
+        info = obj
+    else:
+        name = obj.py_func.__name__
+        info = StrategyInfo(name=name.removesuffix("_decide").replace("_", "-") or name,
+                            strategy_id=-1, decide=obj, description=obj.py_func.__doc__ or "")
+    check_decide(info.name, info.decide)
+    params = {p.name: p.default for p in info.params}
+    if BUILTINS.get(info.name) == info:  # registered: the compiled batch loop can run it
+        _check_dispatched(info)
+        return StrategySpec(text=info.name, name=info.name, params=params,
+                            strategy_id=info.strategy_id, info=info)
+    return StrategySpec(text=info.name, name=info.name, params=params, info=info)
+
+
+def _check_dispatched(info: StrategyInfo) -> None:
+    """Refuse a registered strategy that the generated dispatcher does not route to its own
+    decision function: the registry changed and ``strategies/_dispatch.py`` was not
+    regenerated."""
+    from strategies._dispatch import DISPATCHED
+
+    fn = info.decide.py_func
+    if DISPATCHED.get(info.strategy_id) != f"{fn.__module__}.{fn.__qualname__}":
+        raise RuntimeError(
+            f"strategy {info.name!r} (id {info.strategy_id}) is registered but "
+            "strategies/_dispatch.py does not dispatch it: regenerate with "
+            "python -m strategies.generate"
+        )
 
 
 def parse_strategies(text: str | list[Any] | tuple[Any, ...]) -> list[StrategySpec]:

@@ -33,7 +33,7 @@ import pytest
 
 from sim.engine.rules import PRESETS, Rules
 from sim.engine.view import View
-from strategies import builtin
+from strategies import builtin, generate, registry
 from strategies.registry import ALIASES, BUILTINS, parse_strategies
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -238,24 +238,23 @@ def _param_rows(text: str) -> list[list[str]]:
 
 
 def test_compiled_recipe_matches_the_code() -> None:
-    """The 'adding a built-in' steps name real things with the built-ins' real signature."""
+    """The 'adding a built-in' steps name real things with the real shared signature."""
     text = _text("strategies.md")
-    signature = "def cautious_decide(decision, params, view, after, scratch)"
-    assert signature in text
-    for fn in (builtin.gin_hunter_decide, builtin.discard_tracking_decide):
-        assert list(inspect.signature(fn.py_func).parameters) == [
-            "decision", "params", "view", "after", "scratch"]
+    assert f"def cautious_decide({', '.join(builtin.SIGNATURE)})" in text
+    for info in BUILTINS.values():
+        assert tuple(inspect.signature(info.decide.py_func).parameters) == builtin.SIGNATURE
     assert f"`N_PARAMS` = {builtin.N_PARAMS}" in text
-    ids = {s.strategy_id for s in BUILTINS.values()}
-    assert ids == set(range(len(BUILTINS))) and builtin.RANDOM == 0
-    assert f"`DISCARD_TRACKING = {builtin.DISCARD_TRACKING}`" in text
-    assert f"+CAUTIOUS = {len(BUILTINS)}" in text  # the next free id
+    ids = sorted(s.strategy_id for s in BUILTINS.values())
+    assert ids == list(range(len(BUILTINS)))
+    assert f"the built-ins use 0 to {len(BUILTINS) - 1}" in text
+    assert f"strategy_id={len(BUILTINS)}," in text  # the next free id
     for helper in ("in_some_best_meld", "pick_highest", "best_ties", "deadwood_if_taken",
                    "live_cards", "opponent_holds", "meld_potential", "feeds_opponent",
-                   "legal_discards", "best_discards", "deadwood_table", "decide"):
+                   "legal_discards", "best_discards", "deadwood_table", "simple_decide"):
         assert f"`{helper}" in text and hasattr(builtin, helper), helper
-    # the unchanged lines the diffs show around the additions are the real code
-    source = inspect.getsource(builtin.decide.py_func)
+    assert "python -m strategies.generate" in text and callable(generate.main)
+    # the unchanged lines the diff shows around the addition are the real registry table
+    source = inspect.getsource(registry)
     context = [line[1:] for _, body in _blocks("strategies.md", "diff")
                for line in body.splitlines() if line.startswith(" ")]
     assert context

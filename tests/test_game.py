@@ -368,8 +368,8 @@ def replay_with(record: dict[str, Any], rules: Rules, seat_specs: list[str],
     while (decision := h.decision()) != DEC_OVER:
         spec = parse_strategy(seat_specs[deciders[h.to_move]])
         fill_view(view, h.hs, h.pile_arr, game_info, decision)
-        move = decide(spec.strategy_id, spec.params_array(), decision, view, h.pile_arr,
-                      h.after, mem, rng, scratch)
+        move = decide(spec.strategy_id, decision, spec.params_array(), view, h.after, mem,
+                      rng, scratch)
         assert h.try_move(int(move)) == 0
     seats = (record["dealer"], record["nondealer"])
     return [{**m, "seat": seats[m["seat"]]} for m in h.record()["moves"]]

@@ -57,7 +57,7 @@ def test_hot_path_compiles_without_reference_counting() -> None:
     assert ALLOCATING <= set(found)
     for name in ("sim.engine.hand.apply_move", "sim.engine.hand.advance",
                  "sim.engine.view.fill_view",
-                 "strategies.builtin.decide", "sim.engine.melds._best_discard_from",
+                 "strategies._dispatch.decide", "sim.engine.melds._best_discard_from",
                  "sim.engine.showdown.settle_kernel", "sim.play.batch.play_batch_into"):
         assert name in found
     for name, dispatcher in found.items():

@@ -1,7 +1,8 @@
 """The compiled batch loop: whole games with built-in strategies inside one compiled call.
 
 It lives in the play layer, not the engine, because it is where the engine meets the
-strategies: the loop asks :func:`strategies.builtin.decide` for every decision and plays it
+strategies: the loop asks the dispatcher :func:`strategies._dispatch.decide` (generated from the
+strategy registry) for every decision and plays it
 through the engine's own :func:`sim.engine.hand.advance` and :func:`sim.engine.hand.apply_move`.
 """
 
@@ -34,7 +35,8 @@ from sim.engine.hand import (
 from sim.engine.jit import allocating, kernel
 from sim.engine.rng import stream_seed
 from sim.engine.view import GI_LEN, V_LEN, fill_view
-from strategies.builtin import MEM_LEN, SCRATCH_LEN, decide
+from strategies._dispatch import decide
+from strategies.builtin import MEM_LEN, SCRATCH_LEN
 
 
 @allocating
@@ -88,8 +90,8 @@ def play_batch_into(rules: np.ndarray, strategy_ids: np.ndarray, params: np.ndar
                 p = hs[HS_TO_MOVE]
                 seat = decider_seat(gs, rules, p)
                 fill_view(view, hs, pile, game_info, decision)
-                move = decide(strategy_ids[seat], params[seat], decision, view, pile, after,
-                              mem[p], strategy_rng, scratch)
+                move = decide(strategy_ids[seat], decision, params[seat], view, after, mem[p],
+                              strategy_rng, scratch)
                 if apply_move(hs, pile, deck, after, moves, move) != OK:
                     row[GO_ERROR] = 1
                     return

@@ -59,7 +59,8 @@ from sim.engine.rules import Rules
 from sim.engine.view import GI_LEN, V_LEN, View, fill_view
 from sim.play.batch import play_batch_kernel
 from sim.records.log import hand_result
-from strategies.builtin import MEM_LEN, SCRATCH_LEN, decide
+from strategies._dispatch import decide
+from strategies.builtin import MEM_LEN, SCRATCH_LEN
 from strategies.registry import StrategySpec, parse_strategies
 
 
@@ -107,18 +108,24 @@ class GameDriver:
     """
 
     def __init__(self, rules: Rules, strategies: Sequence[Any], seeds: Seeds,
-                 log: bool = False, rotate: bool = False) -> None:
+                 log: bool = False, rotate: bool = False,
+                 on_decision: Callable[[int, int, int, bool], None] | None = None) -> None:
+        """``on_decision(seat, hand_player, decision, advised)``, if given, is called before
+        each decision is asked; ``advised``: the seat decides for another (the advisor).
+        :mod:`sim.testing` uses it to see which decisions and roles a strategy met."""
         self.rules = rules
         self.specs = _as_specs(strategies)
         _check_seats(rules, self.specs)
         self.seeds = seeds
         self.log = log
         self.rotate = rotate
+        self.on_decision = on_decision
         self.rules_array = rules.to_array()
         self.params = np.stack([s.params_array() for s in self.specs] +
                                [np.full_like(self.specs[0].params_array(), -1)] *
                                (3 - len(self.specs)))
-        self.players = [None if s.compiled else s.make() for s in self.specs]
+        self.players = [None if s.compiled or s.kernel is not None else s.make()
+                        for s in self.specs]
         objects = [id(p) for p in self.players if p is not None]
         if len(objects) != len(set(objects)):
             raise ValueError("the same strategy object sits in two seats, so it would see both "
@@ -159,9 +166,17 @@ class GameDriver:
                 seat = int(decider_seat(gs, rules, p))
                 fill_view(view, hs, pile, game_info, decision)
                 player = self.players[seat]
+                if self.on_decision is not None:
+                    self.on_decision(seat, p, decision, seat != roles[p])
                 if player is None:
-                    move = int(decide(self.specs[seat].strategy_id, self.params[seat], decision,
-                                      view, pile, after, mem[p], strategy_rng, scratch))
+                    kernel = self.specs[seat].kernel  # a compiled strategy not registered
+                    if kernel is None:
+                        move = int(decide(self.specs[seat].strategy_id, decision,
+                                          self.params[seat], view, after, mem[p], strategy_rng,
+                                          scratch))
+                    else:
+                        move = int(kernel(decision, self.params[seat], view, after, mem[p],
+                                          strategy_rng, scratch))
                 else:
                     py_view = View.from_arrays(view, pile, py_rng)
                     if p not in started and hasattr(player, "start_hand"):

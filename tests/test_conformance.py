@@ -1,0 +1,177 @@
+"""Every strategy passes sim.testing's conformance harness; broken ones are caught; the compiled
+dispatcher follows the registry table and has no fallback strategy."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import numpy as np
+import pytest
+
+from sim.engine.hand import DEC_OFFER, MOVE_DRAW_DISCARD, MOVE_KNOCK, MOVE_PASS
+from sim.engine.jit import kernel
+from sim.engine.rules import Rules
+from sim.engine.view import V_LEN
+from sim.play.driver import Seeds, StrategyError, iter_games, play_games
+from sim.testing import check_strategy
+from strategies import builtin, generate, registry
+from strategies._dispatch import DISPATCHED, NOT_A_MOVE, decide
+from strategies.base import BaseStrategy
+from strategies.builtin import MEM_LEN, N_PARAMS, SCRATCH_LEN, greedy_decide
+from strategies.examples import GreedyKnockPy, LowCardHoarder
+from strategies.registry import BUILTINS, StrategyInfo, StrategySpec, parse_strategy
+
+
+@pytest.mark.parametrize("name", [*BUILTINS, "greedy-knock:knock_at=0",
+                                  "discard-tracking:slack=0,caution=3"])
+def test_every_builtin_conforms(name: str) -> None:
+    report = check_strategy(name)
+    assert "legal moves in every decision and role" in report.checks
+    assert "batch loop = driver" in report.checks
+    if BUILTINS[name.partition(":")[0]].twin:
+        assert "identical to its Python twin" in report.checks
+
+
+@pytest.mark.parametrize("strategy", [LowCardHoarder, GreedyKnockPy, BaseStrategy(),
+                                      "strategies.examples:LowCardHoarder"],
+                         ids=["LowCardHoarder", "GreedyKnockPy", "BaseStrategy()", "by-path"])
+def test_example_python_strategies_conform(strategy: object) -> None:
+    report = check_strategy(strategy)
+    assert set(report.decisions) == {"box", "captain", "advisor", "dealer", "non-dealer"}
+
+
+def test_a_python_strategy_checked_against_its_compiled_twin() -> None:
+    check_strategy(GreedyKnockPy, twin=GreedyKnockPy, presets=["eaai"])
+    with pytest.raises(AssertionError, match="its Python twin plays differently"):
+        check_strategy("greedy-knock", twin=LowCardHoarder, presets=["classic"])
+
+
+# ---------------------------------------------------------------------- broken strategies
+
+
+class DiscardsWhatItLacks(BaseStrategy):
+    name = "lacks"
+
+    def discard(self, view):  # type: ignore[no-untyped-def]
+        return next(c for c in range(64) if c % 16 < 13 and c not in view.hand)
+
+
+class KnocksThenThrowsItsWorst(BaseStrategy):
+    """Knocks whenever asked (legal), then discards the card leaving most deadwood (not)."""
+
+    name = "worst-after-knock"
+
+    def discard(self, view):  # type: ignore[no-untyped-def]
+        return max(view.deadwood_after, key=lambda c: (view.deadwood_after[c], c))
+
+
+class Moody(BaseStrategy):
+    """Random without view.rng: not reproducible."""
+
+    name = "moody"
+
+    def draw_from_discard(self, view):  # type: ignore[no-untyped-def]
+        return random.random() < 0.5
+
+
+class RaisesAtKnock(BaseStrategy):
+    name = "raiser"
+
+    def knock(self, view):  # type: ignore[no-untyped-def]
+        raise ZeroDivisionError("oops")
+
+
+@kernel
+def knocks_at_the_offer_decide(decision, params, view, after, mem, rng, scratch):  # type: ignore[no-untyped-def]
+    """A compiled strategy answering the offer with a knock; plays greedy-knock otherwise."""
+    if decision == DEC_OFFER:
+        return MOVE_KNOCK
+    return greedy_decide(decision, params, view, after, mem, rng, scratch)
+
+
+@pytest.mark.parametrize(
+    ("strategy", "message"),
+    [
+        (DiscardsWhatItLacks, r"'lacks' under three-handed rules, self-play at the discard "
+                              r"decision as (box|captain): .*not in the player's hand"),
+        (KnocksThenThrowsItsWorst, r"at the discard decision .*within the knock limit"),
+        (RaisesAtKnock, r"at the knock decision as .* raised ZeroDivisionError: oops"),
+        (Moody, r"'moody' under three-handed rules, self-play: not deterministic"),
+        (knocks_at_the_offer_decide, r"'knocks-at-the-offer' .* at the offer decision as "
+                                     r"captain: .*answers a different decision"),
+    ],
+    ids=["discards-a-card-it-lacks", "illegal-knock", "raises", "nondeterministic",
+         "compiled-wrong-answer"],
+)
+def test_broken_strategies_are_caught(strategy: object, message: str) -> None:
+    with pytest.raises(AssertionError, match=message):
+        check_strategy(strategy)
+
+
+def test_an_unregistered_compiled_strategy_runs_through_the_driver() -> None:
+    """A record not in BUILTINS plays (through the Python driver) and can be checked, twin
+    included, before it is registered."""
+    copy = dataclasses.replace(BUILTINS["greedy-knock"], name="greedy-copy", strategy_id=99)
+    report = check_strategy(copy, presets=["three-handed", "oklahoma"])
+    assert "identical to its Python twin" in report.checks
+    assert "batch loop = driver" not in report.checks
+    spec = parse_strategy(copy)
+    assert not spec.compiled and spec.kernel is greedy_decide
+    assert list(spec.params_array()) == [-1] * N_PARAMS
+
+
+# ------------------------------------------------------------------------- the dispatcher
+
+
+def test_dispatcher_is_generated_from_the_registry() -> None:
+    assert not generate.stale(), "strategies/_dispatch.py is stale: regenerate with " \
+                                 "python -m strategies.generate"
+    assert DISPATCHED == {info.strategy_id: f"strategies.builtin.{info.decide.py_func.__name__}"
+                          for info in BUILTINS.values()}
+    assert builtin.decide is decide  # the old import path still works
+
+
+def test_unknown_strategy_id_is_an_error_not_random() -> None:
+    view = np.zeros(V_LEN, np.int64)
+    args = (np.full(N_PARAMS, -1, np.int64), view, np.zeros(200, np.int64),
+            np.zeros(MEM_LEN, np.int64), np.zeros(1, np.uint64), np.zeros(SCRATCH_LEN, np.int64))
+    assert decide(len(BUILTINS) + 3, DEC_OFFER, *args) == NOT_A_MOVE
+    assert decide(0, DEC_OFFER, *args) in (MOVE_DRAW_DISCARD, MOVE_PASS)  # random still plays
+    ghost = StrategySpec(text="ghost", name="ghost", strategy_id=len(BUILTINS) + 3)
+    seats = [ghost, "simple", "simple"]
+    with pytest.raises(StrategyError, match="illegal move"):  # the compiled batch loop
+        next(iter_games(Rules(), seats, 1, Seeds.from_seed(0)))
+    with pytest.raises(StrategyError, match="'ghost' .* illegal move .*: not a move"):
+        play_games(seats, games=1, log=True)  # the Python driver
+
+
+def test_a_registered_strategy_missing_from_the_dispatcher_is_refused(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The registry changed and the dispatcher was not regenerated: a loud error, not a
+    strategy silently playing another's moves."""
+    cautious = StrategyInfo(name="cautious", strategy_id=len(BUILTINS),
+                            decide=knocks_at_the_offer_decide, description="new")
+    monkeypatch.setitem(BUILTINS, "cautious", cautious)
+    with pytest.raises(RuntimeError, match="regenerate with python -m strategies.generate"):
+        parse_strategy("cautious")
+    source = generate.dispatcher_source(BUILTINS.values())
+    assert f"    if strategy_id == {len(BUILTINS) - 1}:  # cautious\n" \
+           "        return knocks_at_the_offer_decide(decision, params, view, after, mem, rng, " \
+           "scratch)\n" in source
+    assert "import knocks_at_the_offer_decide" in source
+
+
+def test_registry_table_is_checked() -> None:
+    random_info = BUILTINS["random"]
+    with pytest.raises(ValueError, match="share id 0"):
+        registry.check_table([random_info, dataclasses.replace(random_info, name="other")])
+    with pytest.raises(ValueError, match="two strategies are named 'random'"):
+        registry.check_table([random_info, dataclasses.replace(random_info, strategy_id=9)])
+    with pytest.raises(ValueError, match="takes 4 arguments, expected"):
+        registry.check_table([dataclasses.replace(random_info, decide=_four_args)])
+
+
+@kernel
+def _four_args(decision, params, view, after):  # type: ignore[no-untyped-def]
+    return 0
