@@ -60,36 +60,13 @@ from sim.engine.view import (
     V_TOP,
     V_TURN,
     V_WALL,
+    legal_moves,
 )
 
 SIGNATURE = ("decision", "params", "view", "after", "mem", "rng", "scratch")
 """The arguments of every compiled strategy's decision function, in order."""
 N_PARAMS = 8  # parameter slots per strategy
 MEM_LEN = 256  # per-hand memory slots per player
-
-
-@kernel
-def legal_discards(view: np.ndarray, after: np.ndarray, out: np.ndarray) -> int:
-    """Write the cards the mover may discard now to ``out``; return how many.
-
-    Every card but the forbidden one (just taken from the pile); after a knock only discards
-    leaving deadwood within the knock limit.
-    """
-    hand = view[V_HAND]
-    forbidden = view[V_FORBIDDEN]
-    knocked = view[V_KNOCKED] == 1
-    if knocked:
-        deadwood_table(hand, forbidden, after)
-    n = 0
-    m = hand
-    while m:
-        c = trailing_zeros(m)
-        m &= m - 1
-        if c == forbidden or (knocked and after[c] > view[V_KNOCK_LIMIT]):
-            continue
-        out[n] = c
-        n += 1
-    return n
 
 
 @kernel(inline="always")
@@ -146,7 +123,7 @@ def random_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np
         return MOVE_DRAW_DISCARD if below(rng, 2) else MOVE_DRAW_STOCK
     if decision == DEC_KNOCK:
         return MOVE_KNOCK if below(rng, 2) else MOVE_NO_KNOCK
-    n = legal_discards(view, after, scratch)
+    n = legal_moves(view, after, scratch)
     return scratch[below(rng, n)]
 
 
@@ -170,7 +147,7 @@ def simple_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np
     drawn = view[V_DRAWN]
     candidates = _unused_pairs(best_ties(view, after), drawn, mem)
     if candidates == 0:  # every best discard repeats a pair: the best of the others
-        n = legal_discards(view, after, scratch)
+        n = legal_moves(view, after, scratch)
         deadwood_table(view[V_HAND], view[V_FORBIDDEN], after)
         allowed = 0
         for i in range(n):
@@ -340,7 +317,7 @@ def gin_hunter_decide(decision: int, params: np.ndarray, view: np.ndarray, after
         return MOVE_NO_KNOCK
     if view[V_KNOCKED]:
         return pick_highest(after[AF_TIES])
-    n = legal_discards(view, after, scratch)
+    n = legal_moves(view, after, scratch)
     deadwood_table(hand, view[V_FORBIDDEN], after)
     live = live_cards(view)
     pick = -1
@@ -382,7 +359,7 @@ def discard_tracking_decide(decision: int, params: np.ndarray, view: np.ndarray,
         return MOVE_NO_KNOCK
     if view[V_KNOCKED]:
         return pick_highest(after[AF_TIES])
-    n = legal_discards(view, after, scratch)
+    n = legal_moves(view, after, scratch)
     deadwood_table(hand, view[V_FORBIDDEN], after)
     live = live_cards(view)
     opp = opponent_holds(view)

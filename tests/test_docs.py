@@ -250,7 +250,7 @@ def test_compiled_recipe_matches_the_code() -> None:
     assert f"strategy_id={len(BUILTINS)}," in text  # the next free id
     for helper in ("in_some_best_meld", "pick_highest", "best_ties", "deadwood_if_taken",
                    "live_cards", "opponent_holds", "meld_potential", "feeds_opponent",
-                   "legal_discards", "best_discards", "deadwood_table", "simple_decide"):
+                   "legal_moves", "best_discards", "deadwood_table", "simple_decide"):
         assert f"`{helper}" in text and hasattr(builtin, helper), helper
     assert "python -m strategies.generate" in text and callable(generate.main)
     # the unchanged lines the diff shows around the addition are the real registry table
