@@ -384,15 +384,3 @@ def discard_tracking_decide(decision: int, params: np.ndarray, view: np.ndarray,
 
 SCRATCH_LEN = 2 * N_CODES
 
-
-def __getattr__(name: str) -> object:
-    """``strategies.builtin.decide``, the dispatcher generated into ``strategies._dispatch``.
-
-    Imported on first use rather than at the top: the dispatcher imports the decision
-    functions from this module (and from any other module holding a registered strategy).
-    """
-    if name == "decide":
-        from strategies._dispatch import decide
-
-        return decide
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,7 +15,7 @@ from sim.engine.rules import Rules
 from sim.engine.view import V_LEN
 from sim.play.driver import Seeds, StrategyError, iter_games, play_games
 from sim.testing import check_strategy
-from strategies import builtin, generate, registry
+from strategies import generate, registry
 from strategies._dispatch import DISPATCHED, NOT_A_MOVE, decide
 from strategies.base import BaseStrategy
 from strategies.builtin import MEM_LEN, N_PARAMS, SCRATCH_LEN, greedy_decide
@@ -129,7 +129,6 @@ def test_dispatcher_is_generated_from_the_registry() -> None:
                                  "python -m strategies.generate"
     assert DISPATCHED == {info.strategy_id: f"strategies.builtin.{info.decide.py_func.__name__}"
                           for info in BUILTINS.values()}
-    assert builtin.decide is decide  # the old import path still works
 
 
 def test_unknown_strategy_id_is_an_error_not_random() -> None:

@@ -54,8 +54,9 @@ from sim.engine.hand import (
 from sim.engine.rules import Rules
 from sim.engine.view import GI_LEN, V_LEN, fill_view
 from sim.play.driver import GameDriver, Seeds, iter_games, play_games
+from strategies._dispatch import decide
 from strategies.base import BaseStrategy
-from strategies.builtin import MEM_LEN, SCRATCH_LEN, decide
+from strategies.builtin import MEM_LEN, SCRATCH_LEN
 from strategies.registry import parse_strategy
 
 COL = {name: i for i, name in enumerate(GAME_COLUMNS)}
