@@ -1,0 +1,101 @@
+"""The architecture holds: layered folders, one-way imports, no cycles, modules of one idea.
+
+The import graph is read from the source with :mod:`ast` (imports inside functions count too),
+so a late import cannot hide a cycle or a layer crossed the wrong way.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+import sim
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Each layer may import only itself and the layers before it.
+LAYERS = ("sim.engine", "strategies", "sim.records", "sim.play", "sim.analysis", "sim.testing",
+          "sim.bench", "sim.cli")
+MAX_LINES = 650
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted([*ROOT.glob("sim/**/*.py"), *ROOT.glob("strategies/**/*.py")]):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
+    """The project modules a file imports, at any depth of its code."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            out |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+    return {name for name in out if name in modules and name not in ("sim", "strategies")}
+
+
+def _layer(module: str) -> int | None:
+    for i, layer in enumerate(LAYERS):
+        if module == layer or module.startswith(layer + "."):
+            return i
+    return None
+
+
+def test_every_module_sits_in_a_layer() -> None:
+    loose = [m for m in _modules() if _layer(m) is None and m not in (
+        "sim", "strategies", "sim.__main__")]
+    assert loose == []
+
+
+def test_imports_go_one_way() -> None:
+    modules = _modules()
+    upward = [(m, t) for m, path in modules.items() for t in _imports(path, modules)
+              if _layer(m) is not None and _layer(t) is not None and _layer(t) > _layer(m)]
+    assert upward == []
+
+
+def test_no_import_cycles() -> None:
+    modules = _modules()
+    graph = {m: _imports(p, modules) - {m} for m, p in modules.items()}
+    assert "sim.engine.melds" in graph["sim.engine.hand"]  # the graph is read, not empty
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycles.append(path[path.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt, path + [nxt])
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert cycles == []
+
+
+def test_modules_stay_small() -> None:
+    lines = {m: len(p.read_text().splitlines()) for m, p in _modules().items()}
+    assert {m: n for m, n in lines.items() if n > MAX_LINES} == {}
+
+
+@pytest.mark.parametrize("old", sorted(sim.MOVED_MODULES))
+def test_flat_paths_of_the_first_layout_still_import(old: str) -> None:
+    """``sim.melds`` is ``sim.engine.melds``: one module object under both names."""
+    assert importlib.import_module(f"sim.{old}") is importlib.import_module(sim.MOVED_MODULES[old])
+
+
+def test_the_engine_imports_nothing_above_it() -> None:
+    modules = _modules()
+    engine = {m: _imports(p, modules) for m, p in modules.items() if m.startswith("sim.engine")}
+    assert all(t.startswith("sim.engine") for targets in engine.values() for t in targets)
