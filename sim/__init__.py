@@ -31,6 +31,7 @@ import importlib.util
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -66,16 +67,21 @@ def _source_stamp() -> str:
     return digest.hexdigest()[:16]
 
 
-def _configure_jit_cache(keep: int = 3) -> str | None:
+def _configure_jit_cache(keep: int = 3, idle_days: float = 7.0) -> str | None:
+    """Point numba at this source version's cache; prune old versions' caches, but only those
+    beyond the ``keep`` newest that nothing has used for ``idle_days`` (another checkout or
+    version may be compiling into a recent one right now)."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return None
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ginbox"
     target = base / f"numba-{_source_stamp()}"
     try:
         target.mkdir(parents=True, exist_ok=True)
+        os.utime(target)  # marks this version's cache as in use
         old = sorted((p for p in base.glob("numba-*") if p != target),
                      key=lambda p: p.stat().st_mtime, reverse=True)
-        for stale in old[keep - 1:]:
+        cutoff = time.time() - idle_days * 86400
+        for stale in (p for p in old[keep - 1:] if p.stat().st_mtime < cutoff):
             shutil.rmtree(stale, ignore_errors=True)
     except OSError:
         return None  # read-only home: numba falls back to its default locations

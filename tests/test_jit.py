@@ -10,6 +10,7 @@ import pkgutil
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numba
 import numpy as np
@@ -111,3 +112,27 @@ def test_cache_stamp_reaches_into_subpackages(tmp_path: Path) -> None:
     names = {p.relative_to(tmp_path).as_posix() for p in sim._stamped_files(tmp_path)}
     assert names == {"sim/engine/deep/kernels.py", "sim/engine/deep/plain.py",
                      "strategies/bots.py"}
+
+
+def test_cache_pruning_spares_caches_in_recent_use(tmp_path: Path, monkeypatch: Any) -> None:
+    """Another checkout or version may be compiling into its cache right now: only caches
+    beyond the newest ``keep`` and idle for ``idle_days`` are removed."""
+    import os
+    import time
+
+    base = tmp_path / "ginbox"
+    now = time.time()
+    for name, age_days in (("numba-a", 0.1), ("numba-b", 1), ("numba-c", 2), ("numba-d", 30),
+                           ("numba-e", 40)):
+        (base / name).mkdir(parents=True)
+        os.utime(base / name, (now - age_days * 86400,) * 2)
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    saved = numba.config.CACHE_DIR
+    try:
+        target = Path(sim._configure_jit_cache(keep=2, idle_days=7))
+    finally:
+        numba.config.CACHE_DIR = saved
+    assert target.parent == base and target.name == f"numba-{sim._source_stamp()}"
+    assert sorted(p.name for p in base.iterdir()) == sorted(
+        ["numba-a", "numba-b", "numba-c", target.name])
