@@ -37,6 +37,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import distributed
 import pytest
 
 import sim
@@ -178,7 +179,6 @@ class Session:
 
     def scheduler(self) -> str:
         if self._cluster is None:
-            distributed = pytest.importorskip("distributed")
             self._cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1,
                                                      processes=True, dashboard_address=None)
         return str(self._cluster.scheduler_address)
@@ -200,8 +200,6 @@ class Session:
         args = words[1:]
         if SCHEDULER in args:
             args[args.index(SCHEDULER)] = self.scheduler()
-        if "dask" in args:
-            pytest.importorskip("distributed")
         shipped = [a for a in args if a.startswith("experiments/") and a.endswith(".toml")]
         if shipped:
             assert not shown, f"{command}: a full-size run's output cannot be checked"

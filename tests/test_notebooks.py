@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import re
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,8 +34,7 @@ NOTEBOOKS = ROOT / "notebooks"
 EXPECTED = ("01_quickstart.ipynb", "02_gin_bonus_20_vs_25.ipynb", "03_box_retention.ipynb",
             "04_write_a_strategy.ipynb")
 KERNEL = "ginbox-notebook-test"
-CELL_TIMEOUT = 300  # seconds per cell
-CEILING = 180  # seconds per notebook, kernel start included
+CELL_TIMEOUT = 300  # seconds per cell: a guard against a hung kernel, not a speed test
 OUT = re.compile(r"""\bout\s*=\s*["']([^"']+)["']|Path\(\s*["']([^"']+)["']\s*\)""")
 
 
@@ -85,10 +83,7 @@ def test_notebook_runs_top_to_bottom(name: str, layout: Path) -> None:
     nb = nbformat.read(layout / "notebooks" / name, as_version=4)
     client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name=KERNEL,
                             resources={"metadata": {"path": str(layout / "notebooks")}})
-    start = time.perf_counter()
     client.execute()  # raises CellExecutionError, with the cell and traceback, on any error
-    seconds = time.perf_counter() - start
-    assert seconds < CEILING, f"{name} took {seconds:.0f} s (ceiling {CEILING} s)"
     errors = [o for cell in nb.cells for o in cell.get("outputs", [])
               if o.get("output_type") == "error"]
     assert not errors

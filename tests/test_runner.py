@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import distributed
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -140,7 +141,6 @@ def test_two_jobs_equal_one(tmp_path: Path, reference: pd.DataFrame) -> None:
 
 
 def test_dask_local_cluster_equals_loky(tmp_path: Path, reference: pd.DataFrame) -> None:
-    distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:

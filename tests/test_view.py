@@ -1,79 +1,62 @@
 """Information hygiene: what a strategy sees (sim.engine.view), checked against the true state.
 
-A spy strategy records every View it is handed; the true state at each decision is rebuilt from
-the hand log (deal + moves) by the referee of the test helpers, and every view must match it and
-show nothing hidden: no card the opponent holds that he did not take from the pile, no stock
-card (so no stock order). The compiled view array (``fill_view``) is checked the same way.
+Spies record every view a strategy is handed: the Python ``View`` of a user strategy, and the
+compiled view array a built-in strategy reads (``support.views.ArraySpy``). The true state at
+each decision is rebuilt from the hand log (deal + moves) by the plain-Python referee of the
+test helpers, and every field of every view must equal the value computed from it, with
+nothing hidden shown: no card the opponent holds that he did not take from the pile, no stock
+card. Every built-in strategy is played through these checks, and the last tests break the
+engine on purpose to show that the checks catch it.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
-from support.decks import mask, shuffled_deck
+from support.decks import shuffled_deck
 from support.hands import HandRunner
+from support.referee import Referee
 from support.scripted import SpyStrategy, protocol_policy, random_policy
-from support.views import check_views
+from support.views import ArraySpy, check_view_array, check_views
 
-from sim import view as view_mod
-from sim.engine.cards import mask_cards
-from sim.engine.hand import (
-    HS_DECLINED,
-    HS_DISCARDED,
-    HS_DRAWN,
-    HS_HAND,
-    HS_KNOCK_LIMIT,
-    HS_PILE_LEN,
-    HS_STOCK_TOP,
-    HS_TAKEN,
-    HS_TOOK,
-    HS_TURNS,
-    HS_UPCARD,
-)
+import sim.play.driver as driver_mod
+from sim.engine.hand import HS_DEADWOOD, HS_HAND, HS_PILE_MASK, HS_TO_MOVE, HS_TOOK
 from sim.engine.rules import Rules
 from sim.engine.view import (
     GI_LEN,
     GI_SCORE,
     GI_SCORE_OTHER,
     GI_TARGET,
+    V_DEADWOOD,
     V_DECISION,
-    V_DRAWN,
-    V_HAND,
     V_KNOCK_LIMIT,
     V_LEN,
-    V_OPP_DECLINED,
-    V_OPP_DISCARDED,
-    V_OPP_TOOK,
-    V_PILE_LEN,
-    V_ROLE,
-    V_SCORE_OPP,
-    V_SCORE_OTHER,
-    V_SCORE_SELF,
-    V_SELF_DECLINED,
-    V_SELF_DISCARDED,
-    V_SELF_TOOK,
-    V_STOCK,
-    V_TAKEN,
-    V_TARGET,
     V_TOP,
-    V_TURN,
-    V_UPCARD,
     View,
     fill_view,
 )
 from sim.play.driver import GameDriver, Seeds
 from strategies.base import BaseStrategy
+from strategies.registry import BUILTINS
 
 
 def play_spied(rules: Rules, policies: list, games: int, seed: int,
-               compiled: dict[int, str] | None = None) -> tuple[list, list]:
-    """Play ``games`` logged games with a spy in every seat not given a compiled strategy."""
-    calls: list[tuple[int, View]] = []
+               compiled: dict[int, str] | None = None,
+               monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[list, list]:
+    """Play ``games`` logged games with a spy in every seat not given a compiled strategy;
+    with ``monkeypatch``, the compiled seats' view arrays are recorded too."""
+    calls: list[tuple[int, Any]] = []
     seats: list = []
     compiled = compiled or {}
     for s in range(rules.players):
         seats.append(compiled[s] if s in compiled else SpyStrategy(s, calls, policies[s]))
-    driver = GameDriver(rules, seats, Seeds.from_seed(seed), log=True)
+    arrays = ArraySpy(calls)
+    if monkeypatch is not None:
+        arrays.install(monkeypatch)
+    driver = GameDriver(rules, seats, Seeds.from_seed(seed), log=True,
+                        on_decision=arrays.on_decision)
     records: list = []
     for g in range(games):
         records.extend(driver.play(g)[1])
@@ -101,69 +84,148 @@ def test_spy_never_sees_hidden_cards(variant: str) -> None:
     assert len(records) >= 10 and checked == len(calls) > 200
 
 
-def test_spy_next_to_compiled_strategies() -> None:
-    """A Python seat among compiled built-ins sees the same facts (decks are the game's)."""
+def test_spy_next_to_compiled_strategies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Python seat among compiled built-ins: every seat's view is checked, the Python one as
+    a View and the built-ins' as the view array they read."""
     rules = Rules()
     records, calls = play_spied(rules, [None, random_policy, None], 3, seed=5,
-                                compiled={0: "simple", 2: "greedy-knock"})
-    assert {seat for seat, _ in calls} == {1}
-    check_views(records, calls, rules, spied=[1])
+                                compiled={0: "simple", 2: "greedy-knock"},
+                                monkeypatch=monkeypatch)
+    kinds = {(seat, type(view)) for seat, view in calls}
+    assert kinds == {(0, np.ndarray), (1, View), (2, np.ndarray)}
+    assert check_views(records, calls, rules) == len(calls)
 
 
-# ------------------------------------------------------------------ the compiled view array
-
-MASK_FIELDS = (V_HAND, V_OPP_TOOK, V_OPP_DISCARDED, V_SELF_TOOK, V_SELF_DISCARDED)
-CARD_FIELDS = tuple(i for i in (V_TOP, V_DRAWN, V_TAKEN, V_UPCARD, V_OPP_DECLINED,
-                                 V_SELF_DECLINED, getattr(view_mod, "V_FORBIDDEN", None))
-                    if i is not None)
+# ------------------------------------------------------------ every built-in strategy's view
 
 
-def check_view_array(h: HandRunner, decision: int) -> None:
-    """fill_view for the mover: right facts, and no field equal to or holding a hidden card."""
-    hs = h.hs
-    p, o = h.to_move, 1 - h.to_move
+#: Each built-in in all seats, under rules that make it meet its decisions (Oklahoma limits
+#: and doubling, the advisor, two players, the taken card discardable).
+BUILTIN_RULES = {
+    "random": Rules(forbid_taken_discard=False, target=60),
+    "simple": Rules.preset("eaai").replace(target=60),
+    "greedy-knock": Rules(team_policy="advisor", target=60),
+    "gin-hunter": Rules.preset("oklahoma").replace(target=60),
+    "discard-tracking": Rules(target=60),
+}
+
+
+def test_builtin_rules_cover_every_builtin() -> None:
+    assert set(BUILTIN_RULES) == set(BUILTINS)
+
+
+@pytest.mark.parametrize("name", list(BUILTIN_RULES))
+def test_builtin_strategy_views(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every view array a built-in strategy reads equals the state replayed from the log."""
+    rules = BUILTIN_RULES[name]
+    seats = dict.fromkeys(range(rules.players), name)
+    records, calls = play_spied(rules, [None] * rules.players, 2, seed=31, compiled=seats,
+                                monkeypatch=monkeypatch)
+    assert {seat for seat, _ in calls} == set(range(rules.players))
+    assert {int(view[V_DECISION]) for _, view in calls} == {0, 1, 2, 3}  # all four decisions
+    assert check_views(records, calls, rules) == len(calls) > 100
+
+
+# ----------------------------------------------------------- the checks catch a broken engine
+
+
+def leak_stock_into_pile_mask(real: Any) -> Any:
+    """``start_hand`` as a deal that also puts the last stock card into the pile mask."""
+    def broken(gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
+               *rest: Any) -> None:
+        real(gs, hs, pile, deck, *rest)
+        hs[HS_PILE_MASK] |= 1 << int(deck[51])
+    return broken
+
+
+def fill_view_with(change: Any) -> Any:
+    """``fill_view`` followed by ``change(view, hs)``."""
+    def broken(view: np.ndarray, hs: np.ndarray, *rest: Any) -> None:
+        fill_view(view, hs, *rest)
+        change(view, hs)
+    return broken
+
+
+def _opponent_deadwood(view: np.ndarray, hs: np.ndarray) -> None:
+    """V_DEADWOOD holds the opponent's deadwood (a number, no card: a mask check misses it)."""
+    view[V_DEADWOOD] = hs[HS_DEADWOOD + 1 - hs[HS_TO_MOVE]]
+
+
+def _fixed_limit(view: np.ndarray, hs: np.ndarray) -> None:
+    """The knock limit of the rules, not the one the upcard sets (Oklahoma)."""
+    view[V_KNOCK_LIMIT] = 10
+
+
+def _hidden_top(view: np.ndarray, hs: np.ndarray) -> None:
+    """The top card replaced by the opponent's lowest card he did not take from the pile."""
+    o = 1 - int(hs[HS_TO_MOVE])
+    hidden = int(hs[HS_HAND + o]) & ~int(hs[HS_TOOK + o])
+    view[V_TOP] = (hidden & -hidden).bit_length() - 1
+
+
+BREAKS = {
+    "deal-leaks-stock-into-pile-mask": ("start_hand", leak_stock_into_pile_mask, "V_PILE_MASK"),
+    "deadwood-of-the-opponent": ("fill_view", lambda _: fill_view_with(_opponent_deadwood),
+                                 "V_DEADWOOD"),
+    "knock-limit-ignores-upcard": ("fill_view", lambda _: fill_view_with(_fixed_limit),
+                                   "V_KNOCK_LIMIT"),
+    "hidden-card-on-top": ("fill_view", lambda _: fill_view_with(_hidden_top), "V_TOP"),
+}
+
+
+@pytest.mark.parametrize("name", list(BREAKS))
+def test_view_check_catches_a_broken_engine(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Break one engine piece the driver calls: the view check must fail, naming the field."""
+    attr, make, field = BREAKS[name]
+    monkeypatch.setattr(driver_mod, attr, make(getattr(driver_mod, attr)))
+    rules = Rules.preset("oklahoma").replace(target=30)
+    records, calls = play_spied(rules, [None] * 3, 1, seed=3, compiled=dict.fromkeys(
+        range(3), "discard-tracking"), monkeypatch=monkeypatch)
+    with pytest.raises(AssertionError, match=field):
+        check_views(records, calls, rules)
+
+
+@pytest.mark.parametrize(("break_", "field"), [(_opponent_deadwood, "deadwood"),
+                                               (_fixed_limit, "knock_limit")],
+                         ids=["deadwood-of-the-opponent", "knock-limit-ignores-upcard"])
+def test_python_view_check_catches_a_broken_engine(break_: Any, field: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same for the View a Python strategy is handed."""
+    monkeypatch.setattr(driver_mod, "fill_view", fill_view_with(break_))
+    rules = Rules.preset("oklahoma").replace(target=30)
+    records, calls = play_spied(rules, [random_policy] * 3, 1, seed=3)
+    with pytest.raises(AssertionError, match=f"'{field}'"):
+        check_views(records, calls, rules)
+
+
+# ------------------------------------------------- the compiled view array, kernel by kernel
+
+
+def test_compiled_view_array_matches_replayed_state() -> None:
+    """``fill_view`` at every decision of random hands through the kernels (``HandRunner``)
+    equals the state the referee replays from each hand's log."""
+    rng = np.random.default_rng(2024)
     game_info = np.zeros(GI_LEN, np.int64)
     game_info[GI_SCORE:GI_SCORE + 2] = (17, 42)
     game_info[GI_SCORE_OTHER] = 5
     game_info[GI_TARGET] = 100
-    view = np.full(V_LEN, -7, np.int64)
-    fill_view(view, hs, h.pile_arr, game_info, decision)
-    opp = int(hs[HS_HAND + o])
-    took = int(hs[HS_TOOK + o])
-    hidden = opp & ~took
-    stock = mask(h.deck[int(hs[HS_STOCK_TOP]):].tolist())
-    # Masks below 2**16 (spades only) cannot be told from counts and scores; an opponent whose
-    # every card was taken from the pile holds nothing hidden.
-    secret_masks = {m for m in (hidden, stock) if m >= 1 << 16} | ({opp} if hidden else set())
-    for i, value in enumerate(view.tolist()):
-        assert value not in secret_masks, f"view field {i} equals a hidden mask"
-    for i in MASK_FIELDS:
-        assert int(view[i]) & (hidden | stock) == 0, f"mask field {i} holds a hidden card"
-    for i in CARD_FIELDS:
-        c = int(view[i])
-        assert c == -1 or not (hidden | stock) >> c & 1, f"card field {i} is a hidden card"
-    # And the facts themselves.
-    n = int(hs[HS_PILE_LEN])
-    assert int(view[V_HAND]) == int(hs[HS_HAND + p])
-    assert (int(view[V_ROLE]), int(view[V_DECISION])) == (p, decision)
-    assert int(view[V_STOCK]) == h.stock_count and int(view[V_TURN]) == int(hs[HS_TURNS])
-    assert int(view[V_PILE_LEN]) == n
-    assert int(view[V_TOP]) == (int(h.pile_arr[n - 1]) if n else -1)
-    assert int(view[V_OPP_TOOK]) == took and int(view[V_SELF_TOOK]) == int(hs[HS_TOOK + p])
-    assert int(view[V_OPP_DISCARDED]) == int(hs[HS_DISCARDED + o])
-    assert int(view[V_OPP_DECLINED]) == int(hs[HS_DECLINED + o])
-    assert (int(view[V_DRAWN]), int(view[V_TAKEN])) == (int(hs[HS_DRAWN]), int(hs[HS_TAKEN]))
-    assert int(view[V_UPCARD]) == int(hs[HS_UPCARD])
-    assert int(view[V_KNOCK_LIMIT]) == int(hs[HS_KNOCK_LIMIT])
-    assert (int(view[V_SCORE_SELF]), int(view[V_SCORE_OPP])) == ((17, 42) if p == 0 else (42, 17))
-    assert (int(view[V_SCORE_OTHER]), int(view[V_TARGET])) == (5, 100)
-    assert set(mask_cards(int(view[V_HAND]))) == set(mask_cards(int(hs[HS_HAND + p])))
-
-
-@pytest.mark.parametrize("rules", [Rules(), Rules(forbid_taken_discard=False, wall=0)],
-                         ids=["default", "wall0"])
-def test_compiled_view_array_has_no_hidden_field(rules: Rules) -> None:
-    rng = np.random.default_rng(2024)
-    for i in range(60):
+    checked = 0
+    for i, rules in enumerate([Rules(), Rules(forbid_taken_discard=False, wall=0),
+                               Rules.preset("oklahoma")] * 20):
         h = HandRunner(shuffled_deck(1000 + i), rules)
-        h.play_out(rng, check_view_array)
+        views: list[np.ndarray] = []
+
+        def spy(runner: HandRunner, decision: int, views: list[np.ndarray] = views) -> None:
+            view = np.full(V_LEN, -7, np.int64)
+            fill_view(view, runner.hs, runner.pile_arr, game_info, decision)
+            views.append(view)
+
+        h.play_out(rng, spy)
+        points = Referee(h.record(), rules).points
+        assert len(points) == len(views)
+        for view, pt in zip(views, points, strict=True):
+            check_view_array(view, pt, rules, [17, 42, 5], (0, 1, 2))
+        checked += len(views)
+    assert checked > 1000
+
+

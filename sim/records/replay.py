@@ -8,6 +8,13 @@ that could drift. It then compares what the rules give with what the record says
 field, and reports every difference in words instead of raising: a log edited by hand, or
 written by another program, can be checked line by line.
 
+What a clean replay proves: the record is what *this* engine's kernels make of its deal and
+moves (every move legal for them, the same result, scores and roles). What it does not prove:
+that those kernels follow docs/rules.md. A rule bug in ``deal``, ``apply_move`` or the
+showdown would be made again by the replay and pass unseen; the rules are checked
+independently by the test suite, whose referee (``tests/support/referee.py``) re-plays logs in
+plain Python with a brute-force oracle for deadwood and showdowns.
+
 :func:`render_hand` (``sim.records.render``, re-exported here) prints a hand move by move, the
 way a card player would tell it.
 

@@ -1,9 +1,11 @@
 """An independent referee that re-checks hand logs by the rules (docs/rules.md).
 
 The referee is plain Python: it keeps hands, pile and stock as Python collections, takes least
-deadwood from ``sim.engine.melds.min_deadwood_mask`` and showdowns from the public
-``sim.engine.showdown.settle`` (both tested against the brute-force oracle elsewhere), so a log
-is checked move by move without trusting the hand kernels that produced it.
+deadwood and showdowns from the brute-force oracle (``support.oracle``, which uses nothing of
+``sim.engine.melds`` or ``sim.engine.showdown``) and works out each hand's knock limit and
+spade multiplier from the rule text itself (:func:`hand_terms`), so a log is checked move by
+move without trusting any engine kernel that produced it. Only card parsing
+(``sim.engine.cards``) and the ``Rules`` record are shared with the engine.
 """
 
 from __future__ import annotations
@@ -12,11 +14,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sim.engine.cards import card_str, card_value, parse_card, parse_cards
-from sim.engine.melds import min_deadwood_mask
+from sim.engine.cards import card_str, parse_card, parse_cards
 from sim.engine.rules import Rules
-from sim.engine.showdown import settle
 from support.decks import ALL_CARDS, mask
+from support.oracle import (
+    brute_settle,
+    defender_reply,
+    is_meld,
+    legal_layoff_sets,
+    mask_of,
+    mask_value,
+    min_deadwood_of_mask,
+    value,
+)
 
 
 @dataclass(frozen=True)
@@ -40,13 +50,25 @@ class Point:
 
 
 def deadwood_after(hand: frozenset[int] | set[int], c: int) -> int:
-    """Least deadwood of ``hand`` without ``c``.
+    """Least deadwood of ``hand`` without ``c``, from the brute-force oracle (not the engine's
+    meld search, which decides knocking in the hand kernel)."""
+    return min_deadwood_of_mask(mask(hand) & ~(1 << c))
 
-    From ``sim.engine.melds.min_deadwood_mask`` (checked against the oracle in test_melds), a
-    different
-    search from the one the hand kernel uses to decide knocking (``fill_deadwood_after_discards``).
+
+def hand_terms(rules: Rules, upcard: int) -> tuple[int, int]:
+    """(knock limit, points multiplier) of a hand, from the text of docs/rules.md.
+
+    Oklahoma: the first upcard's value is the hand's knock limit (a picture card or ten gives
+    10) and an ace upcard means only gin may knock (limit 0); otherwise ``knock_limit``.
+    Spade doubling: a spade first upcard (suit 0) doubles the hand's points, bonuses included.
+    Written here rather than taken from ``sim.engine.rules.hand_terms``, so the view's knock
+    limit is compared with an independent value.
     """
-    return int(min_deadwood_mask(mask(hand) & ~(1 << c)))
+    if rules.oklahoma:
+        limit = 0 if upcard % 16 == 0 else value(upcard)
+    else:
+        limit = rules.knock_limit
+    return limit, 2 if rules.spade_doubling and upcard // 16 == 0 else 1
 
 
 class Referee:
@@ -77,7 +99,7 @@ class Referee:
         self.taken: int | None = None
         self.turn = 0
         self.knocked = False
-        self.limit = rules.hand_knock_limit(card_value(self.upcard))
+        self.limit, self.multiplier = hand_terms(rules, self.upcard)
         self.points: list[Point] = []
         self.moves = list(record["moves"])
         self.i = 0
@@ -234,23 +256,50 @@ class Referee:
             return
         k = self.knocker
         assert k is not None
-        # The hand's knock limit and spade multiplier are applied here rather than through
-        # settle's ``upcard`` argument, which refuses an upcard that ended in a hand.
-        plain = self.rules.replace(oklahoma=False, spade_doubling=False, knock_limit=self.limit)
-        s = settle([card_str(c) for c in self.hands[k]],
-                   [card_str(c) for c in self.hands[1 - k]], plain)
-        multiplier = 2 if self.rules.spade_doubling and self.upcard < 16 else 1
-        winner = self.seat_of[k] if s.winner == "knocker" else self.seat_of[1 - k]
-        want = {"end": s.end, "knocker": self.seat_of[k], "winner": winner,
-                "points": s.points * multiplier, "knocker_deadwood": s.knocker_deadwood,
-                "defender_deadwood": s.defender_deadwood}
+        kmask, dmask = mask(self.hands[k]), mask(self.hands[1 - k])
+        best = brute_settle([card_str(c) for c in self.hands[k]],
+                            [card_str(c) for c in self.hands[1 - k]],
+                            gin_bonus=self.rules.gin_bonus,
+                            undercut_bonus=self.rules.undercut_bonus, knock_limit=self.limit)
+        kd, dd = best.knocker_deadwood, best.defender_deadwood
+        end = "gin" if kd == 0 else "knock" if best.winner == "knocker" else "undercut"
+        winner = self.seat_of[k] if best.winner == "knocker" else self.seat_of[1 - k]
+        want = {"end": end, "knocker": self.seat_of[k], "winner": winner,
+                "points": best.points * self.multiplier, "knocker_deadwood": kd,
+                "defender_deadwood": dd}
         got = {key: result[key] for key in want}
         if got != want:
             raise self.fail(f"showdown result {got}, the rules give {want}")
-        if sorted(map(sorted, result["knocker_melds"])) != sorted(map(sorted, s.knocker_melds)):
-            raise self.fail(f"knocker melds {result['knocker_melds']} != {s.knocker_melds}")
-        if sorted(result["layoffs"]) != sorted(s.layoffs):
-            raise self.fail(f"layoffs {result['layoffs']} != {s.layoffs}")
+        self.check_layout(result, kmask, dmask)
+
+    def check_layout(self, result: dict[str, Any], kmask: int, dmask: int) -> None:
+        """The logged melds and layoffs are a legal layout giving the logged deadwoods: the
+        knocker's melds are disjoint melds of his cards leaving his deadwood, the layoffs fit
+        them (none after gin), the defender's reply to them is his best, and his melds are
+        disjoint melds of what he did not lay off, leaving his deadwood."""
+        k_melds = [mask_of(m) for m in result["knocker_melds"]]
+        d_melds = [mask_of(m) for m in result["defender_melds"]]
+        layoffs = mask_of(result["layoffs"])
+        gin = result["knocker_deadwood"] == 0
+        for owner, melds, cards in (("knocker", k_melds, kmask),
+                                    ("defender", d_melds, dmask & ~layoffs)):
+            used = 0
+            for m in melds:
+                if not is_meld(m) or m & ~cards or m & used:
+                    raise self.fail(f"{owner} melds {result[owner + '_melds']} are not "
+                                    "disjoint melds of his cards")
+                used |= m
+            if mask_value(cards & ~used) != result[owner + "_deadwood"]:
+                raise self.fail(f"{owner} melds {result[owner + '_melds']} do not leave "
+                                f"deadwood {result[owner + '_deadwood']}")
+        if gin and layoffs:
+            raise self.fail(f"layoffs {result['layoffs']} onto gin")
+        if not gin and layoffs not in set(legal_layoff_sets(k_melds, dmask)):
+            raise self.fail(f"layoffs {result['layoffs']} do not fit {result['knocker_melds']}")
+        reply, _ = defender_reply(k_melds, dmask, gin)
+        if reply != result["defender_deadwood"]:
+            raise self.fail(f"the defender's best reply leaves {reply}, the log says "
+                            f"{result['defender_deadwood']}")
 
     @property
     def winner_seat(self) -> int | None:

@@ -1,27 +1,36 @@
 """Checks that every view a strategy is shown is right and hygienic.
 
-Each recorded (seat, View) is matched to the true state the referee replays from the hand log:
-the right seat was asked, every field is right, and no hidden card (the opponent's unseen cards,
-the stock) leaks through any field.
+Each recorded view is matched to the true state the referee replays from the hand log in plain
+Python (``support.referee``): the right seat was asked, and **every** field, of the Python
+``View`` as of the compiled view array (``V_*``, what the built-in strategies read), equals the
+value computed here from that replayed state, with deadwood from the brute-force oracle. A
+field added to either later fails the check until it is given an expected value here. No
+hidden card (the opponent's unseen cards, the stock) may appear in any card or mask field.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
-from sim.engine.cards import card_str
-from sim.engine.melds import min_deadwood_mask
+from sim.engine.cards import card_str, mask_cards
 from sim.engine.rules import Rules
-from sim.engine.view import View
+from sim.engine.view import V_LAYOUT, View
 from support.decks import mask
+from support.oracle import min_deadwood_of_mask
 from support.referee import Point, deadwood_after, referee_game
 
 #: View fields holding one card code (or None).
-CARD_FIELDS = ("opponent_declined", "self_declined", "drawn", "taken", "upcard")
+CARD_FIELDS = ("opponent_declined", "self_declined", "drawn", "taken", "upcard", "forbidden")
+#: Decision names in the order of the engine's DEC_* codes (docs/strategies.md).
+DECISIONS = ("offer", "draw", "knock", "discard")
+#: View-array fields holding a mask of cards, and one card (or -1).
+ARRAY_MASKS = ("HAND", "OPP_TOOK", "OPP_DISCARDED", "SELF_TOOK", "SELF_DISCARDED", "PILE_MASK")
+ARRAY_CARDS = ("TOP", "OPP_DECLINED", "SELF_DECLINED", "DRAWN", "TAKEN", "UPCARD", "FORBIDDEN")
+OFFSET = dict(zip(V_LAYOUT.names, V_LAYOUT.offsets, strict=True))
 
 
 def view_cards(view: View) -> set[int]:
@@ -43,24 +52,39 @@ def view_cards(view: View) -> set[int]:
     return out
 
 
+def _or_none(card: int | None) -> int:
+    return -1 if card is None else card
+
+
+def own_deadwood(pt: Point) -> int:
+    """The mover's least deadwood before this turn's draw (the oracle's, of his 10 cards)."""
+    return min_deadwood_of_mask(mask(pt.hands[pt.player] - {pt.drawn}))
+
+
+def forbidden_card(pt: Point, rules: Rules) -> int | None:
+    """The card the mover may not discard now: the one just taken from the pile, if the rule
+    is on."""
+    return pt.taken if rules.forbid_taken_discard else None
+
+
+def secret_cards(pt: Point) -> set[int]:
+    """What the mover may not know: the opponent's cards not taken from the pile, the stock."""
+    o = 1 - pt.player
+    return (set(pt.hands[o]) - set(pt.took[o])) | set(pt.stock)
+
+
 def check_view(view: View, pt: Point, rules: Rules, scores: Sequence[int],
                roles: Sequence[int | None]) -> None:
     """The view of hand player ``pt.player`` shows exactly the facts it may see, and no hidden
     card: nothing the opponent holds that he did not take from the pile, no stock card."""
     p, o = pt.player, 1 - pt.player
-    hidden = pt.hands[o] - pt.took[o]
-    secret = hidden | set(pt.stock)
-    leaked = view_cards(view) & secret
+    leaked = view_cards(view) & secret_cards(pt)
     assert not leaked, f"the view shows hidden cards {[card_str(c) for c in leaked]}"
-    # No scalar field may carry a hidden hand or the stock as a mask. Masks below 2**16 (spades
-    # only) are skipped: they cannot be told apart from counts and scores.
-    secret_masks = {m for m in (mask(hidden), mask(pt.stock)) if m >= 1 << 16}
-    if hidden:
-        secret_masks.add(mask(pt.hands[o]))
-    for f in dataclasses.fields(view):
-        value = getattr(view, f.name)
-        if isinstance(value, int | np.integer) and not isinstance(value, bool):
-            assert value not in secret_masks, f"view field {f.name} equals a hidden mask"
+    if pt.decision in ("knock", "discard"):
+        legal = [c for c in pt.hands[p] if c != forbidden_card(pt, rules)]
+        after = {c: deadwood_after(pt.hands[p], c) for c in legal}
+    else:
+        after = {}
     expect = {
         "decision": pt.decision,
         "hand": tuple(sorted(pt.hands[p])),
@@ -86,27 +110,111 @@ def check_view(view: View, pt: Point, rules: Rules, scores: Sequence[int],
         "wall": rules.wall,
         "gin_bonus": rules.gin_bonus,
         "undercut_bonus": rules.undercut_bonus,
+        "deadwood": own_deadwood(pt),
+        "deadwood_after": after,
+        "forbidden": forbidden_card(pt, rules),
     }
+    fields = {f.name for f in dataclasses.fields(view)} - {"rng"}
+    assert fields == set(expect), f"View fields without an expected value: {fields - set(expect)}"
     got = {k: getattr(view, k) for k in expect}
     assert got == expect, {k: (got[k], expect[k]) for k in expect if got[k] != expect[k]}
-    if hasattr(view, "deadwood"):  # own least deadwood before this turn's draw
-        before = pt.hands[p] - {pt.drawn}
-        assert view.deadwood == min_deadwood_mask(mask(before)), "wrong own deadwood"
-    if pt.decision in ("knock", "discard"):
-        legal = [c for c in pt.hands[p] if not (rules.forbid_taken_discard and c == pt.taken)]
-        want = {c: deadwood_after(pt.hands[p], c) for c in legal}
-        assert view.deadwood_after == want
-        if pt.knocked:
-            assert view.legal_discards == sorted(c for c in legal if want[c] <= pt.knock_limit)
-    else:
-        assert view.deadwood_after == {}
+    want_legal = sorted(c for c in after if not pt.knocked or after[c] <= pt.knock_limit)
+    assert view.legal_discards == want_legal
 
 
-def check_views(records: Sequence[dict[str, Any]], calls: Sequence[tuple[int, View]],
+def expected_view_array(pt: Point, rules: Rules, scores: Sequence[int],
+                        roles: Sequence[int | None]) -> dict[str, int]:
+    """Every field of the compiled view array (by ``V_`` name) as the rules and the replayed
+    state give it."""
+    p, o = pt.player, 1 - pt.player
+    return {
+        "V_HAND": mask(pt.hands[p]),
+        "V_ROLE": p,
+        "V_DECISION": DECISIONS.index(pt.decision),
+        "V_STOCK": len(pt.stock),
+        "V_TURN": pt.turn,
+        "V_PILE_LEN": len(pt.pile),
+        "V_TOP": pt.pile[-1] if pt.pile else -1,
+        "V_OPP_TOOK": mask(pt.took[o]),
+        "V_OPP_DISCARDED": mask(pt.discarded[o]),
+        "V_OPP_DECLINED": _or_none(pt.declined[o]),
+        "V_SELF_DECLINED": _or_none(pt.declined[p]),
+        "V_SELF_TOOK": mask(pt.took[p]),
+        "V_DRAWN": _or_none(pt.drawn),
+        "V_TAKEN": _or_none(pt.taken),
+        "V_KNOCK_LIMIT": pt.knock_limit,
+        "V_UPCARD": pt.upcard,
+        "V_SCORE_SELF": scores[roles[p]],
+        "V_SCORE_OPP": scores[roles[o]],
+        "V_SCORE_OTHER": scores[roles[2]] if rules.players == 3 else 0,
+        "V_TARGET": rules.target,
+        "V_WALL": rules.wall,
+        "V_GIN_BONUS": rules.gin_bonus,
+        "V_UNDERCUT_BONUS": rules.undercut_bonus,
+        "V_SELF_DISCARDED": mask(pt.discarded[p]),
+        "V_KNOCKED": int(pt.knocked),
+        "V_DEADWOOD": own_deadwood(pt),
+        "V_FORBIDDEN": _or_none(forbidden_card(pt, rules)),
+        "V_PILE_MASK": mask(pt.pile),
+    }
+
+
+def check_view_array(view: np.ndarray, pt: Point, rules: Rules, scores: Sequence[int],
+                     roles: Sequence[int | None]) -> None:
+    """Every field of a compiled view array equals its expected value, and no card or mask
+    field names a hidden card."""
+    expect = expected_view_array(pt, rules, scores, roles)
+    assert set(expect) == set(OFFSET), (
+        f"view-array fields without an expected value: {set(OFFSET) - set(expect)}")
+    assert view.shape == (V_LAYOUT.length,), f"view array of shape {view.shape}"
+    got = {name: int(view[OFFSET[name]]) for name in expect}
+    assert got == expect, {k: (got[k], expect[k]) for k in expect if got[k] != expect[k]}
+    secret = secret_cards(pt)
+    for name in ARRAY_MASKS:
+        shown = set(mask_cards(got["V_" + name])) & secret
+        assert not shown, f"V_{name} shows hidden cards {[card_str(c) for c in shown]}"
+    for name in ARRAY_CARDS:
+        assert got["V_" + name] not in secret, f"V_{name} is a hidden card"
+
+
+class ArraySpy:
+    """Records the view array every compiled strategy of a ``GameDriver`` is handed.
+
+    Install with :meth:`install` (a monkeypatch of the driver's ``decide``): each call appends
+    ``(seat, copy of the view array)`` to ``calls``, which may be shared with
+    ``SpyStrategy`` seats so the calls stay in the order of the game. Pass :meth:`on_decision`
+    as the driver's ``on_decision`` so the seat is known.
+    """
+
+    def __init__(self, calls: list[tuple[int, Any]]) -> None:
+        self.calls = calls
+        self.seat: int | None = None
+
+    def on_decision(self, seat: int, hand_player: int, decision: int, advised: bool) -> None:
+        self.seat = seat
+
+    def wrap(self, decide: Callable[..., int]) -> Callable[..., int]:
+        """``decide`` that first records the seat and the view array it is given."""
+        def spied(strategy_id: int, decision: int, params: np.ndarray, view: np.ndarray,
+                  *rest: Any) -> int:
+            assert self.seat is not None, "pass ArraySpy.on_decision to the GameDriver"
+            self.calls.append((self.seat, view.copy()))
+            return decide(strategy_id, decision, params, view, *rest)
+        return spied
+
+    def install(self, monkeypatch: Any) -> None:
+        """Spy on the compiled strategies of every ``GameDriver`` until the test ends."""
+        import sim.play.driver as driver_mod
+        monkeypatch.setattr(driver_mod, "decide", self.wrap(driver_mod.decide))
+
+
+def check_views(records: Sequence[dict[str, Any]],
+                calls: Sequence[tuple[int, View | np.ndarray]],
                 rules: Rules, spied: Iterable[int] | None = None) -> int:
-    """Match every (seat, View) a strategy was asked about to the true state replayed from the
-    log: the right seat decided (the advisor for the captain under ``team_policy='advisor'``),
-    nothing else was asked (not the forced draw), and every view is right and hygienic.
+    """Match every (seat, View or view array) a strategy was asked about to the true state
+    replayed from the log: the right seat decided (the advisor for the captain under
+    ``team_policy='advisor'``), nothing else was asked (not the forced draw), and every view is
+    right and hygienic.
 
     ``spied`` lists the seats whose views were recorded (default: all). Returns the number of
     views checked.
@@ -133,7 +241,10 @@ def check_views(records: Sequence[dict[str, Any]], calls: Sequence[tuple[int, Vi
                     f"game {r['game']} hand {r['hand']}: seat {seat} was asked {pt.decision} "
                     f"for hand player {pt.player}, expected seat {decider}"
                 )
-                check_view(view, pt, rules, scores, roles)
+                if isinstance(view, View):
+                    check_view(view, pt, rules, scores, roles)
+                else:
+                    check_view_array(view, pt, rules, scores, roles)
             scores = list(r["scores"])
     assert i == len(calls), f"{len(calls) - i} decisions asked beyond those of the log"
     return i
