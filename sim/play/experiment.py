@@ -85,6 +85,7 @@ Arms are numbered 0, 1, ... in file order after expansion; the arm number keys t
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import re
 import tomllib
@@ -351,6 +352,21 @@ def load_experiment(source: str | Path | Mapping[str, Any] | ExperimentSpec) -> 
         raise ValueError(f"{path}: {exc}") from None
 
 
+@functools.lru_cache(maxsize=1024)
+def canonical_strategy(text: str) -> str:
+    """The canonical spec of a strategy text, e.g. ``greedy-knock:knock_at=0`` for
+    ``greedy:knock_at=00``: arms are compared by it, never by the text as given (which logs and
+    reports show). Here so that the analysis asks the play layer, not the strategy registry;
+    a user class is not imported. A text that no longer parses (a run stored by an older
+    version) stands for itself."""
+    from strategies.registry import canonical_strategy as canonical
+
+    try:
+        return canonical(text)
+    except ValueError:
+        return text.strip()
+
+
 def default_knock_at(strategy: str, knock_limit: int) -> int | None:
     """The knock_at a strategy text plays with when the text does not set one, or None.
 
@@ -359,9 +375,10 @@ def default_knock_at(strategy: str, knock_limit: int) -> int | None:
     class) have no known default. Here so that the analysis asks the play layer, not the
     strategy registry, what an arm plays.
     """
-    from strategies.registry import BUILTINS
+    from strategies.registry import ALIASES, BUILTINS
 
-    info = BUILTINS.get(strategy.split(":", 1)[0].strip().lower())
+    head = strategy.split(":", 1)[0].strip().lower()
+    info = BUILTINS.get(ALIASES.get(head, head))
     for param in info.params if info is not None else ():
         if param.name == "knock_at":
             return int(knock_limit if param.default is None else param.default)
