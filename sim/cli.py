@@ -146,6 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
                            description="Measure deadwood evaluations, hands and games per "
                                        "second.")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.add_argument("--cold", action="store_true",
+                       help="also time a cold JIT compile: a new interpreter with an empty "
+                            "temporary NUMBA_CACHE_DIR (minutes)")
     return parser
 
 
@@ -348,7 +351,7 @@ def _interesting(records: list[dict[str, Any]]) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """``ginbox demo`` (what ``make run`` runs): a short match and one replayed hand."""
+    """``ginbox demo``: a short match and one replayed hand."""
     from sim.records.replay import replay_hand
 
     rules = Rules.preset("three-handed")
@@ -436,7 +439,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             raise
         raise UsageError("the benchmark is not available in this version (no sim.bench)"
                          ) from None
-    return int(bench_main(json_output=args.json))
+    return int(bench_main(json_output=args.json, cold=args.cold))
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {

@@ -4,12 +4,22 @@ A strategy is named as in the CLI, TOML and reports: ``greedy-knock``,
 ``greedy-knock:knock_at=6``, or a user class by import path, ``mypkg.mybot:MyBot`` (with
 optional keyword arguments, ``mypkg.mybot:MyBot:depth=2``). Python code may also pass a
 strategy object directly.
+
+One strategy has many spellings (``greedy``, ``Greedy-Knock``, ``greedy-knock:knock_at=05``), so
+every spec also has one *canonical* text (:attr:`StrategySpec.canonical`,
+:func:`canonical_strategy`), by which arms are compared: a built-in's canonical name, then the
+parameters that differ from their default in declaration order (a parameter whose default comes
+from the rules is kept whenever given); a Python class's import path, then its keyword arguments
+sorted by name. Built-in names and aliases are case-insensitive, spaces around ``:``, ``,`` and
+``=`` are ignored, and a number's leading zeros are dropped; a parameter given twice, a sign, an
+underscore or a non-ASCII digit is refused.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -166,6 +176,19 @@ class StrategySpec:
     info: StrategyInfo | None = None  # a compiled strategy's record (registered or not)
 
     @property
+    def canonical(self) -> str:
+        """One text per distinct strategy, by which arms are compared (see the module doc):
+        ``greedy``, ``GREEDY-KNOCK:knock_at=00`` and ``greedy-knock:knock_at=0`` differ as
+        ``text`` but all give ``greedy-knock:knock_at=0``."""
+        if self.info is not None:
+            shown = [f"{p.name}={self.params[p.name]}" for p in self.info.params
+                     if self.params.get(p.name, p.default) != p.default]
+            return f"{self.name}:{','.join(shown)}" if shown else self.name
+        if self.params:
+            return f"{self.name}:" + ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+        return self.name
+
+    @property
     def compiled(self) -> bool:
         """True when the strategy runs inside the compiled batch loop (a registered built-in)."""
         return self.strategy_id is not None
@@ -201,6 +224,18 @@ def _accepted() -> str:
     return "one of " + ", ".join(BUILTINS) + ", or an import path module:Class"
 
 
+def canonical_strategy(spec: str | Any) -> str:
+    """The canonical text of a strategy (:attr:`StrategySpec.canonical`).
+
+    A Python class named by import path is not imported, so a report can compare arms on a
+    machine where the user's module is not installed; everything else is validated as by
+    :func:`parse_strategy`.
+    """
+    if isinstance(spec, str):
+        return _parse_text(spec, load=False).canonical
+    return parse_strategy(spec).canonical
+
+
 def parse_strategy(spec: str | Any) -> StrategySpec:
     """Resolve one strategy: a name with optional ``:key=value,...``, an import path, an object."""
     if isinstance(spec, StrategySpec):
@@ -216,6 +251,11 @@ def parse_strategy(spec: str | Any) -> StrategySpec:
             )
         name = getattr(spec, "name", type(spec).__name__)
         return StrategySpec(text=str(name), name=str(name), factory=spec)
+    return _parse_text(spec, load=True)
+
+
+def _parse_text(spec: str, load: bool) -> StrategySpec:
+    """A strategy named by text; ``load`` False leaves a user class unimported."""
     text = spec.strip()
     head, _, rest = text.partition(":")
     head = head.strip()
@@ -228,8 +268,9 @@ def parse_strategy(spec: str | Any) -> StrategySpec:
     first_segment = rest.partition(",")[0]
     if rest and "=" not in first_segment.partition(":")[0]:  # module:Class[:key=value,...]
         cls_name, _, kw = rest.partition(":")
+        cls_name = cls_name.strip()
         return StrategySpec(text=text, name=f"{head}:{cls_name}", params=_parse_kwargs(text, kw),
-                            factory=_import(text, head, cls_name))
+                            factory=_import(text, head, cls_name) if load else None)
     raise ValueError(f"unknown strategy {head!r}: expected {_accepted()}")
 
 
@@ -281,13 +322,22 @@ def parse_strategies(text: str | list[Any] | tuple[Any, ...]) -> list[StrategySp
 
 
 def _parse_kwargs(text: str, rest: str) -> dict[str, str]:
+    """``key=value,...`` as a dict; spaces around keys and values dropped, repeats refused."""
     out: dict[str, str] = {}
     for pair in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = pair.partition("=")
         if not eq or not key.strip():
             raise ValueError(f"malformed parameter {pair!r} in {text!r}: expected key=value")
+        if key.strip() in out:
+            raise ValueError(f"parameter {key.strip()!r} is given twice in {text!r}: expected "
+                             "each parameter at most once")
         out[key.strip()] = value.strip()
     return out
+
+
+#: A parameter value: ASCII digits only (``int()`` would also take ``+5``, ``1_0`` and
+#: non-ASCII digits such as ``\u0665``, each one more spelling of a number).
+_DIGITS = re.compile(r"[0-9]+", re.ASCII)
 
 
 def _parse_params(text: str, info: StrategyInfo, rest: str) -> dict[str, Any]:
@@ -299,12 +349,10 @@ def _parse_params(text: str, info: StrategyInfo, rest: str) -> dict[str, Any]:
             accepted = ", ".join(known) if known else "no parameters"
             raise ValueError(f"unknown parameter {key!r} for {info.name}: it takes {accepted}")
         p = known[key]
-        try:
-            number = int(value)
-        except ValueError:
-            raise ValueError(
-                f"{info.name} parameter {key}={value!r} is not an integer {p.low}..{p.high}"
-            ) from None
+        if not _DIGITS.fullmatch(value):
+            raise ValueError(f"{info.name} parameter {key}={value!r} is not an integer "
+                             f"{p.low}..{p.high} (digits 0-9 only)")
+        number = int(value)
         if not p.low <= number <= p.high:
             raise ValueError(
                 f"{info.name} parameter {key}={number} is out of range: expected {p.low}..{p.high}"

@@ -148,10 +148,13 @@ ERRORS = [
     (with_arm(strategy=["random"]), r"unknown key\(s\) 'strategy' in arms\[0\]"),
     (with_changes(defaults={"name": "x"}), r"unknown key\(s\) 'name' in defaults"),
     ({k: v for k, v in BASE.items() if k != "seed"}, r"^seed is missing"),
-    (with_changes(games=0), r"^games=0 is out of range: expected an integer >= 1"),
-    (with_changes(games="many"), r"^games='many' is not valid: expected an integer >= 1"),
+    (with_changes(games=0),
+     r"^games=0 is out of range: expected an integer 1\.\.1,000,000,000 \(games per arm\)$"),
+    (with_changes(games="many"),
+     r"^games='many' is not valid: expected an integer 1\.\.1,000,000,000"),
     (with_changes(games=True), r"^games=True is not valid"),
-    (with_changes(seed=-1), r"^seed=-1 is not valid: expected an integer >= 0"),
+    (with_changes(seed=-1),
+     r"^seed=-1 is out of range: expected an integer 0\.\.9223372036854775807$"),
     (with_changes(chunk_size=0), r"^chunk_size=0 is out of range: expected an integer 1\.\."),
     (with_changes(name="../evil"), r"^name='../evil' is not valid: expected 1-64 letters"),
     (with_changes(name=""), r"^name='' is not valid"),
@@ -168,7 +171,7 @@ ERRORS = [
     (with_arm(rules="four-handed"),
      r"^arms\[0\]\.rules='four-handed' is not a preset: expected one of three-handed"),
     (with_arm(overrides={"gin_bonus": -1}),
-     r"^arms\[0\]\.overrides\.gin_bonus=-1 is out of range: expected an integer >= 0"),
+     r"^arms\[0\]\.overrides\.gin_bonus=-1 is out of range: expected an integer 0\.\.1000"),
     (with_arm(overrides={"knock_limit": 11}), r"^arms\[0\]\.overrides\.knock_limit=11"),
     (with_arm(overrides={"gin_bonnus": 20}),
      r"^arms\[0\]\.overrides\.gin_bonnus is not a rules field: expected one of name"),
@@ -222,3 +225,38 @@ def test_file_errors_name_the_file(tmp_path: Path) -> None:
         load_experiment(binary)
     with pytest.raises(ValueError, match="expected a TOML file path"):
         load_experiment(42)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------- upper bounds (issue 12.7)
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (with_arm(overrides={"target": 2**63 - 1}),
+     "arms[0].overrides.target=9223372036854775807 is out of range: expected an integer "
+     "1..10000"),
+    (with_arm(overrides={"gin_bonus": 2**63}),
+     "arms[0].overrides.gin_bonus=9223372036854775808 is out of range: expected an integer "
+     "0..1000"),
+    (with_changes(seed=2**63),
+     "seed=9223372036854775808 is out of range: expected an integer 0..9223372036854775807"),
+    (with_changes(games=10**9 + 1),
+     "games=1000000001 is out of range: expected an integer 1..1,000,000,000 (games per arm)"),
+    (with_changes(chunk_size=10**6 + 1),
+     "chunk_size=1000001 is out of range: expected an integer 1..1,000,000"),
+])
+def test_numbers_have_upper_bounds(data: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError) as exc:
+        load_experiment(data)
+    assert str(exc.value) == message
+
+
+def test_huge_override_in_a_toml_file_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "e.toml"
+    path.write_text('name = "e"\nseed = 1\ngames = 6\n[[arms]]\nname = "a"\n'
+                    'strategies = ["simple", "simple", "simple"]\n'
+                    'overrides = { target = 9223372036854775807 }\n')
+    with pytest.raises(ValueError) as exc:
+        load_experiment(path)
+    assert str(exc.value) == (f"{path}: arms[0].overrides.target=9223372036854775807 is out of "
+                              "range: expected an integer 1..10000")
+    assert load_experiment({**BASE, "seed": 2**63 - 1, "games": 10**9}).games == 10**9

@@ -421,7 +421,7 @@ BAD_INPUT = [
     (["run", "{tmp}/missing.toml"], "cannot read experiment file"),
     (["run", "{tmp}/malformed.toml"], "malformed TOML"),
     (["run", "{tmp}/unknown.toml"], "unknown key(s) 'colour' in the experiment"),
-    (["run", "{tmp}/range.toml"], "games=0 is out of range: expected an integer >= 1"),
+    (["run", "{tmp}/range.toml"], "games=0 is out of range: expected an integer 1..1,000,000,000"),
     (["run", "{tmp}/good.toml", "--games", "0"], "argument --games: 0 is out of range"),
     (["run", "{tmp}/good.toml", "--jobs", "x"], "argument --jobs: 'x' is not an integer"),
     (["run", "{tmp}/good.toml", "--backend", "spark"], "invalid choice: 'spark'"),

@@ -146,18 +146,18 @@ def test_knock_limit_message_exact() -> None:
 OUT_OF_RANGE = [
     ("players", 1, r"players=1 is out of range: expected 2 or 3"),
     ("players", 4, r"players=4 is out of range: expected 2 or 3"),
-    ("gin_bonus", -1, r"gin_bonus=-1 is out of range: expected an integer >= 0"),
-    ("undercut_bonus", -5, r"undercut_bonus=-5 is out of range: expected an integer >= 0"),
+    ("gin_bonus", -1, r"gin_bonus=-1 is out of range: expected an integer 0\.\.1000"),
+    ("undercut_bonus", -5, r"undercut_bonus=-5 is out of range: expected an integer 0\.\.1000"),
     ("knock_limit", -1, r"knock_limit=-1 is out of range: expected an integer 0\.\.10"),
     ("knock_limit", 11, r"knock_limit=11 is out of range: expected an integer 0\.\.10"),
-    ("target", 0, r"target=0 is out of range: expected an integer >= 1"),
-    ("target", -100, r"target=-100 is out of range: expected an integer >= 1"),
+    ("target", 0, r"target=0 is out of range: expected an integer 1\.\.10000"),
+    ("target", -100, r"target=-100 is out of range: expected an integer 1\.\.10000"),
     ("wall", -1, r"wall=-1 is out of range: expected an integer 0\.\.29"),
     ("wall", 30, r"wall=30 is out of range: expected an integer 0\.\.29"),
-    ("max_turns", 0, r"max_turns=0 is out of range: expected an integer >= 1"),
-    ("hand_bonus", -1, r"hand_bonus=-1 is out of range: expected an integer >= 0"),
-    ("game_bonus", -1, r"game_bonus=-1 is out of range: expected an integer >= 0"),
-    ("shutout_bonus", -1, r"shutout_bonus=-1 is out of range: expected an integer >= 0"),
+    ("max_turns", 0, r"max_turns=0 is out of range: expected an integer 1\.\.10000"),
+    ("hand_bonus", -1, r"hand_bonus=-1 is out of range: expected an integer 0\.\.1000"),
+    ("game_bonus", -1, r"game_bonus=-1 is out of range: expected an integer 0\.\.1000"),
+    ("shutout_bonus", -1, r"shutout_bonus=-1 is out of range: expected an integer 0\.\.1000"),
 ]
 
 
@@ -594,3 +594,45 @@ def test_module_exports_documented_in_docstring() -> None:
     assert Rules.__doc__ is not None
     for f in dataclasses.fields(Rules):
         assert f"``{f.name}``" in Rules.__doc__
+
+
+# ---------------------------------------------------------------------- upper bounds (issue 12.7)
+
+#: Every integer field with its accepted range: each has an upper bound, so no value can make a
+#: game endless (``target``), overflow the int64 scores (the bonuses) or the rules array.
+RANGES = {
+    "players": (2, 3),
+    "gin_bonus": (0, 1000),
+    "undercut_bonus": (0, 1000),
+    "knock_limit": (0, 10),
+    "target": (1, 10_000),
+    "wall": (0, 29),
+    "max_turns": (1, 10_000),
+    "hand_bonus": (0, 1000),
+    "game_bonus": (0, 1000),
+    "shutout_bonus": (0, 1000),
+}
+
+
+def test_every_int_field_has_a_documented_range() -> None:
+    assert sorted(RANGES) == sorted(INT_FIELDS)
+    assert {name: (lo, hi) for name, lo, hi, _ in rules_mod.INT_RANGES} == RANGES
+
+
+@pytest.mark.parametrize("field", sorted(RANGES))
+@pytest.mark.parametrize("excess", [1, 2**63 - 1, 2**63, 10**30])
+def test_int_fields_refuse_values_above_their_range(field: str, excess: int) -> None:
+    lo, hi = RANGES[field]
+    bad = hi + 1 if excess == 1 else excess
+    accepted = "2 or 3" if field == "players" else f"an integer {lo}..{hi}"
+    with pytest.raises(ValueError) as exc:
+        Rules(**{field: bad})
+    assert str(exc.value) == f"{field}={bad} is out of range: expected {accepted}"
+    assert getattr(Rules(**{field: hi}), field) == hi
+    with pytest.raises(ValueError, match=rf"^{field}="):
+        Rules.from_dict({field: bad})
+
+
+def test_numpy_int64_extremes_are_refused_not_wrapped() -> None:
+    with pytest.raises(ValueError, match=r"^gin_bonus=9223372036854775807 is out of range"):
+        Rules(gin_bonus=np.int64(2**63 - 1))

@@ -11,7 +11,13 @@ from sim.engine.rules import Rules
 from sim.play.driver import StrategyError, play_games
 from strategies.base import BaseStrategy
 from strategies.examples import GreedyKnockPy, LowCardHoarder
-from strategies.registry import BUILTINS, describe, parse_strategies, parse_strategy
+from strategies.registry import (
+    BUILTINS,
+    canonical_strategy,
+    describe,
+    parse_strategies,
+    parse_strategy,
+)
 
 
 def _log_lines(result, drop_seats: bool = True) -> list[str]:
@@ -129,3 +135,70 @@ def test_advisor_decides_for_the_captain_from_the_captains_view() -> None:
         own_offers += sum(1 for m in offers if m["seat"] == 2)
     assert len(seen) == own_offers
     assert plain.log[0]["moves"][0]["seat"] == 1
+
+
+# ------------------------------------------------------------- canonical names (issue 12.11)
+
+
+@pytest.mark.parametrize(("text", "canonical"), [
+    ("greedy-knock", "greedy-knock"),
+    ("greedy", "greedy-knock"),  # an alias
+    ("eaai-simple", "simple"),
+    ("SIMPLE", "simple"),  # built-in names are case-insensitive
+    ("  Greedy-Knock  ", "greedy-knock"),
+    ("greedy-knock:knock_at=0", "greedy-knock:knock_at=0"),
+    ("greedy:knock_at=00", "greedy-knock:knock_at=0"),  # leading zeros: the same number
+    ("greedy-knock:knock_at=05", "greedy-knock:knock_at=5"),
+    ("greedy-knock: knock_at = 5 ", "greedy-knock:knock_at=5"),  # spaces around = and ,
+    ("greedy-knock:knock_at=10", "greedy-knock:knock_at=10"),  # default from the rules: kept
+    ("gin-hunter:tiny=1,stock_low=4", "gin-hunter:stock_low=4,tiny=1"),  # declaration order
+    ("gin-hunter:stock_low=8", "gin-hunter"),  # equal to its default: omitted
+    ("gin-hunter:stock_low=8,tiny=1", "gin-hunter:tiny=1"),
+    ("discard-tracking:caution=1,slack=2,knock_at=3", "discard-tracking:knock_at=3,slack=2"),
+])
+def test_canonical_text(text: str, canonical: str) -> None:
+    spec = parse_strategy(text)
+    assert spec.canonical == canonical
+    assert spec.text == text.strip()  # logs and reports still show the name as given
+    assert parse_strategy(canonical).canonical == canonical
+    assert list(parse_strategy(canonical).params_array()) == list(spec.params_array())
+    assert canonical_strategy(text) == canonical
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("greedy-knock:knock_at=5,knock_at=6",
+     "parameter 'knock_at' is given twice in 'greedy-knock:knock_at=5,knock_at=6': expected "
+     "each parameter at most once"),
+    ("greedy-knock:knock_at=+5",
+     "greedy-knock parameter knock_at='+5' is not an integer 0..10 (digits 0-9 only)"),
+    ("greedy-knock:knock_at=-1",
+     "greedy-knock parameter knock_at='-1' is not an integer 0..10 (digits 0-9 only)"),
+    ("greedy-knock:knock_at=\u0665",  # ARABIC-INDIC DIGIT FIVE: int() would accept it
+     "greedy-knock parameter knock_at='\u0665' is not an integer 0..10 (digits 0-9 only)"),
+    ("greedy-knock:knock_at=\uff15",  # FULLWIDTH DIGIT FIVE
+     "greedy-knock parameter knock_at='\uff15' is not an integer 0..10 (digits 0-9 only)"),
+    ("greedy-knock:knock_at=1_0",
+     "greedy-knock parameter knock_at='1_0' is not an integer 0..10 (digits 0-9 only)"),
+    ("greedy-knock:knock_at=",
+     "greedy-knock parameter knock_at='' is not an integer 0..10 (digits 0-9 only)"),
+    ("greedy-knock:knock_at=5 5",
+     "greedy-knock parameter knock_at='5 5' is not an integer 0..10 (digits 0-9 only)"),
+    ("greedy-knock:knock_at=99999999999999999999999",
+     "greedy-knock parameter knock_at=99999999999999999999999 is out of range: expected 0..10"),
+    ("nosuch.module:Bot:a=1,a=2",
+     "parameter 'a' is given twice in 'nosuch.module:Bot:a=1,a=2': expected each parameter at "
+     "most once"),
+])
+def test_non_canonical_parameters_are_refused(text: str, message: str) -> None:
+    with pytest.raises(ValueError) as exc:
+        parse_strategy(text)
+    assert str(exc.value) == message
+
+
+def test_python_strategy_canonical_text_sorts_keywords_without_importing() -> None:
+    # keyword arguments go to the constructor by name, so their order does not matter
+    assert canonical_strategy("nosuch.module:Bot:b=2, a = x") == "nosuch.module:Bot:a=x,b=2"
+    assert canonical_strategy("nosuch.module:Bot") == "nosuch.module:Bot"
+    spec = parse_strategy("strategies.examples:LowCardHoarder")
+    assert spec.canonical == "strategies.examples:LowCardHoarder"
+    assert parse_strategy(LowCardHoarder()).canonical == spec.make().name

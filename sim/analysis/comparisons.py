@@ -21,6 +21,7 @@ import pandas as pd
 
 from sim.analysis.runs import Arm, arms_of, find_arm, open_run, paired_frames, seat_sum
 from sim.analysis.statistics import Paired
+from sim.play.experiment import canonical_strategy
 from sim.play.storage import RunResult
 
 
@@ -154,7 +155,8 @@ def paired_difference(result: RunResult | str | Path, arm_a: int | str, arm_b: i
 
     ``metric``: a name of :data:`METRICS` or a list of names (default: all). Per-strategy
     metrics (``win_rate``, ``hand_win_rate``, ``box_keep_rate``, ``points_per_hand``) give one
-    row per strategy present in both arms; the others one row with strategy ``all``.
+    row per strategy present in both arms (matched by canonical spec, named as arm a spells
+    it); the others one row with strategy ``all``.
 
     Columns: ``arm_a``, ``arm_a_name``, ``arm_b``, ``arm_b_name``, ``strategy``, ``metric``,
     ``unit``, ``games`` (paired games, n), ``discordant`` (games whose counted outcome differs
@@ -170,15 +172,16 @@ def paired_difference(result: RunResult | str | Path, arm_a: int | str, arm_b: i
         raise ValueError(f"arm_a and arm_b are the same arm ({a.index}, {a.name!r}): expected "
                          "two different arms")
     names = _metric_names(metric)
-    subjects: list[tuple[str, str]] = []  # (metric, strategy)
+    subjects: list[tuple[str, str]] = []  # (metric, strategy as arm a spells it)
+    shared = [s for s in a.distinct() if canonical_seats(b, s)]
     for name in names:
         if METRICS[name].per_strategy:
-            subjects += [(name, s) for s in a.distinct() if s in b.strategies]
+            subjects += [(name, s) for s in shared]
         else:
             subjects.append((name, "all"))
 
     def seats(arm: Arm, strategy: str) -> list[int]:
-        return list(range(arm.players)) if strategy == "all" else arm.seats(strategy)
+        return list(range(arm.players)) if strategy == "all" else canonical_seats(arm, strategy)
 
     columns = sorted({c for name, s in subjects for arm in (a, b)
                       for c in METRICS[name].columns(seats(arm, s))})
@@ -201,6 +204,18 @@ def paired_difference(result: RunResult | str | Path, arm_a: int | str, arm_b: i
     return pd.DataFrame(rows, columns=PAIRED_COLUMNS)
 
 
+def canonical_strategies(arm: Arm) -> tuple[str, ...]:
+    """The arm's strategies seat by seat as canonical specs (``greedy`` -> ``greedy-knock``):
+    arms are compared by these, never by the names as given."""
+    return tuple(canonical_strategy(s) for s in arm.strategies)
+
+
+def canonical_seats(arm: Arm, strategy: str) -> list[int]:
+    """The seats of ``arm`` holding ``strategy`` under any spelling of it."""
+    key = canonical_strategy(strategy)
+    return [seat for seat, s in enumerate(canonical_strategies(arm)) if s == key]
+
+
 def _rule_differences(a: Arm, b: Arm) -> dict[str, tuple[Any, Any]]:
     ra = {k: v for k, v in a.rules.items() if k not in ("name", "initial_roles")}
     rb = {k: v for k, v in b.rules.items() if k not in ("name", "initial_roles")}
@@ -211,14 +226,16 @@ def _rule_differences(a: Arm, b: Arm) -> dict[str, tuple[Any, Any]]:
 def rule_comparisons(result: RunResult | str | Path) -> list[tuple[Arm, Arm, dict[str, Any]]]:
     """Pairs of arms that differ only in their rules (same strategies, same seating).
 
-    Each arm is compared with the first arm of its group (the baseline), so a rules sweep of
-    k arms gives k - 1 comparisons. Returns (baseline, arm, {field: (baseline value, value)}).
+    Strategies are the same when their canonical specs are (:func:`canonical_strategies`), so
+    an alias or another spelling in one arm still pairs it. Each arm is compared with the first
+    arm of its group (the baseline), so a rules sweep of k arms gives k - 1 comparisons.
+    Returns (baseline, arm, {field: (baseline value, value)}).
     """
     arms = arms_of(open_run(result))
     out = []
     groups: dict[tuple[Any, ...], Arm] = {}
     for arm in arms:
-        key = (arm.strategies, json.dumps(arm.seating))
+        key = (canonical_strategies(arm), json.dumps(arm.seating))
         base = groups.setdefault(key, arm)
         if base is not arm:
             diff = _rule_differences(base, arm)
@@ -257,5 +274,5 @@ def comparisons_table(result: RunResult, pairs: list[tuple[Arm, Arm, dict[str, A
 
 
 __all__ = ["HEADLINE_METRICS", "METRICS", "MIN_DISCORDANT", "PAIRED_COLUMNS", "Extract", "Metric",
-           "comparisons_table", "gin_bonus_study", "paired_difference", "paired_verdict",
-           "rule_comparisons", "run_paired"]
+           "canonical_seats", "canonical_strategies", "comparisons_table", "gin_bonus_study",
+           "paired_difference", "paired_verdict", "rule_comparisons", "run_paired"]

@@ -20,7 +20,7 @@ from sim.analysis.comparisons import paired_verdict, run_paired
 from sim.analysis.formatting import fmt_diff, fmt_pct
 from sim.analysis.runs import Arm, arm_frames, arms_of, open_run
 from sim.analysis.statistics import Paired, wilson
-from sim.play.experiment import default_knock_at
+from sim.play.experiment import canonical_strategy, default_knock_at
 from sim.play.storage import RunResult
 
 _KNOCK_AT_RE = re.compile(r"(?:^|[:,])\s*knock_at\s*=\s*(\d+)")
@@ -62,7 +62,8 @@ def sweep_design(result: RunResult | str | Path) -> SweepDesign | None:
     if any(a.players != first.players or a.rules_key != first.rules_key
            or json.dumps(a.seating) != json.dumps(first.seating) for a in arms):
         return None
-    varying = [s for s in range(first.players) if len({a.strategies[s] for a in arms}) > 1]
+    varying = [s for s in range(first.players)
+               if len({canonical_strategy(a.strategies[s]) for a in arms}) > 1]
     if len(varying) != 1:
         return None
     seat = varying[0]

@@ -80,6 +80,31 @@ RULES_ARRAY_LEN = RULES_LAYOUT.length
 STOCK_SIZE = 31
 
 _MAX_KNOCK_LIMIT = 10
+#: Largest bonus of any kind: real rule sets use at most a few hundred points.
+MAX_BONUS = 1000
+#: Largest target: about 400 hands of play; larger would make one game run for minutes.
+MAX_TARGET = 10_000
+#: Largest turn cap: far above the 400 default; every hand ends within it.
+MAX_TURNS = 10_000
+
+#: Every integer field with its accepted range (both ends included) and how errors name it.
+#: Each has an upper bound, so no value can make a game endless (``target``), overflow the
+#: int64 scores (the bonuses) or fail to fit the int64 rules array. docs/rules.md lists them.
+INT_RANGES: tuple[tuple[str, int, int, str], ...] = tuple(
+    (name, lo, hi, "2 or 3" if name == "players" else f"an integer {lo}..{hi}")
+    for name, lo, hi in (
+        ("players", 2, 3),
+        ("gin_bonus", 0, MAX_BONUS),
+        ("undercut_bonus", 0, MAX_BONUS),
+        ("knock_limit", 0, _MAX_KNOCK_LIMIT),
+        ("target", 1, MAX_TARGET),
+        ("wall", 0, STOCK_SIZE - 2),
+        ("max_turns", 1, MAX_TURNS),
+        ("hand_bonus", 0, MAX_BONUS),
+        ("game_bonus", 0, MAX_BONUS),
+        ("shutout_bonus", 0, MAX_BONUS),
+    )
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,14 +116,14 @@ class Rules:
     ========================  ===========================================================
     ``name``                  preset name, written into hand logs (free text, non-empty)
     ``players``               2 (two-player gin) or 3 (box, captain and sitter)
-    ``gin_bonus``             points added to the defender's deadwood on gin (>= 0)
-    ``undercut_bonus``        points the defender adds on an undercut (>= 0)
+    ``gin_bonus``             points added to the defender's deadwood on gin (0..1000)
+    ``undercut_bonus``        points the defender adds on an undercut (0..1000)
     ``knock_limit``           most deadwood a knocker may keep, 0..10 (0 = gin only)
-    ``target``                cumulative score that ends the game (>= 1)
+    ``target``                cumulative score that ends the game (1..10000)
     ``wall``                  the hand is a draw when after a discard only this many cards
                               remain in the 31-card stock (0..29)
     ``max_turns``             safety cap on turns in one hand; reaching it is a draw
-                              recorded as ``turn_limit`` (>= 1)
+                              recorded as ``turn_limit`` (1..10000)
     ``forbid_taken_discard``  a card taken from the discard pile may not be discarded in
                               the same turn
     ``oklahoma``              the upcard's value sets the hand's knock limit (face card 10,
@@ -112,10 +137,10 @@ class Rules:
                               permutation of (0, 1) read as (dealer seat, non-dealer seat).
                               A list is accepted and stored as a tuple.
     ``hand_bonus``            "box"/"line" bonus per hand won, added at game end and not
-                              counting towards the target (>= 0)
-    ``game_bonus``            bonus for winning the game (>= 0)
+                              counting towards the target (0..1000)
+    ``game_bonus``            bonus for winning the game (0..1000)
     ``shutout_bonus``         extra points to the game winner when the loser(s) scored
-                              nothing (>= 0)
+                              nothing (0..1000)
     ========================  ===========================================================
 
     Build variants with :meth:`preset`, :meth:`replace` and :meth:`from_dict`; every path
@@ -143,13 +168,8 @@ class Rules:
         """Validate every field and normalise numpy scalars and lists to plain Python values."""
         if not isinstance(self.name, str) or not self.name.strip():
             raise ValueError(f"name={self.name!r} is not valid: expected a non-empty string")
-        _check_int(self, "players", 2, 3, "2 or 3")
-        _check_int(self, "gin_bonus", 0, None, "an integer >= 0")
-        _check_int(self, "undercut_bonus", 0, None, "an integer >= 0")
-        _check_int(self, "knock_limit", 0, _MAX_KNOCK_LIMIT, f"an integer 0..{_MAX_KNOCK_LIMIT}")
-        _check_int(self, "target", 1, None, "an integer >= 1")
-        _check_int(self, "wall", 0, STOCK_SIZE - 2, f"an integer 0..{STOCK_SIZE - 2}")
-        _check_int(self, "max_turns", 1, None, "an integer >= 1")
+        for field_name, lo, hi, accepted in INT_RANGES:
+            _check_int(self, field_name, lo, hi, accepted)
         for field_name in ("forbid_taken_discard", "oklahoma", "spade_doubling"):
             _check_bool(self, field_name)
         if not isinstance(self.team_policy, str) or self.team_policy not in TEAM_POLICIES:
@@ -163,9 +183,6 @@ class Rules:
                 "advise; expected team_policy='captain'"
             )
         _check_roles(self)
-        _check_int(self, "hand_bonus", 0, None, "an integer >= 0")
-        _check_int(self, "game_bonus", 0, None, "an integer >= 0")
-        _check_int(self, "shutout_bonus", 0, None, "an integer >= 0")
 
     # ----------------------------------------------------------------- construction
 
@@ -305,13 +322,13 @@ def is_int(value: object, *, numpy: bool = True) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_int(rules: Rules, field_name: str, lo: int, hi: int | None, accepted: str) -> None:
+def _check_int(rules: Rules, field_name: str, lo: int, hi: int, accepted: str) -> None:
     """Validate an integer field and store it as a plain ``int``."""
     value = getattr(rules, field_name)
     if not is_int(value):
         raise ValueError(f"{field_name}={value!r} is not valid: expected {accepted}")
-    if value < lo or (hi is not None and value > hi):
-        raise ValueError(f"{field_name}={value!r} is out of range: expected {accepted}")
+    if not lo <= int(value) <= hi:
+        raise ValueError(f"{field_name}={int(value)} is out of range: expected {accepted}")
     object.__setattr__(rules, field_name, int(value))
 
 

@@ -21,9 +21,9 @@ key              required  meaning
 ``name``         yes       names the results directory ``results/<name>/``: letters, digits,
                            ``.``, ``_`` and ``-``, starting with a letter or digit, at most 64
                            characters. Example: ``name = "knock_sweep"``
-``seed``         yes       integer >= 0. Decks and strategy random choices derive from the
+``seed``         yes       integer 0..2**63-1. Decks and strategy random choices derive from the
                            seed alone (shared by all arms). ``seed = 2024``
-``games``        yes       games played by *each* arm, >= 1. ``games = 60_000``
+``games``        yes       games played by *each* arm, 1..1,000,000,000. ``games = 60_000``
 ``chunk_size``   no        games per chunk, the unit of parallel work and of checkpointing
                            (default 2000; 1..1,000,000). Results do not depend on it.
 ``description``  no        free text, copied into the manifest and reports
@@ -85,6 +85,7 @@ Arms are numbered 0, 1, ... in file order after expansion; the arm number keys t
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import re
 import tomllib
@@ -100,6 +101,10 @@ from strategies.registry import parse_strategies, parse_strategy
 #: that a kill loses little work and memory per worker stays small.
 DEFAULT_CHUNK_SIZE = 2000
 MAX_CHUNK_SIZE = 1_000_000
+#: Most games per arm: a billion games is days of computing on one machine.
+MAX_GAMES = 1_000_000_000
+#: Largest seed: any int64, so the seed fits every file format that stores it.
+MAX_SEED = 2**63 - 1
 SEATINGS: tuple[str, ...] = ("rotate", "random")
 DEFAULT_SEATING = "rotate"
 
@@ -113,10 +118,11 @@ _RULES_FIELDS = tuple(f.name for f in dataclasses.fields(Rules))
 _PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def _check_count(name: str, value: object, high: int | None, accepted: str) -> None:
+def _check_count(name: str, value: object, low: int, high: int, accepted: str) -> None:
+    """Refuse a non-integer or one outside ``low..high`` with one line naming the field."""
     if not is_int(value, numpy=False):
         raise ValueError(f"{name}={value!r} is not valid: expected {accepted}")
-    if value < 1 or (high is not None and value > high):  # type: ignore[operator]
+    if not low <= value <= high:  # type: ignore[operator]
         raise ValueError(f"{name}={value!r} is out of range: expected {accepted}")
 
 
@@ -261,10 +267,10 @@ class ExperimentSpec:
                 f"name={self.name!r} is not valid: expected 1-64 letters, digits, '.', '_' or "
                 "'-', starting with a letter or digit (it names the results directory)"
             )
-        if not is_int(self.seed, numpy=False) or self.seed < 0:
-            raise ValueError(f"seed={self.seed!r} is not valid: expected an integer >= 0")
-        _check_count("games", self.games, None, "an integer >= 1 (games per arm)")
-        _check_count("chunk_size", self.chunk_size, MAX_CHUNK_SIZE,
+        _check_count("seed", self.seed, 0, MAX_SEED, f"an integer 0..{MAX_SEED}")
+        _check_count("games", self.games, 1, MAX_GAMES,
+                     f"an integer 1..{MAX_GAMES:,} (games per arm)")
+        _check_count("chunk_size", self.chunk_size, 1, MAX_CHUNK_SIZE,
                      f"an integer 1..{MAX_CHUNK_SIZE:,}")
         if not isinstance(self.description, str):
             raise ValueError(f"description={self.description!r} is not valid: expected a "
@@ -346,6 +352,21 @@ def load_experiment(source: str | Path | Mapping[str, Any] | ExperimentSpec) -> 
         raise ValueError(f"{path}: {exc}") from None
 
 
+@functools.lru_cache(maxsize=1024)
+def canonical_strategy(text: str) -> str:
+    """The canonical spec of a strategy text, e.g. ``greedy-knock:knock_at=0`` for
+    ``greedy:knock_at=00``: arms are compared by it, never by the text as given (which logs and
+    reports show). Here so that the analysis asks the play layer, not the strategy registry;
+    a user class is not imported. A text that no longer parses (a run stored by an older
+    version) stands for itself."""
+    from strategies.registry import canonical_strategy as canonical
+
+    try:
+        return canonical(text)
+    except ValueError:
+        return text.strip()
+
+
 def default_knock_at(strategy: str, knock_limit: int) -> int | None:
     """The knock_at a strategy text plays with when the text does not set one, or None.
 
@@ -354,9 +375,10 @@ def default_knock_at(strategy: str, knock_limit: int) -> int | None:
     class) have no known default. Here so that the analysis asks the play layer, not the
     strategy registry, what an arm plays.
     """
-    from strategies.registry import BUILTINS
+    from strategies.registry import ALIASES, BUILTINS
 
-    info = BUILTINS.get(strategy.split(":", 1)[0].strip().lower())
+    head = strategy.split(":", 1)[0].strip().lower()
+    info = BUILTINS.get(ALIASES.get(head, head))
     for param in info.params if info is not None else ():
         if param.name == "knock_at":
             return int(knock_limit if param.default is None else param.default)

@@ -184,7 +184,8 @@ def load_results(out: str | Path, allow_partial: bool = False) -> RunResult:
     if not allow_partial and not result.complete:
         done, total = len(result.chunk_files()), len(manifest["chunks"])
         raise ValueError(f"the run in {out} is incomplete ({done} of {total} chunks): finish it "
-                         "with resume (--resume) or pass allow_partial=True")
+                         f"with 'ginbox run FILE --out {out} --resume' (from Python: "
+                         "run_experiment(..., resume=True))")
     return result
 
 
