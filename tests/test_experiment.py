@@ -222,3 +222,28 @@ def test_file_errors_name_the_file(tmp_path: Path) -> None:
         load_experiment(binary)
     with pytest.raises(ValueError, match="expected a TOML file path"):
         load_experiment(42)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------- bounded plans
+
+
+def test_too_many_chunks_is_refused_in_one_line() -> None:
+    """A trillion games would plan 5e8 chunk objects and list each in the manifest: the
+    experiment is refused, naming the bound and what to change, before anything is planned."""
+    from sim.play.experiment import MAX_CHUNKS
+
+    big = with_changes(games=1_000_000_000_000)
+    with pytest.raises(ValueError, match=r"^games=1000000000000 in chunks of 2000 makes "
+                                         r"500,000,000 chunks \(1 arm\): at most 100,000 "
+                                         r"chunks in all; raise chunk_size \(up to "
+                                         r"1,000,000\) or lower games$"):
+        load_experiment(big)
+    assert MAX_CHUNKS == 100_000
+    spec = load_experiment(with_changes(games=MAX_CHUNKS * 2000))  # exactly at the bound
+    assert spec.chunks_per_arm == MAX_CHUNKS
+    with pytest.raises(ValueError, match=r"makes 100,001 chunks"):
+        spec.replace(games=MAX_CHUNKS * 2000 + 1)
+    two_arms = with_changes(games=MAX_CHUNKS * 1000 + 1000)
+    two_arms["arms"] = [dict(BASE["arms"][0]), {**BASE["arms"][0], "name": "b"}]
+    with pytest.raises(ValueError, match=r"makes 100,002 chunks \(2 arms\)"):
+        load_experiment(two_arms)
