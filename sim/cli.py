@@ -10,11 +10,15 @@ one ``ginbox: error: ...`` line on stderr with no traceback and no half-written 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
+import shlex
+import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from sim.analysis.statistics import wilson
@@ -31,6 +35,14 @@ DEMO_SEED = 1
 
 class UsageError(Exception):
     """Bad input: reported as one line on stderr, exit status 2."""
+
+
+class Interrupted(Exception):
+    """A signal stopped the command: one line on stderr, exit status 128 + the signal."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class _Parser(argparse.ArgumentParser):
@@ -131,7 +143,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="finish the missing chunks of an interrupted run in DIR")
     again.add_argument("--force", action="store_true",
                        help="delete the results already in DIR and run again")
-    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--quiet", action="store_true",
+                     help="no progress (else a bar on a terminal, a plain line every 30 s "
+                          "otherwise)")
+    run.add_argument("--break-lock", action="store_true",
+                     help="take over DIR's lock from a run that is no longer running (a lost "
+                          "machine, a reused pid)")
     run.add_argument("--log", action="store_true",
                      help="also write every chunk's hand log (arm=<i>/chunk-<c>.jsonl); plays "
                           "through the Python driver, far slower: for small runs")
@@ -141,6 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Write report.md, one CSV per table and PNG plots into DIR (a directory "
                     "written by 'ginbox run') and print the headline table.")
     rep.add_argument("dir", metavar="DIR", help="results directory of a finished run")
+    rep.add_argument("--out", metavar="OUT",
+                     help="write the report files into OUT instead of DIR (e.g. when DIR is "
+                          "read-only)")
 
     bench = sub.add_parser("bench", help="measure the engine's speed",
                            description="Measure deadwood evaluations, hands and games per "
@@ -377,13 +397,94 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0 if check.ok else 1
 
 
-def _write_report(rep: Any) -> str:
-    """Write a report into its run's directory; the text to print (headline, where)."""
-    out = rep.result.out
-    kinds = [p.suffix for p in rep.write(out)]
-    where = (f"report: {out / 'report.md'} ({kinds.count('.csv')} CSV tables, "
-             f"{kinds.count('.png')} PNG plots)")
-    return rep.headline() + "\n\n" + where
+def _os_text(exc: OSError, where: Path | None = None) -> str:
+    """An OS error as text with the file it concerns, unless that is ``where`` or one of
+    ginbox's temporaries (the directory already says where)."""
+    from sim.records.files import is_temp
+
+    text = exc.strerror or str(exc)
+    name = exc.filename
+    if name and Path(name) != where and not is_temp(name):
+        text += f" ({name})"
+    return text
+
+
+def _print_report(rep: Any, directory: Path, required: bool) -> None:
+    """Write the report's files into ``directory`` and print the headline and where they are.
+
+    When the files cannot be written (a read-only results folder, a full disk) the headline
+    is still printed, with a warning saying so, unless the files were asked for (``required``:
+    ``report --out``), which is an error.
+    """
+    try:
+        kinds = [p.suffix for p in rep.write(directory)]
+    except OSError as exc:
+        message = f"cannot write the report files into {directory}: {_os_text(exc, directory)}"
+        if required:
+            raise UsageError(message) from None
+        print(rep.headline())
+        print(f"{PROG}: warning: {message}; the report above is complete: write its files "
+              f"elsewhere with: ginbox report {shlex.quote(str(rep.result.out))} --out DIR",
+              file=sys.stderr)
+        return
+    print(rep.headline())
+    print()
+    print(f"report: {directory / 'report.md'} ({kinds.count('.csv')} CSV tables, "
+          f"{kinds.count('.png')} PNG plots)")
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[list[int]]:
+    """While a run plays, SIGTERM stops it as Ctrl-C does: the workers are stopped, the
+    manifest says ``interrupted`` and the run can be resumed. A second SIGTERM kills at once."""
+    received: list[int] = []
+
+    def handler(signum: int, frame: Any) -> None:
+        received.append(signum)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        yield received
+        return
+    try:
+        yield received
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _results_dir(args: argparse.Namespace) -> Path | None:
+    """Where ``run`` writes: --out, else results/<experiment name> (None if unreadable)."""
+    if args.out:
+        return Path(args.out)
+    from sim.play.experiment import load_experiment
+
+    try:
+        return Path("results") / load_experiment(args.file).name
+    except ValueError:
+        return None
+
+
+def _interrupted(args: argparse.Namespace, terminated: bool) -> str:
+    """What an interrupted ``run`` left, and the command that finishes it."""
+    from sim.play.storage import read_manifest
+
+    what = "terminated (SIGTERM)" if terminated else "interrupted"
+    out = _results_dir(args)
+    manifest = read_manifest(out) if out is not None else None
+    if manifest is None:
+        return f"{what} before any result was written"
+    chunks = manifest["chunks"]
+    done = sum(c.get("status") == "done" for c in chunks)
+    argv = ["ginbox", "run", args.file]
+    argv += ["--games", str(args.games)] if args.games is not None else []
+    argv += ["--seed", str(args.seed)] if args.seed is not None else []
+    argv += ["--out", args.out] if args.out else []
+    argv += ["--log"] if args.log else []
+    return (f"{what}: {done} of {len(chunks)} chunks are saved in {out}; finish the run with: "
+            + " ".join(shlex.quote(a) for a in [*argv, "--resume"]))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -395,15 +496,24 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if os.getcwd() not in sys.path:  # user strategies named module:Class next to the user
         sys.path.append(os.getcwd())
-    result = run_experiment(args.file, games=args.games, seed=args.seed, jobs=args.jobs,
-                            backend=args.backend, scheduler=args.scheduler, out=args.out,
-                            resume=args.resume, force=args.force, quiet=args.quiet,
-                            log=args.log)
-    done = _run_summary(result)
-    text = _write_report(report(result))
-    print(done)
+    with _terminate_as_interrupt() as terminated:
+        try:
+            result = run_experiment(args.file, games=args.games, seed=args.seed,
+                                    jobs=args.jobs, backend=args.backend,
+                                    scheduler=args.scheduler, out=args.out, resume=args.resume,
+                                    force=args.force, quiet=args.quiet, log=args.log,
+                                    break_lock=args.break_lock)
+        except KeyboardInterrupt:
+            raise Interrupted(_interrupted(args, bool(terminated)),
+                              128 + (signal.SIGTERM if terminated else signal.SIGINT)
+                              ) from None
+        except OSError as exc:
+            where = _results_dir(args)
+            raise UsageError(f"cannot write the run's results into {where}: "
+                             f"{_os_text(exc, where)}") from None
+    print(_run_summary(result))
     print()
-    print(text)
+    _print_report(report(result), result.out, required=False)
     return 0
 
 
@@ -421,12 +531,21 @@ def _run_summary(result: Any) -> str:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    """``ginbox report``: write a finished run's report into its directory, print the
-    headline."""
+    """``ginbox report``: write a finished run's report into its directory (or ``--out``),
+    print the headline; a read-only run directory still gets its report printed."""
     from sim.analysis.report import report
 
-    text = _write_report(report(args.dir))  # ValueError (exit 2): DIR is not a finished run
-    print(text)
+    rep = report(args.dir)  # ValueError (exit 2): DIR is not a finished run
+    if args.out is None:
+        _print_report(rep, rep.result.out, required=False)
+        return 0
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create the report folder {out}: {_os_text(exc, out)}"
+                         ) from None
+    _print_report(rep, out, required=True)
     return 0
 
 
@@ -475,6 +594,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f" {exc.filename}" if exc.filename else ""
         print(f"{PROG}: error:{where} {_one_line(exc.strerror or str(exc))}", file=sys.stderr)
         return 2
+    except Interrupted as exc:
+        print(f"{PROG}: {_one_line(str(exc))}", file=sys.stderr)
+        return exc.code
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130

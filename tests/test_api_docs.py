@@ -330,7 +330,7 @@ def test_experiments_md_describes_the_shipped_experiments_and_the_report() -> No
     options = [_codes(cells[0])[0].split()[0]
                for cells in _table("experiments.md", "## Running: `ginbox run`")]
     assert options == ["--games", "--seed", "--jobs", "--backend", "--scheduler", "--out",
-                       "--resume", "--force", "--quiet", "--log"]
+                       "--resume", "--force", "--break-lock", "--quiet", "--log"]
     commands = " ".join(b.body for b in _blocks("experiments.md") if b.lang == "console")
     for option in options:
         assert f" {option}" in commands, f"no command shows {option}"

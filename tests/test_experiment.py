@@ -259,4 +259,31 @@ def test_huge_override_in_a_toml_file_is_one_line(tmp_path: Path) -> None:
         load_experiment(path)
     assert str(exc.value) == (f"{path}: arms[0].overrides.target=9223372036854775807 is out of "
                               "range: expected an integer 1..10000")
-    assert load_experiment({**BASE, "seed": 2**63 - 1, "games": 10**9}).games == 10**9
+    assert load_experiment({**BASE, "seed": 2**63 - 1, "games": 10**9,
+                            "chunk_size": 10**6}).games == 10**9
+
+
+# ------------------------------------------------------------------------- bounded plans
+
+
+def test_too_many_chunks_is_refused_in_one_line() -> None:
+    """A billion games in small chunks would plan 5e5 chunk objects and list each in the
+    manifest: the experiment is refused, naming the bound and what to change, before anything
+    is planned (a trillion is refused earlier by the bound on games)."""
+    from sim.play.experiment import MAX_CHUNKS
+
+    big = with_changes(games=1_000_000_000)
+    with pytest.raises(ValueError, match=r"^games=1000000000 in chunks of 2000 makes "
+                                         r"500,000 chunks \(1 arm\): at most 100,000 "
+                                         r"chunks in all; raise chunk_size \(up to "
+                                         r"1,000,000\) or lower games$"):
+        load_experiment(big)
+    assert MAX_CHUNKS == 100_000
+    spec = load_experiment(with_changes(games=MAX_CHUNKS * 2000))  # exactly at the bound
+    assert spec.chunks_per_arm == MAX_CHUNKS
+    with pytest.raises(ValueError, match=r"makes 100,001 chunks"):
+        spec.replace(games=MAX_CHUNKS * 2000 + 1)
+    two_arms = with_changes(games=MAX_CHUNKS * 1000 + 1000)
+    two_arms["arms"] = [dict(BASE["arms"][0]), {**BASE["arms"][0], "name": "b"}]
+    with pytest.raises(ValueError, match=r"makes 100,002 chunks \(2 arms\)"):
+        load_experiment(two_arms)

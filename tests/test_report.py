@@ -325,13 +325,14 @@ def test_report_sections_files_and_plots(small: RunResult, tmp_path: Path) -> No
     assert "Knock sweep" not in text
     out = tmp_path / "copy"
     out.mkdir()
-    (out / "knock_sweep.csv").write_text("stale")  # a section that does not apply: removed
+    (out / "knock_sweep.csv").write_text("mine")  # not written by ginbox: left alone
     written = {p.name for p in rep.write(out)}
     assert written == {"report.md", "win_rates.csv", "seat_win_rates.csv", "box_retention.csv",
                        "box_retention_pooled.csv", "box_runs.csv", "hand_outcomes.csv",
                        "comparisons.csv", "win_rates.png", "box_retention.png",
                        "comparisons.png"}
-    assert {p.name for p in out.iterdir()} == written
+    assert {p.name for p in out.iterdir()} == written | {".ginbox-written.json",
+                                                         "knock_sweep.csv"}
     back = pd.read_csv(out / "win_rates.csv")
     assert back["wins"].tolist() == rep.win_rates["wins"].tolist()
     for name, fig in rep.figures().items():

@@ -17,6 +17,7 @@ re-exports their public names, so ``from sim.analysis.report import win_rates`` 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,11 +59,12 @@ from sim.analysis.tables import (
     win_rates,
 )
 from sim.play.storage import RunResult
-from sim.records.files import atomic_paths
+from sim.records.files import MARKER, atomic_paths, written_files
 
 _verdict = paired_verdict  # its name before the split, which the tests use
 
-#: Every file a report may write, so files of sections that no longer apply are removed.
+#: Every file a report may write; of these, those the directory's marker lists as written by
+#: an earlier report are removed when their section no longer applies.
 REPORT_FILES: tuple[str, ...] = (
     "report.md", "win_rates.csv", "seat_win_rates.csv", "box_retention.csv",
     "box_retention_pooled.csv", "box_runs.csv", "hand_outcomes.csv", "comparisons.csv",
@@ -344,12 +346,16 @@ class Report:
 
         Default: the run's directory. Every file is rendered to a hidden temporary first and
         all are renamed into place only when all are complete, so an error leaves the old
-        report (or none), never a half-written one. Report files of sections that no longer
-        apply are removed. Returns the paths written.
+        report (or none), never a half-written one. ginbox touches only files it wrote: the
+        names written are recorded in the directory's marker (``.ginbox-written.json``); an
+        existing file of the same name that the marker does not list is refused, and the files
+        of sections that no longer apply are removed only if the marker lists them. Returns
+        the paths written.
         """
         directory = Path(directory) if directory is not None else self.result.out
         if not directory.is_dir():
             raise ValueError(f"cannot write the report: {directory} is not a directory")
+        ours = set(written_files(directory))
         writers: dict[str, Callable[[Path], None]] = {}
         for name, df in self.tables().items():
             writers[f"{name}.csv"] = lambda tmp, df=df: df.to_csv(tmp, index=False)
@@ -359,13 +365,22 @@ class Report:
             writers[f"{name}.png"] = lambda tmp, fig=fig: save(fig, tmp, atomic=False)
         text = self.to_markdown()
         writers["report.md"] = lambda tmp: tmp.write_text(text, encoding="utf-8")
+        names = list(writers)
+        clash = [n for n in names if n not in ours and (directory / n).exists()]
+        if clash:
+            raise ValueError(f"cannot write the report into {directory}: {clash[0]} is there "
+                             f"and ginbox did not write it (its {MARKER} does not list it), so "
+                             "it is left alone: move it away or write the report elsewhere "
+                             "(--out)")
+        marker = json.dumps({"written_by": "ginbox report", "files": sorted(names)}, indent=1)
+        writers[MARKER] = lambda tmp: tmp.write_text(marker, encoding="utf-8")
         with atomic_paths([directory / name for name in writers]) as temps:
             for write, tmp in zip(writers.values(), temps, strict=True):
                 write(tmp)
-        for stale in REPORT_FILES:
-            if stale not in writers:
+        for stale in sorted(ours - set(names)):
+            if stale in REPORT_FILES:
                 (directory / stale).unlink(missing_ok=True)
-        return [directory / name for name in writers]
+        return [directory / name for name in names]
 
 
 def report(result_or_dir: RunResult | str | Path) -> Report:

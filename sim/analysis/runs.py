@@ -17,9 +17,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 
-from sim.play.storage import RunResult, load_results
+from sim.play.storage import RunResult, load_results, read_chunk
 
 
 @dataclass(frozen=True)
@@ -122,10 +121,10 @@ def paired_frames(result: RunResult, base: int, others: Sequence[int],
     for c in indices:
         if not all((o, c) in files for o in others):
             continue
-        frame = pq.read_table(files[(base, c)], columns=cols).to_pandas()
+        frame = read_chunk(files[(base, c)], cols).to_pandas()
         partners = []
         for o in others:
-            other = pq.read_table(files[(o, c)], columns=cols).to_pandas()
+            other = read_chunk(files[(o, c)], cols).to_pandas()
             if not np.array_equal(frame["game"].to_numpy(), other["game"].to_numpy()):
                 raise ValueError(f"arms {base} and {o} of {result.out} do not hold the same "
                                  f"games in chunk {c}, so they cannot be compared paired")

@@ -26,6 +26,7 @@ key              required  meaning
 ``games``        yes       games played by *each* arm, 1..1,000,000,000. ``games = 60_000``
 ``chunk_size``   no        games per chunk, the unit of parallel work and of checkpointing
                            (default 2000; 1..1,000,000). Results do not depend on it.
+                           At most 100,000 chunks in all arms together.
 ``description``  no        free text, copied into the manifest and reports
 ``defaults``     no        a table with any arm key except ``name`` and ``sweep``, used by
                            every arm that does not set it (``overrides`` tables are merged,
@@ -105,6 +106,9 @@ MAX_CHUNK_SIZE = 1_000_000
 MAX_GAMES = 1_000_000_000
 #: Largest seed: any int64, so the seed fits every file format that stores it.
 MAX_SEED = 2**63 - 1
+#: Chunks of a whole experiment at most: the plan and the manifest list every chunk, so this
+#: bounds their memory and size (about 20 MB of manifest); 1e11 games at the largest chunks.
+MAX_CHUNKS = 100_000
 SEATINGS: tuple[str, ...] = ("rotate", "random")
 DEFAULT_SEATING = "rotate"
 
@@ -287,6 +291,12 @@ class ExperimentSpec:
                                  f"arms[{seen[arm.name]}]; arm names must be unique")
             seen[arm.name] = i
         object.__setattr__(self, "arms", arms)
+        chunks = self.chunks_per_arm * len(arms)
+        if chunks > MAX_CHUNKS:
+            raise ValueError(
+                f"games={self.games} in chunks of {self.chunk_size} makes {chunks:,} chunks "
+                f"({len(arms)} arm{'s' if len(arms) > 1 else ''}): at most {MAX_CHUNKS:,} "
+                f"chunks in all; raise chunk_size (up to {MAX_CHUNK_SIZE:,}) or lower games")
 
     def replace(self, **changes: Any) -> ExperimentSpec:
         """A validated copy with fields changed, e.g. ``spec.replace(games=1000)``."""

@@ -26,7 +26,6 @@ import json
 import logging
 import os
 import platform
-import sys
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -36,15 +35,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 from joblib import Parallel, delayed, parallel_config
-from tqdm import tqdm
 
 from sim import __version__
 from sim.engine.game import GAME_COLUMNS
 from sim.engine.rules import Rules
 from sim.play.driver import Seeds, iter_games
 from sim.play.experiment import ExperimentSpec, load_experiment
+from sim.play.progress import Progress
 from sim.play.storage import (
     COLUMNS,
     FORMAT,
@@ -58,14 +56,18 @@ from sim.play.storage import (
     clean_temporaries,
     encode_table,
     finished_chunks,
+    foreign_files,
     has_chunks,
     load_results,
     lock,
+    read_chunk,
     read_manifest,
+    sha256,
     wipe,
     write_chunk,
     write_manifest,
 )
+from sim.play.workers import die_with_parent
 from sim.records.log import write_log
 
 BACKENDS: tuple[str, ...] = ("loky", "dask")
@@ -124,7 +126,7 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
                    games: int | None = None, seed: int | None = None, jobs: int | None = None,
                    backend: str = "loky", scheduler: Any = None, out: str | Path | None = None,
                    resume: bool = False, force: bool = False, quiet: bool = False,
-                   log: bool = False) -> RunResult:
+                   log: bool = False, break_lock: bool = False) -> RunResult:
     """Run an experiment (a spec, a TOML path or a dict) and return its results.
 
     ``games`` and ``seed`` override the spec's. ``jobs``: worker processes (default: all usable
@@ -137,12 +139,16 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
     this process writes the files, so a remote cluster needs no shared file system. ``out``: the
     results directory (default ``results/<name>``). A directory that already holds results is
     refused unless ``resume`` (finish the missing chunks of the same experiment) or ``force``
-    (delete the old results and rerun). ``quiet`` hides the progress bar (tqdm on stderr).
+    (delete the old results and rerun); a directory that is neither empty nor a ginbox run is
+    refused, so a user's files are never overwritten. ``break_lock`` takes over the lock of a
+    run that is not running any more on another host (or a reused pid). ``quiet`` hides the
+    progress (a bar on a terminal's stderr, else a plain line every half minute).
     ``log`` also writes the full hand log of every chunk, ``arm=<i>/chunk-<c>.jsonl`` (the
     format of ``ginbox play --log``), playing through the Python driver: the same games, far
     slower, so meant for small runs. A run and its resumption must agree on ``log``.
 
-    Bad input raises ``ValueError`` with one line, before anything is written.
+    Bad input raises ``ValueError`` with one line, before anything is written (Dask set-up
+    included: the cluster is reached before the results directory is created).
     """
     spec = load_experiment(spec_or_path)
     if games is not None:
@@ -162,23 +168,30 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
                          "deletes it and starts over")
     out = Path(out) if out is not None else Path("results") / spec.name
     plan = plan_chunks(spec)
-    old = _check_directory(out, spec, resume, force)
+    old = _check_directory(out, spec, resume, force, break_lock)
+    if resume and old is not None and bool(old.get("hand_logs", False)) != log:
+        raise ValueError(f"cannot resume {out}: it was run with hand logs "
+                         f"{'on' if old.get('hand_logs') else 'off'}; resume it the same way")
     jobs = jobs or _usable_cpus()
-    out.mkdir(parents=True, exist_ok=True)
-    with lock(out):
-        if force:
-            wipe(out)
-        clean_temporaries(out)
-        done = finished_chunks(out, plan)
-        if done and not force:
-            _check_engine_reproduces(out, spec, done, old)
-        if resume and old is not None and bool(old.get("hand_logs", False)) != log:
-            raise ValueError(f"cannot resume {out}: it was run with hand logs "
-                             f"{'on' if old.get('hand_logs') else 'off'}; resume it the same way")
-        manifest = _new_manifest(spec, plan, old if resume else None)
-        manifest["hand_logs"] = log
-        runner = _Session(out, spec, plan, manifest, done, jobs, backend, quiet, log)
-        runner.run(scheduler)
+    with contextlib.ExitStack() as stack:
+        client = (stack.enter_context(_dask_client(scheduler, jobs)) if backend == "dask"
+                  else None)
+        out.mkdir(parents=True, exist_ok=True)
+        with lock(out, break_lock):
+            if force:
+                wipe(out, old)
+            clean_temporaries(out)
+            recorded = {} if force or old is None else {
+                (c["arm"], c["chunk"]): c.get("sha256") for c in old.get("chunks", [])}
+            done = finished_chunks(out, plan, recorded)
+            if done:
+                _check_engine_reproduces(out, spec, set(done), old)
+            manifest = _new_manifest(spec, plan, old if resume else None)
+            manifest["hand_logs"] = log
+            # an existing Dask cluster's workers decide the parallelism, not jobs
+            used = None if backend == "dask" and scheduler is not None else jobs
+            runner = _Session(out, spec, plan, manifest, done, used, backend, quiet, log)
+            runner.run(client)
     return RunResult(out, manifest)
 
 
@@ -193,7 +206,8 @@ class _Session:
     """One invocation of the runner over a directory: plays the pending chunks."""
 
     def __init__(self, out: Path, spec: ExperimentSpec, plan: list[Chunk],
-                 manifest: dict[str, Any], done: set[Chunk], jobs: int, backend: str,
+                 manifest: dict[str, Any], done: dict[Chunk, str], jobs: int | None,
+                 backend: str,
                  quiet: bool, log: bool = False) -> None:
         self.out, self.spec, self.plan, self.manifest = out, spec, plan, manifest
         self.log = log
@@ -202,35 +216,36 @@ class _Session:
         for chunk in plan:
             entry = self.entries[(chunk.arm, chunk.index)]
             entry["status"] = "done" if chunk in done else "pending"
+            entry["sha256"] = done.get(chunk)
         self.last_save = 0.0
 
-    def run(self, scheduler: Any) -> None:
+    def run(self, client: Any) -> None:
         pending = [c for c in self.plan if c not in self.done]
         session = {"started": _now(), "finished": None, "status": "running",
                    "backend": self.backend, "jobs": self.jobs, "chunks": len(pending),
                    "games": sum(c.games for c in pending), "wall_seconds": None,
                    "games_per_s": None}
+        if client is not None:  # Dask: the cluster's workers, of which there are
+            session["workers"] = len(client.scheduler_info().get("workers", {}))
         self.manifest["sessions"].append(session)
         self.manifest["status"] = "running"
         self.save()
         start = time.perf_counter()
-        bar = tqdm(total=self.spec.total_games, initial=sum(c.games for c in self.done),
-                   unit=" games", unit_scale=True, desc=self.spec.name, file=sys.stderr,
-                   disable=self.quiet, smoothing=0.05, dynamic_ncols=True)
+        bar = Progress(self.spec.name, self.spec.total_games,
+                       sum(c.games for c in self.done), self.quiet)
         status = "failed"
         try:
             tasks = [delayed(play_chunk_parquet)(self.spec, chunk, *self._seeds(chunk.arm),
                                                  self.log)
                      for chunk in pending]
-            for chunk, data, seconds, records in _parallel(tasks, self.jobs, self.backend,
-                                                           scheduler):
+            for chunk, data, seconds, records in _parallel(tasks, self.jobs or 1, client):
                 if self.log:  # before the parquet file, whose presence marks the chunk done
                     (self.out / chunk.log_file).parent.mkdir(parents=True, exist_ok=True)
                     write_log(self.out / chunk.log_file, records)
                 write_chunk(self.out, chunk, data)
                 entry = self.entries[(chunk.arm, chunk.index)]
-                entry.update(status="done", seconds=round(seconds, 4))
-                self.done.add(chunk)
+                entry.update(status="done", seconds=round(seconds, 4), sha256=sha256(data))
+                self.done[chunk] = entry["sha256"]
                 bar.update(chunk.games)
                 if time.perf_counter() - self.last_save > _MANIFEST_EVERY_S:
                     self.save()
@@ -264,18 +279,23 @@ class _Session:
         self.last_save = time.perf_counter()
 
 
-def _parallel(tasks: list[Any], jobs: int, backend: str, scheduler: Any,
+def _parallel(tasks: list[Any], jobs: int, client: Any,
               ) -> Iterator[tuple[Chunk, bytes, float, list[dict[str, Any]]]]:
-    """Results as workers finish them (any order): the caller writes each one at once."""
+    """Results as workers finish them (any order): the caller writes each one at once.
+
+    Without a Dask ``client``, loky processes that exit when this process dies (even by
+    ``kill -9``), so no orphan keeps playing or holds this command's output open.
+    """
     if not tasks:
         return
-    if backend == "loky":
+    if client is None:
         n_jobs = min(jobs, len(tasks))
-        yield from Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered",
-                            pre_dispatch="2*n_jobs")(tasks)
+        with parallel_config(backend="loky", initializer=die_with_parent,
+                             initargs=(os.getpid(),)):
+            yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered",
+                                pre_dispatch="2*n_jobs")(tasks)
         return
-    with _dask_client(scheduler, jobs) as client, parallel_config(backend="dask",
-                                                                  client=client):
+    with parallel_config(backend="dask", client=client):
         yield from Parallel(n_jobs=-1, return_as="generator_unordered")(tasks)
 
 
@@ -299,9 +319,10 @@ def _dask_client(scheduler: Any, jobs: int) -> Iterator[Any]:
     if isinstance(scheduler, str):
         try:
             client = Client(scheduler, timeout="15s")
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError, ValueError) as exc:
             raise ValueError(f"cannot connect to the Dask scheduler {scheduler!r}: "
-                             f"{exc}") from None
+                             f"{' '.join(str(exc).split()) or type(exc).__name__}"
+                             " (expected an address such as tcp://host:8786)") from None
     elif hasattr(scheduler, "scheduler_address"):
         client = Client(scheduler)
     else:
@@ -314,17 +335,30 @@ def _dask_client(scheduler: Any, jobs: int) -> Iterator[Any]:
 # ------------------------------------------------------------------ directory bookkeeping
 
 
-def _check_directory(out: Path, spec: ExperimentSpec, resume: bool,
-                     force: bool) -> dict[str, Any] | None:
-    """Refuse what would mix results, before writing anything; returns the old manifest."""
+def _check_directory(out: Path, spec: ExperimentSpec, resume: bool, force: bool,
+                     break_lock: bool = False) -> dict[str, Any] | None:
+    """Refuse what would mix results or touch files ginbox did not write, before writing
+    anything; returns the old manifest."""
     if out.exists() and not out.is_dir():
         raise ValueError(f"out={str(out)!r} is a file: expected a directory for the results")
     if not out.exists():
         return None
-    check_lock(out)
+    check_lock(out, break_lock)
     old = read_manifest(out)
-    has_results = old is not None or (out / MANIFEST).exists() or has_chunks(out)
-    if not has_results or force:
+    if old is None:
+        foreign = foreign_files(out)
+        if not foreign:
+            return None  # empty, or a run killed before it wrote its manifest
+        if (out / MANIFEST).exists() or has_chunks(out):
+            raise ValueError(f"{out} holds chunk files or a {MANIFEST} that ginbox cannot read "
+                             "(missing, damaged or of another version), so it cannot tell "
+                             "which files it wrote and will not touch them: move them away "
+                             "or choose another --out")
+        shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
+        raise ValueError(f"{out} is not empty ({shown}) and holds no ginbox run: ginbox writes "
+                         "only into a new or empty folder or one of its own runs, so it never "
+                         "overwrites your files; choose another --out")
+    if force:
         return old
     if not resume:
         what = "a run"
@@ -334,9 +368,6 @@ def _check_directory(out: Path, spec: ExperimentSpec, resume: bool,
             what = f"a run of {old['spec']['name']!r} ({done} of {plan_size} chunks done)"
         raise ValueError(f"{out} already holds {what}: use resume (--resume) to finish it or "
                          "force (--force) to delete it and start over")
-    if old is None:
-        raise ValueError(f"{out} holds results without a readable {MANIFEST}, so they cannot "
-                         "be checked against this experiment: use force (--force) to start over")
     differences = _spec_differences(old["spec"], _jsonable(spec.to_dict()))
     if differences:
         raise ValueError(f"cannot resume {out}: it holds a different experiment ("
@@ -345,15 +376,26 @@ def _check_directory(out: Path, spec: ExperimentSpec, resume: bool,
     return old
 
 
-def _spec_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    """What differs between two specs in ways that change results (not the description)."""
+def _spec_differences(old: dict[str, Any], new: dict[str, Any], shown: int = 3) -> list[str]:
+    """What differs between two specs in ways that change results (not the description),
+    field by field (``arms[1].rules: 'three-handed-20' there, 'three-handed' now``)."""
     out = []
     for key in sorted((set(old) | set(new)) - {"description"}):
-        if old.get(key) != new.get(key):
-            if key == "arms":
-                out.append("arms differ")
-            else:
-                out.append(f"{key}: {old.get(key)!r} there, {new.get(key)!r} now")
+        if old.get(key) == new.get(key):
+            continue
+        if key != "arms":
+            out.append(f"{key}: {old.get(key)!r} there, {new.get(key)!r} now")
+            continue
+        then, now = old.get("arms") or [], new.get("arms") or []
+        if len(then) != len(now):
+            out.append(f"arms: {len(then)} there, {len(now)} now")
+        for i, (a, b) in enumerate(zip(then, now, strict=False)):
+            for field in sorted(set(a) | set(b)):
+                if a.get(field) != b.get(field):
+                    out.append(f"arms[{i}].{field}: {a.get(field)!r} there, "
+                               f"{b.get(field)!r} now")
+    if len(out) > shown:
+        out = [*out[:shown], f"{len(out) - shown} more"]
     return out
 
 
@@ -376,7 +418,7 @@ def _check_engine_reproduces(out: Path, spec: ExperimentSpec, done: set[Chunk],
         seeds = Seeds.from_seed(spec.seed)
         _, rows, _, _ = play_chunk(arm.resolved_rules, arm.strategies, int(seeds.deck),
                                 int(seeds.strategy), arm.rotate, sample)
-        stored = pq.read_table(out / first.file, columns=GAME_COLUMNS).slice(0, sample.games)
+        stored = read_chunk(out / first.file, GAME_COLUMNS).slice(0, sample.games)
         if not np.array_equal(np.column_stack([c.to_numpy() for c in stored.columns]), rows):
             then = (old or {}).get("ginbox_version", "unknown")
             raise ValueError(

@@ -11,6 +11,13 @@ Layout of a results directory (``results/<name>/`` unless ``out`` is given)::
     arm=<i>/chunk-<c>.parquet  one row per game of chunk c of arm i (c zero-padded to 5 digits)
     .lock                      pid and host of the run writing the directory, while it runs
 
+The manifest records each chunk file's sha256 when it is written: a resumed run and a report
+verify every chunk by content, so a damaged or replaced file is named (and replayed by
+``--resume``) instead of read. ginbox writes only into a new or empty directory or one holding
+its own manifest, and deletes only files it can prove it wrote: the chunk files and hand logs
+the manifest lists, the report files listed in ``.ginbox-written.json``, and temporaries named
+as :func:`sim.records.files.temp_path` names them.
+
 A chunk file is written to a hidden temporary name and renamed into place
 (:mod:`sim.records.files`), so a file exists only when complete: after any interruption,
 ``kill -9`` included, a resumed run plays the missing chunks only and the final data equal an
@@ -30,9 +37,10 @@ the rest          every column of :data:`sim.engine.game.GAME_COLUMNS` (int64), 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
-import shutil
+import re
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -48,7 +56,14 @@ import pyarrow.parquet as pq
 from sim.engine.game import GAME_COLUMNS
 from sim.engine.rules import Rules
 from sim.play.experiment import ExperimentSpec, load_experiment
-from sim.records.files import TEMP_GLOB, atomic_write_bytes, atomic_write_text
+from sim.records.files import (
+    MARKER,
+    TEMP_GLOB,
+    atomic_write_bytes,
+    atomic_write_text,
+    is_temp,
+    written_files,
+)
 
 MANIFEST = "manifest.json"
 LOCK = ".lock"
@@ -62,6 +77,8 @@ SCHEMA = pa.schema(
     + [(c, pa.int64()) for c in GAME_COLUMNS]
 )
 PARQUET_COMPRESSION = "zstd"  # of every chunk file
+_CHUNK_NAME = re.compile(r"chunk-[0-9]{5}\.(parquet|jsonl)")
+_HELD: set[Path] = set()  # directories this process holds the lock of
 
 
 @dataclass(frozen=True)
@@ -87,8 +104,34 @@ class Chunk:
 def encode_table(table: pa.Table) -> bytes:
     """A table as the bytes of a parquet file, as every chunk is stored."""
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression=PARQUET_COMPRESSION)
+    pq.write_table(table, sink, compression=PARQUET_COMPRESSION, write_page_checksum=True)
     return sink.getvalue().to_pybytes()
+
+
+def sha256(data: bytes) -> str:
+    """The checksum the manifest records for a chunk file's bytes."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    """The checksum of a file on disk, read in blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_chunk(path: Path, columns: list[str] | None = None) -> pa.Table:
+    """A chunk file's table; a damaged file is a one-line ``ValueError`` naming it."""
+    try:
+        return pq.read_table(path, columns=columns, page_checksum_verification=True)
+    except (OSError, pa.ArrowException) as exc:
+        raise ValueError(f"cannot read the chunk file {path}: {_one_line(exc)}") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:300]
 
 
 def chunk_table(spec: ExperimentSpec, chunk: Chunk, rows: np.ndarray) -> pa.Table:
@@ -151,7 +194,24 @@ class RunResult:
     def iter_chunks(self, columns: list[str] | None = None) -> Iterator[pd.DataFrame]:
         """Each finished chunk as a DataFrame, in (arm, game) order: flat-memory aggregation."""
         for path in self.chunk_files():
-            yield pq.read_table(path, columns=columns).to_pandas()
+            yield read_chunk(path, columns).to_pandas()
+
+    def verify(self) -> None:
+        """Refuse, naming the file, a chunk file that is not the one the manifest lists.
+
+        The row count must match, and the sha256 recorded when the chunk was written (runs
+        before checksums were recorded are checked by count only), so a damaged chunk or one
+        copied from another run is never counted as this run's games.
+        """
+        for entry in self.manifest["chunks"]:
+            path = self.out / entry["file"]
+            if not path.exists():
+                continue
+            problem = chunk_problem(path, entry)
+            if problem:
+                raise ValueError(f"{path} does not match the manifest of {self.out}: {problem}; "
+                                 "replay it with 'ginbox run FILE --out "
+                                 f"{self.out} --resume' (FILE: the run's experiment)")
 
     def read_games(self, columns: list[str] | None = None) -> pd.DataFrame:
         """All finished games (optionally only some columns), sorted by arm then game."""
@@ -159,7 +219,7 @@ class RunResult:
         if not files:
             schema = SCHEMA if columns is None else pa.schema([SCHEMA.field(c) for c in columns])
             return schema.empty_table().to_pandas()
-        table = pa.concat_tables(pq.read_table(f, columns=columns) for f in files)
+        table = pa.concat_tables(read_chunk(f, columns) for f in files)
         return table.to_pandas()
 
     @cached_property
@@ -181,6 +241,7 @@ def load_results(out: str | Path, allow_partial: bool = False) -> RunResult:
     if manifest is None:
         raise ValueError(f"{out} is not a ginbox results directory: no readable {MANIFEST}")
     result = RunResult(out, manifest)
+    result.verify()
     if not allow_partial and not result.complete:
         done, total = len(result.chunk_files()), len(manifest["chunks"])
         raise ValueError(f"the run in {out} is incomplete ({done} of {total} chunks): finish it "
@@ -208,35 +269,50 @@ def has_chunks(out: Path) -> bool:
     return any(out.glob("arm=*/chunk-*.parquet"))
 
 
-def check_lock(out: Path) -> None:
-    """Refuse to write where another live run is writing."""
+def foreign_files(out: Path) -> list[str]:
+    """Entries of ``out`` that no ginbox run can have left before writing its manifest.
+
+    A run writes its lock, then its manifest, and only then chunks; so besides a stale lock
+    and ginbox temporaries, anything in a directory without a manifest is someone else's.
+    """
+    return sorted(p.name for p in out.iterdir() if p.name != LOCK and not is_temp(p))
+
+
+def check_lock(out: Path, break_lock: bool = False) -> None:
+    """Refuse to write where another live run is writing; ``break_lock`` takes it over."""
     try:
         info = json.loads((out / LOCK).read_text())
     except (OSError, ValueError):
         return
+    if break_lock or not isinstance(info, dict):
+        return
     pid, host = info.get("pid"), info.get("host")
     if host != socket.gethostname():
-        raise ValueError(f"{out} is locked by a run on host {host!r} (pid {pid}): if no run is "
-                         f"active there, delete {out / LOCK}")
+        raise ValueError(f"{out} is locked by a run on host {host!r} (pid {pid}), which this "
+                         "machine cannot check: if no run is active there (a lost machine), "
+                         "take the lock over with --break-lock")
+    if pid == os.getpid():  # our own pid: a lock we hold, or one left by an earlier life of
+        if out.resolve() in _HELD:  # this pid (ginbox as PID 1 in a restarted container)
+            raise ValueError(f"{out} is in use by a run in this process")
+        return
     if isinstance(pid, int) and _alive(pid):
         raise ValueError(f"{out} is in use by another ginbox run (pid {pid}): wait for it to "
-                         f"finish or stop it (delete {out / LOCK} if no run is active)")
+                         f"finish or stop it; if pid {pid} is not a ginbox run, take the lock "
+                         "over with --break-lock")
 
 
 def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
+    except (PermissionError, OverflowError):
         return True
     return True
 
 
 @contextlib.contextmanager
-def lock(out: Path) -> Iterator[None]:
+def lock(out: Path, break_lock: bool = False) -> Iterator[None]:
     """Hold ``out/.lock`` (pid and host) while running; a dead holder's lock is stale."""
     path = out / LOCK
     text = json.dumps({"pid": os.getpid(), "host": socket.gethostname()})
@@ -244,51 +320,100 @@ def lock(out: Path) -> Iterator[None]:
         try:
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
-            check_lock(out)
-            path.unlink(missing_ok=True)  # stale: its process is gone
+            check_lock(out, break_lock)
+            path.unlink(missing_ok=True)  # stale: its process is gone (or taken over)
             continue
         with os.fdopen(fd, "w") as f:
             f.write(text)
         break
     else:
         raise ValueError(f"cannot lock {out}: another run keeps taking it")
+    held = out.resolve()
+    _HELD.add(held)
     try:
         yield
     finally:
+        _HELD.discard(held)
         path.unlink(missing_ok=True)
 
 
-def wipe(out: Path) -> None:
-    """Delete what runs write (manifest, chunk directories, temporaries), nothing else."""
+def wipe(out: Path, manifest: dict[str, Any] | None) -> None:
+    """Delete what the run of ``manifest`` and ginbox reports wrote in ``out``, nothing else:
+    its manifest, the chunk files and hand logs it lists, the report files of the marker."""
+    chunks = (manifest or {}).get("chunks", [])
+    for entry in chunks:
+        path = out / entry["file"]
+        path.unlink(missing_ok=True)
+        path.with_suffix(".jsonl").unlink(missing_ok=True)
+    for arm_dir in {(out / e["file"]).parent for e in chunks}:
+        with contextlib.suppress(OSError):
+            arm_dir.rmdir()  # only when empty: a user's files in it stay
+    for name in written_files(out):
+        (out / name).unlink(missing_ok=True)
+    (out / MARKER).unlink(missing_ok=True)
     (out / MANIFEST).unlink(missing_ok=True)
-    for arm_dir in out.glob("arm=*"):
-        if arm_dir.is_dir():
-            shutil.rmtree(arm_dir)
 
 
 def clean_temporaries(out: Path) -> None:
-    """Remove temporary files left by a killed run (they are never complete results)."""
-    for tmp in [*out.glob(TEMP_GLOB), *out.glob(f"arm=*/{TEMP_GLOB}")]:
-        tmp.unlink(missing_ok=True)
+    """Remove temporaries left by a killed run or report: only files named as ginbox names
+    its temporaries (a user's ``.notes.tmp`` stays)."""
+    for tmp in out.glob(TEMP_GLOB):
+        if is_temp(tmp):
+            tmp.unlink(missing_ok=True)
+    for tmp in out.glob(f"arm=*/{TEMP_GLOB}"):
+        if is_temp(tmp, _CHUNK_NAME):
+            tmp.unlink(missing_ok=True)
 
 
-def finished_chunks(out: Path, plan: list[Chunk]) -> set[Chunk]:
-    """Chunks whose file is on disk with the right number of rows (others are replayed)."""
-    done = set()
+def chunk_problem(path: Path, entry: dict[str, Any]) -> str | None:
+    """Why the file at ``path`` is not the chunk the manifest ``entry`` lists, or None."""
+    want = entry.get("sha256")
+    if want and file_sha256(path) == want:
+        return None
+    try:
+        rows = pq.read_metadata(path).num_rows
+    except (OSError, pa.ArrowException):
+        rows = None
+    if rows is not None and rows != entry["games"]:
+        return f"it holds {rows:,} games where the manifest lists {entry['games']:,}"
+    if want:
+        return "its sha256 differs from the one recorded when it was written (damaged or replaced)"
+    return "it is not a readable parquet file" if rows is None else None
+
+
+def _chunk_is_sound(path: Path, chunk: Chunk) -> bool:
+    """A chunk written after the manifest's last save (no checksum yet): decode every page
+    (page checksums) and check its arm and game numbers."""
+    try:
+        table = pq.read_table(path, columns=["arm", "game"], page_checksum_verification=True)
+        pq.read_table(path, page_checksum_verification=True)
+    except (OSError, pa.ArrowException):
+        return False
+    games = np.arange(chunk.first_game, chunk.first_game + chunk.games, dtype=np.int64)
+    return (table.num_rows == chunk.games
+            and np.array_equal(table.column("game").to_numpy(), games)
+            and bool((table.column("arm").to_numpy() == chunk.arm).all()))
+
+
+def finished_chunks(out: Path, plan: list[Chunk],
+                    recorded: dict[tuple[int, int], str | None]) -> dict[Chunk, str]:
+    """Chunks whose file on disk is verified, with their sha256 (others are replayed).
+
+    A chunk with a recorded checksum must match it; one without (written after the
+    manifest's last save, before a crash) must decode and hold its arm's games.
+    """
+    done: dict[Chunk, str] = {}
     for chunk in plan:
         path = out / chunk.file
-        if not path.exists():
+        if not path.is_file():
             continue
-        try:
-            ok = pq.read_metadata(path).num_rows == chunk.games
-        except (OSError, pa.ArrowException):
-            ok = False
-        if ok:
-            done.add(chunk)
+        digest = file_sha256(path)
+        want = recorded.get((chunk.arm, chunk.index))
+        if (digest == want) if want else _chunk_is_sound(path, chunk):
+            done[chunk] = digest
         else:
-            path.unlink()
+            path.unlink()  # listed by this run's manifest: replayed
     return done
-
 
 
 def write_chunk(out: Path, chunk: Chunk, data: bytes) -> None:

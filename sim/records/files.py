@@ -6,25 +6,53 @@ a hidden temporary beside the target (same directory, so the rename stays on one
 flush it to disk, then :func:`os.replace` it over the target. On any error, interruption
 included, the temporaries are removed and the targets are left as they were.
 
-Temporaries are named ``.<name>.<pid>.<random>.tmp`` (:data:`TEMP_GLOB` matches them), so a
-process killed mid-write leaves only files that can be recognised and deleted.
+Temporaries are named ``.<name>.<pid>.<8 hex digits>.tmp`` (:func:`is_temp` recognises exactly
+that form), so a process killed mid-write leaves only files that can be recognised and deleted,
+and a user's own ``.notes.tmp`` is never mistaken for one.
+
+A directory ginbox writes reports into also gets :data:`MARKER`, the list of the files the last
+report wrote there: ginbox overwrites or deletes a file only when it can prove it wrote it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import re
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-#: Matches the temporaries :func:`temp_path` names (and nothing a run or report keeps).
+#: Matches the temporaries :func:`temp_path` names (and nothing a run or report keeps); a
+#: glob is looser than the naming, so check each match with :func:`is_temp` before deleting.
 TEMP_GLOB = ".*.tmp"
+_TEMP_RE = re.compile(r"\.(?P<target>.+)\.[0-9]+\.[0-9a-f]{8}\.tmp")
+#: The list of files ginbox wrote into a directory (report files), as JSON.
+MARKER = ".ginbox-written.json"
 
 
 def temp_path(path: Path) -> Path:
     """A fresh hidden temporary name beside ``path``."""
     return path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+
+
+def is_temp(path: str | Path, targets: re.Pattern[str] | None = None) -> bool:
+    """True when ``path`` is named as :func:`temp_path` names temporaries (of a target whose
+    name matches ``targets``, when given): the only temporaries ginbox may delete."""
+    match = _TEMP_RE.fullmatch(Path(path).name)
+    return match is not None and (targets is None or bool(targets.fullmatch(match["target"])))
+
+
+def written_files(directory: Path) -> list[str]:
+    """Names of the files ginbox recorded in ``directory``'s :data:`MARKER` (none if absent)."""
+    try:
+        data = json.loads((directory / MARKER).read_text())
+    except (OSError, ValueError):
+        return []
+    files = data.get("files") if isinstance(data, dict) else None
+    return [f for f in files if isinstance(f, str) and "/" not in f and f not in ("", ".", "..")
+            ] if isinstance(files, list) else []
 
 
 def _fsync(path: Path) -> None:
@@ -84,5 +112,5 @@ def atomic_write_text(path: str | Path, text: str, encoding: str | None = None,
     return atomic_write(path, lambda tmp: tmp.write_text(text, encoding=encoding), mkdir=mkdir)
 
 
-__all__ = ["TEMP_GLOB", "atomic_paths", "atomic_write", "atomic_write_bytes",
-           "atomic_write_text", "temp_path"]
+__all__ = ["MARKER", "TEMP_GLOB", "atomic_paths", "atomic_write", "atomic_write_bytes",
+           "atomic_write_text", "is_temp", "temp_path", "written_files"]
