@@ -162,6 +162,26 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write the report files into OUT instead of DIR (e.g. when DIR is "
                           "read-only)")
 
+    tune = sub.add_parser(
+        "tune", help="tune a strategy's parameters by self-play (TOML), resumable",
+        description="CMA-ES over a built-in strategy's integer parameters for its game win "
+                    "rate against a field, checkpointed every generation; prints the tuned "
+                    "strategy and its held-out check (docs/tuning.md).")
+    tune.add_argument("file", metavar="FILE", help="tuning TOML file (see docs/tuning.md)")
+    tune.add_argument("--jobs", type=_int_at_least(1), metavar="J",
+                      help="worker processes (default: all usable cores)")
+    tune.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                      help="joblib backend: loky processes (default) or a Dask cluster")
+    tune.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, as for run")
+    tune.add_argument("--out", metavar="DIR",
+                      help="output folder (default: results/<tune name>)")
+    tune_again = tune.add_mutually_exclusive_group()
+    tune_again.add_argument("--resume", action="store_true",
+                            help="continue an interrupted tune in DIR from its checkpoint")
+    tune_again.add_argument("--force", action="store_true",
+                            help="discard the tune already in DIR and start over")
+    tune.add_argument("--quiet", action="store_true", help="no line per generation")
+
     bench = sub.add_parser("bench", help="measure the engine's speed",
                            description="Measure deadwood evaluations, hands and games per "
                                        "second.")
@@ -549,6 +569,32 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tune(args: argparse.Namespace) -> int:
+    """``ginbox tune``: search, checkpoint every generation, print the tuned strategy and its
+    held-out check; Ctrl-C or SIGTERM leave the last checkpoint and print how to resume."""
+    from sim.tune import load_tune, tune
+
+    sys.path.extend([os.getcwd()] if os.getcwd() not in sys.path else [])  # user field
+    spec = load_tune(args.file)  # ValueError (exit 2) before anything is written
+    with _terminate_as_interrupt() as terminated:
+        try:
+            result = tune(spec, out=args.out, jobs=args.jobs, backend=args.backend,
+                          scheduler=args.scheduler, resume=args.resume, force=args.force,
+                          quiet=args.quiet)
+        except KeyboardInterrupt:
+            argv = ["ginbox", "tune", args.file] + (["--out", args.out] if args.out else [])
+            what = "terminated (SIGTERM)" if terminated else "interrupted"
+            raise Interrupted(f"{what}: the last finished generation is saved; continue "
+                              "with: " + " ".join(shlex.quote(a) for a in [*argv, "--resume"]),
+                              128 + (signal.SIGTERM if terminated else signal.SIGINT)
+                              ) from None
+    print(result.headline())
+    print()
+    print(f"tuned strategy written to {result.out / 'tuned.txt'}; learning curve: "
+          f"{result.out / 'learning_curve.csv'} and .png")
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     """``ginbox bench``: delegated to sim.bench (imported only when asked for)."""
     try:
@@ -568,6 +614,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "demo": cmd_demo,
     "run": cmd_run,
     "report": cmd_report,
+    "tune": cmd_tune,
     "bench": cmd_bench,
 }
 

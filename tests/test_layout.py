@@ -17,8 +17,8 @@ import sim
 ROOT = Path(__file__).resolve().parent.parent
 
 # Each layer may import only itself and the layers before it.
-LAYERS = ("sim.engine", "strategies", "sim.records", "sim.play", "sim.analysis", "sim.testing",
-          "sim.bench", "sim.cli")
+LAYERS = ("sim.engine", "strategies", "sim.records", "sim.play", "sim.analysis", "sim.tune",
+          "sim.testing", "sim.bench", "sim.cli")
 MAX_LINES = 650
 
 

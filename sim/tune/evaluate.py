@@ -1,0 +1,206 @@
+"""Evaluating candidates: game win rates of seat 0 on given deals, in parallel.
+
+An :class:`Evaluator` answers two questions: how many of games ``first .. first + n - 1`` does
+each candidate win (every candidate on the very same deals: common random numbers), and, for
+the held-out check, how two strategies fare on the same games, as paired counts. The search
+needs nothing else, so a synthetic objective can stand in for games (the tests do).
+
+:class:`GameEvaluator` plays the games through the runner's :func:`~sim.play.runner.play_chunk`
+(the compiled batch loop, seats rotated) in chunks spread over a joblib pool that lives as
+long as the evaluator: loky worker processes (they die with this process, ``kill -9``
+included) are started once and reused by every generation, or a Dask cluster. Workers return
+counts only, so memory does not grow with the number of games.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from joblib import Parallel, delayed, parallel_config
+
+from sim.engine.game import GO_WINNER
+from sim.engine.rules import Rules
+from sim.play.driver import Seeds
+from sim.play.runner import BACKENDS, _dask_client, _usable_cpus, play_chunk
+from sim.play.storage import Chunk
+from sim.play.workers import die_with_parent
+
+
+@dataclass(frozen=True)
+class PairCounts:
+    """Two strategies in seat 0 on the same ``games``: wins of each, and the discordant games
+    (``a_only``: a won and b did not; ``b_only`` the reverse), which give the paired interval."""
+
+    games: int
+    a_wins: int
+    b_wins: int
+    a_only: int
+    b_only: int
+
+    def __add__(self, other: PairCounts) -> PairCounts:
+        return PairCounts(*(x + y for x, y in zip(self.astuple(), other.astuple(), strict=True)))
+
+    def astuple(self) -> tuple[int, int, int, int, int]:
+        return self.games, self.a_wins, self.b_wins, self.a_only, self.b_only
+
+
+class Evaluator:
+    """The base: per-game outcomes of one candidate; subclasses may count more cleverly.
+
+    ``outcomes(values, first_game, games)`` returns a boolean array, True where seat 0 (playing
+    the candidate's parameter ``values``) won game ``first_game + i``. Game ``g`` must be the
+    same deal for every candidate (common random numbers).
+    """
+
+    def outcomes(self, values: tuple[int, ...] | None, first_game: int,
+                 games: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def wins(self, candidates: Sequence[tuple[int, ...]], first_game: int,
+             games: int) -> list[int]:
+        """Games won by each candidate among ``first_game .. first_game + games - 1``."""
+        return [int(self.outcomes(c, first_game, games).sum()) for c in candidates]
+
+    def paired(self, a: tuple[int, ...] | None, b: tuple[int, ...] | None, first_game: int,
+               games: int) -> PairCounts:
+        """``a`` and ``b`` on the same games, as paired counts; None is the strategy as
+        written (the baseline)."""
+        x = self.outcomes(a, first_game, games)
+        y = self.outcomes(b, first_game, games)
+        return PairCounts(games, int(x.sum()), int(y.sum()), int((x & ~y).sum()),
+                          int((y & ~x).sum()))
+
+    def close(self) -> None:
+        """Release workers (nothing by default)."""
+
+    def __enter__(self) -> Evaluator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def count_wins(rules: Rules, seats: tuple[str, ...], seed: int, first_game: int,
+               games: int) -> int:
+    """Games seat 0 won among ``first_game ..`` (played in a worker; seats rotated)."""
+    seeds = Seeds.from_seed(seed)
+    _, rows, _, _ = play_chunk(rules, seats, int(seeds.deck), int(seeds.strategy), True,
+                               Chunk(0, 0, first_game, games))
+    return int((rows[:, GO_WINNER] == 0).sum())
+
+
+def count_pair(rules: Rules, seats_a: tuple[str, ...], seats_b: tuple[str, ...], seed: int,
+               first_game: int, games: int) -> PairCounts:
+    """Paired counts of two seatings on the same games (played in a worker)."""
+    seeds = Seeds.from_seed(seed)
+    chunk = Chunk(0, 0, first_game, games)
+    wins = []
+    for seats in (seats_a, seats_b):
+        _, rows, _, _ = play_chunk(rules, seats, int(seeds.deck), int(seeds.strategy), True,
+                                   chunk)
+        wins.append(rows[:, GO_WINNER] == 0)
+    x, y = wins
+    return PairCounts(games, int(x.sum()), int(y.sum()), int((x & ~y).sum()),
+                      int((y & ~x).sum()))
+
+
+class GameEvaluator(Evaluator):
+    """Real games: seat 0 plays ``spec.seats(values)`` under the spec's rules, seed ``seed``.
+
+    ``jobs`` worker processes (default: all usable cores; 1 plays here), or ``backend="dask"``
+    with ``scheduler`` as for :func:`~sim.play.runner.run_experiment`. The pool is opened on
+    first use and kept until :meth:`close`, so generations pay no worker start-up.
+    """
+
+    def __init__(self, spec: Any, jobs: int | None = None, backend: str = "loky",
+                 scheduler: Any = None) -> None:
+        if backend not in BACKENDS:
+            raise ValueError(f"backend={backend!r} is not valid: expected one of "
+                             + ", ".join(BACKENDS))
+        if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int)
+                                 or jobs < 1):
+            raise ValueError(f"jobs={jobs!r} is not valid: expected an integer >= 1")
+        if scheduler is not None and backend != "dask":
+            raise ValueError("scheduler is only used with backend='dask' (--backend dask)")
+        self.spec = spec
+        self.rules = spec.resolved_rules
+        self.seed = spec.seed
+        self.chunk_size = spec.chunk_size
+        self.jobs = jobs or _usable_cpus()
+        self.backend, self.scheduler = backend, scheduler
+        self._stack: contextlib.ExitStack | None = None
+        self._parallel: Parallel | None = None
+
+    def open(self) -> None:
+        """Start the pool (or connect to Dask) now: errors surface before anything is
+        written."""
+        if self._parallel is not None:
+            return
+        stack = contextlib.ExitStack()
+        try:
+            if self.backend == "dask":
+                client = stack.enter_context(_dask_client(self.scheduler, self.jobs))
+                stack.enter_context(parallel_config(backend="dask", client=client))
+                parallel = Parallel(n_jobs=-1)
+            else:
+                stack.enter_context(parallel_config(backend="loky", initializer=die_with_parent,
+                                                    initargs=(os.getpid(),)))
+                parallel = Parallel(n_jobs=self.jobs)
+            self._parallel = stack.enter_context(parallel)
+        except BaseException:
+            stack.close()
+            raise
+        self._stack = stack
+
+    def close(self) -> None:
+        if self._stack is not None:
+            self._stack.close()
+        self._stack, self._parallel = None, None
+
+    def _chunks(self, first_game: int, games: int) -> list[tuple[int, int]]:
+        size = self.chunk_size
+        return [(first_game + s, min(size, games - s)) for s in range(0, games, size)]
+
+    def _run(self, tasks: list[Any]) -> list[Any]:
+        self.open()
+        assert self._parallel is not None
+        return list(self._parallel(tasks))
+
+    def wins(self, candidates: Sequence[tuple[int, ...]], first_game: int,
+             games: int) -> list[int]:
+        chunks = self._chunks(first_game, games)
+        tasks = [delayed(count_wins)(self.rules, self.spec.seats(c), self.seed, f, n)
+                 for c in candidates for f, n in chunks]
+        counts = self._run(tasks)
+        k = len(chunks)
+        return [int(sum(counts[i * k:(i + 1) * k])) for i in range(len(candidates))]
+
+    def seats(self, values: tuple[int, ...] | None) -> tuple[str, ...]:
+        """A game's strategies: the candidate (None: the strategy as written), the field."""
+        return self.spec.seats(values) if values is not None else (self.spec.strategy,
+                                                                    *self.spec.field)
+
+    def paired(self, a: tuple[int, ...] | None, b: tuple[int, ...] | None, first_game: int,
+               games: int) -> PairCounts:
+        tasks = [delayed(count_pair)(self.rules, self.seats(a), self.seats(b),
+                                     self.seed, f, n)
+                 for f, n in self._chunks(first_game, games)]
+        total = PairCounts(0, 0, 0, 0, 0)
+        for part in self._run(tasks):
+            total = total + part
+        return total
+
+    def outcomes(self, values: tuple[int, ...] | None, first_game: int,
+                 games: int) -> np.ndarray:
+        seeds = Seeds.from_seed(self.seed)
+        _, rows, _, _ = play_chunk(self.rules, self.seats(values), int(seeds.deck),
+                                   int(seeds.strategy), True, Chunk(0, 0, first_game, games))
+        return np.asarray(rows[:, GO_WINNER] == 0)
+
+
+__all__ = ["Evaluator", "GameEvaluator", "PairCounts", "count_pair", "count_wins"]

@@ -1,0 +1,261 @@
+"""The search: CMA-ES over integer parameters, one checkpoint per generation, then the
+held-out check.
+
+Why it is built this way:
+
+* **CMA-ES from** ``cma``, on the parameters' own integer grid: each coordinate is bounded by
+  its ``ParamInfo`` range, declared an integer variable (cma keeps a minimal step on it and
+  rounds the samples), and scaled by its range (``CMA_stds``), so ``sigma0`` is a share of
+  every range whatever its units. cma's integer handling needs two coordinates or more, so a
+  single parameter gets a second, ignored, continuous one.
+* **Common random numbers**: generation ``k`` plays every candidate on games
+  ``k * games_per_candidate ..`` of the tune's seed, the same deals for all, so the ranking
+  within a generation is not blurred by deal luck; successive generations get fresh deals, so
+  the search does not overfit one set. The incumbent (the rounded distribution mean, cma's
+  best estimate under noise) is evaluated on the same deals for the learning curve.
+* **Resumable to the same result**: cma's randomness comes from numpy's global generator
+  (seeded by cma's ``seed`` option); it is swapped in and out around every cma call and saved
+  with the optimiser, the history and the generation in one atomic pickle after every
+  generation. A resumed tune (after anything, ``kill -9`` included) replays the interrupted
+  generation on the same deals with the same candidates.
+* **Held-out confirmation**: the result and the strategy as written (the baseline) play games
+  numbered from ``2**40``, never used in training, on the same deals, paired.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pickle
+import sys
+import time
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from sim.analysis.statistics import wilson
+from sim.play.storage import lock
+from sim.records.files import atomic_write_bytes, is_temp
+from sim.tune.evaluate import Evaluator, GameEvaluator
+from sim.tune.output import FILES, TuneResult, holdout_summary, write_outputs
+from sim.tune.spec import HOLDOUT_FIRST_GAME, TuneSpec, load_tune
+
+CHECKPOINT = "checkpoint.pkl"
+FORMAT = 1
+
+
+class _NumpyRandom:
+    """numpy's global random state for cma alone: swapped in around each cma call, so the
+    caller's draws and cma's never mix and the state can be checkpointed."""
+
+    def __init__(self, seed: int) -> None:
+        outer = np.random.get_state()
+        np.random.seed(seed)
+        self.state = np.random.get_state()
+        np.random.set_state(outer)
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[None]:
+        outer = np.random.get_state()
+        np.random.set_state(self.state)
+        try:
+            yield
+        finally:
+            self.state = np.random.get_state()
+            np.random.set_state(outer)
+
+
+def _cma_seed(seed: int) -> int:
+    return seed % (2**31 - 2) + 1  # cma: a positive integer; 0 would mean "from the clock"
+
+
+def new_optimizer(spec: TuneSpec, rng: _NumpyRandom) -> Any:
+    """A fresh ``cma.CMAEvolutionStrategy`` for the spec's parameters."""
+    import cma
+
+    infos = spec.infos
+    lows = [float(p.low) for p in infos]
+    highs = [float(p.high) for p in infos]
+    x0 = [float(v) for v in spec.start()]
+    stds = [h - lo for lo, h in zip(lows, highs, strict=True)]
+    if len(infos) == 1:  # cma's integer handling needs a second coordinate: a dummy
+        lows, highs, x0, stds = lows + [0.0], highs + [1.0], x0 + [0.5], stds + [1.0]
+    options = {
+        "bounds": [lows, highs], "integer_variables": list(range(len(infos))),
+        "CMA_stds": stds, "seed": _cma_seed(spec.seed), "verbose": -9, "verb_log": 0,
+        "verb_disp": 0, "tolflatfitness": 10**9, "tolfun": 0, "tolfunhist": 0, "tolx": 0,
+        "maxiter": 10**9,
+    }
+    if spec.population is not None:
+        options["popsize"] = spec.population
+    with rng.active(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return cma.CMAEvolutionStrategy(x0, float(spec.sigma0), options)
+
+
+def _values(spec: TuneSpec, x: Any) -> tuple[int, ...]:
+    """A cma point as the parameters' integers: rounded, clipped to the ranges."""
+    return tuple(int(min(max(round(float(v)), p.low), p.high))
+                 for v, p in zip(list(x)[:len(spec.infos)], spec.infos, strict=True))
+
+
+def _share(k: int, n: int) -> tuple[float, float, float]:
+    low, high = wilson(k, n)
+    return k / n, low, high
+
+
+def run_generation(spec: TuneSpec, es: Any, rng: _NumpyRandom, evaluator: Evaluator,
+                   index: int) -> dict[str, Any]:
+    """Ask, evaluate on this generation's deals, tell; the learning-curve row."""
+    with rng.active(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        points = es.ask()
+        incumbent = _values(spec, es.result.xfavorite)
+    candidates = [_values(spec, x) for x in points]
+    unique = list(dict.fromkeys([*candidates, incumbent]))  # equal integers, equal games
+    games = spec.games_per_candidate
+    first = index * games
+    wins = dict(zip(unique, evaluator.wins(unique, first, games), strict=True))
+    with rng.active(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        es.tell(points, [-wins[c] / games for c in candidates])
+    best = max(candidates, key=lambda c: (wins[c], [-v for v in c]))
+    pooled = sum(wins[c] for c in candidates)
+    rate, low, high = _share(wins[best], games)
+    mean_rate, mean_low, mean_high = _share(pooled, games * len(candidates))
+    inc_rate, inc_low, inc_high = _share(wins[incumbent], games)
+    return {
+        "generation": index, "first_game": first, "games": games,
+        "candidates": len(candidates), "distinct": len(set(candidates)),
+        "best": spec.strategy_text(best), "best_values": list(best), "best_wins": wins[best],
+        "best_win_rate": rate, "best_low": low, "best_high": high,
+        "mean_win_rate": mean_rate, "mean_low": mean_low, "mean_high": mean_high,
+        "incumbent": spec.strategy_text(incumbent), "incumbent_values": list(incumbent),
+        "incumbent_wins": wins[incumbent], "incumbent_win_rate": inc_rate,
+        "incumbent_low": inc_low, "incumbent_high": inc_high, "sigma": float(es.sigma),
+    }
+
+
+def _progress_line(spec: TuneSpec, row: dict[str, Any], seconds: float) -> str:
+    return (f"{spec.name}: generation {row['generation'] + 1}/{spec.generations}: "
+            f"best {row['best_win_rate']:.1%} ({row['best']}), population mean "
+            f"{row['mean_win_rate']:.1%}, incumbent {row['incumbent_win_rate']:.1%} "
+            f"[{row['incumbent_low']:.1%} - {row['incumbent_high']:.1%}] {row['incumbent']}, "
+            f"{seconds:.1f} s")
+
+
+def _check_directory(out: Path, spec: TuneSpec, resume: bool,
+                     force: bool) -> dict[str, Any] | None:
+    """Refuse what would mix tunes or touch files this tool did not write; the checkpoint."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"out={str(out)!r} is a file: expected a directory for the tune")
+    if not out.exists():
+        return None
+    ours = {CHECKPOINT, *FILES, ".lock"}
+    foreign = sorted(p.name for p in out.iterdir() if p.name not in ours and not is_temp(p))
+    if foreign:
+        raise ValueError(f"{out} holds files that are not a ginbox tune ({', '.join(foreign[:3])}"
+                         f"{', ...' if len(foreign) > 3 else ''}): ginbox writes only into a new "
+                         "or empty folder or one of its own tunes; choose another --out")
+    state = _read_checkpoint(out) if (out / CHECKPOINT).exists() else None
+    if state is None or force:
+        return None
+    if not resume:
+        raise ValueError(f"{out} already holds a tune of {state['spec']['name']!r} "
+                         f"({len(state['history'])} of {state['spec']['generations']} "
+                         "generations done): use resume (--resume) to finish it or force "
+                         "(--force) to start over")
+    then, now = state["spec"], spec.to_dict()
+    changed = [k for k in sorted(set(then) | set(now)) - {"description"}
+               if then.get(k) != now.get(k)]
+    if changed:
+        shown = "; ".join(f"{k}: {then.get(k)!r} there, {now.get(k)!r} now" for k in changed[:3])
+        raise ValueError(f"cannot resume {out}: it holds a different tune ({shown}); use force "
+                         "(--force) to start over or another --out")
+    return state
+
+
+def _read_checkpoint(out: Path) -> dict[str, Any]:
+    try:
+        state = pickle.loads((out / CHECKPOINT).read_bytes())
+    except Exception as exc:  # a damaged or foreign file: refuse rather than guess
+        raise ValueError(f"cannot read {out / CHECKPOINT} ({type(exc).__name__}): use force "
+                         "(--force) to start over") from None
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
+        raise ValueError(f"{out / CHECKPOINT} is not a checkpoint of this ginbox version: use "
+                         "force (--force) to start over")
+    return state
+
+
+def _save(out: Path, state: dict[str, Any]) -> None:
+    atomic_write_bytes(out / CHECKPOINT, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def tune(spec_or_path: TuneSpec | str | Path | dict[str, Any], out: str | Path | None = None,
+         jobs: int | None = None, backend: str = "loky", scheduler: Any = None,
+         resume: bool = False, force: bool = False, quiet: bool = False,
+         evaluator: Evaluator | None = None, stream: TextIO | None = None) -> TuneResult:
+    """Tune a strategy's parameters by self-play (a spec, a TOML path or a dict).
+
+    Writes into ``out`` (default ``results/<name>``): ``checkpoint.pkl`` after every
+    generation, then ``learning_curve.csv``/``.png``, ``tuned.txt`` (the tuned strategy's
+    name) and ``summary.json``. A folder holding a tune is refused unless ``resume`` (continue
+    the same tune: the result equals an uninterrupted run's) or ``force`` (start over).
+    ``jobs``/``backend``/``scheduler`` as for :func:`~sim.play.runner.run_experiment`.
+    ``evaluator`` replaces the games (a synthetic objective, in tests). ``quiet`` hides the
+    one progress line per generation (on ``stream``, default stderr). Bad input raises
+    ``ValueError`` (one line) before anything is written.
+    """
+    spec = load_tune(spec_or_path)
+    if resume and force:
+        raise ValueError("resume and force exclude each other: resume finishes a tune, force "
+                         "starts it over")
+    out = Path(out) if out is not None else Path("results") / spec.name
+    state = _check_directory(out, spec, resume, force)
+    stream = stream if stream is not None else sys.stderr
+    own = evaluator is None
+    evaluator = GameEvaluator(spec, jobs, backend, scheduler) if own else evaluator
+    with contextlib.ExitStack() as stack:
+        if own:
+            stack.callback(evaluator.close)
+            evaluator.open()  # type: ignore[union-attr]  # Dask errors before any file
+        out.mkdir(parents=True, exist_ok=True)
+        stack.enter_context(lock(out))
+        if state is None:
+            if force:
+                for name in (CHECKPOINT, *FILES):
+                    (out / name).unlink(missing_ok=True)
+            rng = _NumpyRandom(_cma_seed(spec.seed))
+            state = {"format": FORMAT, "spec": spec.to_dict(), "history": [],
+                     "es": new_optimizer(spec, rng), "rng": rng, "holdout": None,
+                     "seconds": 0.0}
+        es, rng, history = state["es"], state["rng"], state["history"]
+        for index in range(len(history), spec.generations):
+            start = time.perf_counter()
+            row = run_generation(spec, es, rng, evaluator, index)
+            seconds = time.perf_counter() - start
+            row["seconds"] = round(seconds, 3)
+            history.append(row)
+            state["seconds"] += seconds
+            _save(out, state)
+            if not quiet:
+                print(_progress_line(spec, row, seconds), file=stream, flush=True)
+        with rng.active(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            final = _values(spec, es.result.xfavorite)
+        if state["holdout"] is None and spec.holdout_games > 0:
+            start = time.perf_counter()
+            counts = evaluator.paired(final, None, HOLDOUT_FIRST_GAME,
+                                      spec.holdout_games)
+            state["holdout"] = holdout_summary(counts, HOLDOUT_FIRST_GAME)
+            state["seconds"] += time.perf_counter() - start
+            _save(out, state)
+        result = TuneResult(out, spec, list(history), final, state["holdout"],
+                            round(state["seconds"], 3))
+        write_outputs(result)
+    return result
+
+
+__all__ = ["CHECKPOINT", "new_optimizer", "run_generation", "tune"]

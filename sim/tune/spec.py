@@ -1,0 +1,242 @@
+"""The tuning file: what to tune, against whom, under which rules, for how long.
+
+A :class:`TuneSpec` is validated on construction, so a bad file is refused with one line
+naming the field, the bad value and what is accepted, before anything is played or written.
+The rules, overrides and strategies are checked by the experiment loader's own
+:class:`~sim.play.experiment.ArmSpec`, so a tuning file accepts exactly what an experiment arm
+accepts.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sim.engine.rules import Rules, is_int
+from sim.play.experiment import MAX_SEED, ArmSpec
+from strategies.registry import ParamInfo, StrategySpec, parse_strategy
+
+TOP_KEYS: tuple[str, ...] = (
+    "name", "seed", "strategy", "params", "field", "rules", "overrides", "generations",
+    "population", "games_per_candidate", "holdout_games", "sigma0", "chunk_size",
+    "description",
+)
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+#: Held-out games are numbered from here; training games stay below it, so the two never
+#: share a deal (game g's decks derive from the seed and g alone).
+HOLDOUT_FIRST_GAME = 1 << 40
+MAX_GENERATIONS = 10_000
+MAX_POPULATION = 1_000
+MAX_GAMES = 10_000_000
+
+
+@dataclass(frozen=True)
+class TuneSpec:
+    """A parameter search: the strategy in seat 0, the field in the other seats, the budget.
+
+    ``population`` None means cma's default, ``4 + 3 ln(number of params)``. ``sigma0`` is the
+    initial step size as a share of each parameter's range (every parameter is scaled by its
+    range, so ``0.3`` means 30% of ``low..high`` whatever the units).
+    """
+
+    name: str
+    seed: int
+    strategy: str
+    field: tuple[str, ...]
+    params: tuple[str, ...] = ()
+    rules: str = "three-handed"
+    overrides: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    generations: int = 10
+    population: int | None = None
+    games_per_candidate: int = 2000
+    holdout_games: int = 20_000
+    sigma0: float = 0.3
+    chunk_size: int = 1000
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME_RE.fullmatch(self.name):
+            raise ValueError(f"name={self.name!r} is not valid: expected letters, digits, '.', "
+                             "'_' and '-', starting with a letter or digit, at most 64 "
+                             "characters")
+        _count("seed", self.seed, 0, MAX_SEED)
+        if not isinstance(self.strategy, str):
+            raise ValueError(f"strategy={self.strategy!r} is not valid: expected a built-in "
+                             "strategy name such as 'discard-tracking'")
+        if not isinstance(self.field, list | tuple) or not self.field:
+            raise ValueError(f"field={self.field!r} is not valid: expected a list of the "
+                             "strategies in the other seats, e.g. ['simple', 'simple']")
+        object.__setattr__(self, "field", tuple(self.field))
+        try:
+            arm = ArmSpec(name=self.name, strategies=(self.strategy, *self.field),
+                          rules=self.rules, overrides=dict(self.overrides)
+                          if isinstance(self.overrides, Mapping) else self.overrides)
+        except ValueError as exc:
+            raise ValueError(_rename(str(exc))) from None
+        object.__setattr__(self, "rules", arm.rules)
+        object.__setattr__(self, "overrides", dict(arm.overrides))
+        object.__setattr__(self, "_rules", arm.resolved_rules)
+        spec = parse_strategy(self.strategy)
+        if spec.info is None or not spec.compiled:
+            raise ValueError(f"strategy={self.strategy!r} is not valid: expected a built-in "
+                             "strategy with integer parameters (see 'ginbox strategies')")
+        known = {p.name: p for p in spec.info.params}
+        if not known:
+            raise ValueError(f"strategy={self.strategy!r}: {spec.name} has no parameters to "
+                             "tune")
+        params = self.params or tuple(known)
+        if not isinstance(params, list | tuple) or not all(isinstance(p, str) for p in params):
+            raise ValueError(f"params={self.params!r} is not valid: expected a list of "
+                             f"parameter names of {spec.name}: {', '.join(known)}")
+        for name in params:
+            if name not in known:
+                raise ValueError(f"params: unknown parameter {name!r} for {spec.name}: it "
+                                 f"takes {', '.join(known)}")
+            if known[name].low >= known[name].high:
+                raise ValueError(f"params: {spec.name} parameter {name} has no range to "
+                                 f"search ({known[name].low}..{known[name].high})")
+        if len(set(params)) != len(params):
+            raise ValueError(f"params={list(params)!r} names a parameter twice")
+        object.__setattr__(self, "params", tuple(params))
+        _count("generations", self.generations, 1, MAX_GENERATIONS)
+        if self.population is not None:
+            _count("population", self.population, 2, MAX_POPULATION)
+        _count("games_per_candidate", self.games_per_candidate, 1, MAX_GAMES)
+        _count("holdout_games", self.holdout_games, 0, MAX_GAMES)
+        _count("chunk_size", self.chunk_size, 1, MAX_GAMES)
+        if (isinstance(self.sigma0, bool) or not isinstance(self.sigma0, int | float)
+                or not 0.0 < self.sigma0 <= 1.0):
+            raise ValueError(f"sigma0={self.sigma0!r} is not valid: expected a number in "
+                             "(0, 1], the initial step as a share of each parameter's range")
+        if not isinstance(self.description, str):
+            raise ValueError(f"description={self.description!r} is not valid: expected text")
+
+    # ------------------------------------------------------------------ derived values
+
+    @property
+    def resolved_rules(self) -> Rules:
+        """The rules every game is played under (preset plus overrides)."""
+        return self._rules  # type: ignore[attr-defined,no-any-return]
+
+    @property
+    def base(self) -> StrategySpec:
+        """The strategy as written: the baseline, and the start of the search."""
+        return parse_strategy(self.strategy)
+
+    @property
+    def infos(self) -> tuple[ParamInfo, ...]:
+        """The searched parameters' records, in ``params`` order."""
+        known = {p.name: p for p in self.base.info.params}  # type: ignore[union-attr]
+        return tuple(known[name] for name in self.params)
+
+    def start(self) -> tuple[int, ...]:
+        """Where the search starts: the values the strategy text plays with (a parameter
+        defaulting to the rules' knock limit starts there)."""
+        base = self.base
+        out = []
+        for info in self.infos:
+            value = base.params.get(info.name, info.default)
+            if value is None:
+                value = self.resolved_rules.knock_limit
+            out.append(min(max(int(value), info.low), info.high))
+        return tuple(out)
+
+    def strategy_text(self, values: tuple[int, ...] | list[int]) -> str:
+        """The canonical name of the strategy with the searched parameters set to ``values``
+        (and the others as written): ready for ``ginbox play`` or an experiment file."""
+        base = self.base
+        params = {**{k: v for k, v in base.params.items() if v is not None},
+                  **{info.name: int(v) for info, v in zip(self.infos, values, strict=True)}}
+        text = base.name + ":" + ",".join(f"{k}={v}" for k, v in params.items())
+        return parse_strategy(text).canonical
+
+    def seats(self, values: tuple[int, ...] | list[int]) -> tuple[str, ...]:
+        """The strategies of one game: the candidate in seat 0, then the field."""
+        return (self.strategy_text(values), *self.field)
+
+    @property
+    def baseline(self) -> str:
+        """The strategy as written, canonical (its defaults where it sets nothing)."""
+        return self.base.canonical
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values (the checkpoint stores them, so a resume with a changed file is
+        refused)."""
+        return {"name": self.name, "seed": self.seed, "strategy": self.strategy,
+                "params": list(self.params), "field": list(self.field), "rules": self.rules,
+                "overrides": dict(self.overrides), "generations": self.generations,
+                "population": self.population,
+                "games_per_candidate": self.games_per_candidate,
+                "holdout_games": self.holdout_games, "sigma0": float(self.sigma0),
+                "chunk_size": self.chunk_size, "description": self.description}
+
+
+def _count(name: str, value: object, low: int, high: int) -> None:
+    if not is_int(value, numpy=False):
+        raise ValueError(f"{name}={value!r} is not valid: expected an integer {low}..{high}")
+    if not low <= value <= high:  # type: ignore[operator]
+        raise ValueError(f"{name}={value!r} is out of range: expected {low}..{high}")
+
+
+def _rename(message: str) -> str:
+    """An arm's error in the tuning file's terms: seat 0 is ``strategy``, the rest ``field``."""
+    match = re.match(r"strategies\[(\d+)\]=(.*)", message)
+    if match:
+        seat = int(match[1])
+        where = "strategy" if seat == 0 else f"field[{seat - 1}]"
+        return f"{where}={match[2]}"
+    match = re.match(r"strategies=.* has (\d+) seats: (.*) expect (\d+)", message)
+    if match:
+        return (f"field has {int(match[1]) - 1} strategies: {match[2]} expect "
+                f"{int(match[3]) - 1} (the seats other than the tuned one)")
+    return message
+
+
+def load_tune(source: str | Path | Mapping[str, Any] | TuneSpec) -> TuneSpec:
+    """A :class:`TuneSpec` from a TOML path, a dict or a spec; ``ValueError`` (one line naming
+    the file and the field) on anything bad."""
+    if isinstance(source, TuneSpec):
+        return source
+    if isinstance(source, Mapping):
+        return _from_dict(source)
+    path = Path(source)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot read tuning file {str(path)!r}: "
+                         f"{exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a UTF-8 text file: expected a TOML tuning file") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: malformed TOML: {exc}") from None
+    try:
+        return _from_dict(data)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def _from_dict(data: Mapping[str, Any]) -> TuneSpec:
+    unknown = [k for k in data if k not in TOP_KEYS]
+    if unknown:
+        raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))} in the tuning file: "
+                         f"expected one of {', '.join(TOP_KEYS)}")
+    for key in ("name", "seed", "strategy", "field"):
+        if key not in data:
+            raise ValueError(f"{key} is missing: a tuning file needs name, seed, strategy and "
+                             "field")
+    kwargs = dict(data)
+    if "params" in kwargs and not isinstance(kwargs["params"], list):
+        raise ValueError(f"params={kwargs['params']!r} is not valid: expected a list of "
+                         "parameter names")
+    if "params" in kwargs:
+        kwargs["params"] = tuple(kwargs["params"])
+    return TuneSpec(**kwargs)
+
+
+__all__ = ["HOLDOUT_FIRST_GAME", "TOP_KEYS", "TuneSpec", "load_tune"]
