@@ -13,10 +13,10 @@ Why it is built this way:
   within a generation is not blurred by deal luck; successive generations get fresh deals, so
   the search does not overfit one set. The incumbent (the rounded distribution mean, cma's
   best estimate under noise) is evaluated on the same deals for the learning curve.
-* **Resumable to the same result**: cma's randomness comes from numpy's global generator
-  (seeded by cma's ``seed`` option); it is swapped in and out around every cma call and saved
-  with the optimiser, the history and the generation in one atomic pickle after every
-  generation. A resumed tune (after anything, ``kill -9`` included) replays the interrupted
+* **Resumable to the same result**: cma samples from a generator seeded by the tune's seed
+  (its ``randn`` option), and numpy's global generator, which cma may also touch (its ``seed``
+  option seeds it), is swapped in and out around every cma call; both are saved with the
+  optimiser, the history and the generation in one atomic pickle after every generation. A resumed tune (after anything, ``kill -9`` included) replays the interrupted
   generation on the same deals with the same candidates.
 * **Held-out confirmation**: the result and the strategy as written (the baseline) play games
   numbered from ``2**40``, never used in training, on the same deals, paired.
@@ -67,6 +67,18 @@ class _NumpyRandom:
             np.random.set_state(outer)
 
 
+class _Randn:
+    """cma's source of normal samples, a seeded generator of the tune's own. The default,
+    ``np.random.randn``, is a method of numpy's global generator, which a pickle copies by
+    value: a resumed optimiser would draw from a stale copy and diverge."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng([seed, 0x636D61])
+
+    def __call__(self, *shape: int) -> np.ndarray:
+        return self.rng.standard_normal(shape)
+
+
 def _cma_seed(seed: int) -> int:
     return seed % (2**31 - 2) + 1  # cma: a positive integer; 0 would mean "from the clock"
 
@@ -84,7 +96,8 @@ def new_optimizer(spec: TuneSpec, rng: _NumpyRandom) -> Any:
         lows, highs, x0, stds = lows + [0.0], highs + [1.0], x0 + [0.5], stds + [1.0]
     options = {
         "bounds": [lows, highs], "integer_variables": list(range(len(infos))),
-        "CMA_stds": stds, "seed": _cma_seed(spec.seed), "verbose": -9, "verb_log": 0,
+        "CMA_stds": stds, "seed": _cma_seed(spec.seed), "randn": _Randn(spec.seed),
+        "verbose": -9, "verb_log": 0,
         "verb_disp": 0, "tolflatfitness": 10**9, "tolfun": 0, "tolfunhist": 0, "tolx": 0,
         "maxiter": 10**9,
     }
@@ -168,7 +181,7 @@ def _check_directory(out: Path, spec: TuneSpec, resume: bool,
                          "generations done): use resume (--resume) to finish it or force "
                          "(--force) to start over")
     then, now = state["spec"], spec.to_dict()
-    changed = [k for k in sorted(set(then) | set(now)) - {"description"}
+    changed = [k for k in sorted((set(then) | set(now)) - {"description"})
                if then.get(k) != now.get(k)]
     if changed:
         shown = "; ".join(f"{k}: {then.get(k)!r} there, {now.get(k)!r} now" for k in changed[:3])
