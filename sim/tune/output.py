@@ -100,12 +100,13 @@ class TuneResult:
         if h is None:
             lines.append("no held-out games (holdout_games = 0): the result is unconfirmed")
             return "\n".join(lines)
+        width = max(len(self.tuned), len(spec.baseline))
         lines += [
             "",
             f"held-out games (never used in the search): {h['games']:,}, fair share "
             f"{1 / players:.1%}",
-            f"  tuned     {self.tuned:<40} {_rate(h, 'tuned')}",
-            f"  baseline  {spec.baseline:<40} {_rate(h, 'baseline')}",
+            f"  tuned     {self.tuned:<{width}}  {_rate(h, 'tuned')}",
+            f"  baseline  {spec.baseline:<{width}}  {_rate(h, 'baseline')}",
             f"  difference (paired)  {h['difference']:+.1%}  95% CI "
             f"{h['difference_low']:+.1%} .. {h['difference_high']:+.1%}"
             + ("  (better)" if h["difference_low"] > 0 else

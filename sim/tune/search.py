@@ -16,8 +16,9 @@ Why it is built this way:
 * **Resumable to the same result**: cma samples from a generator seeded by the tune's seed
   (its ``randn`` option), and numpy's global generator, which cma may also touch (its ``seed``
   option seeds it), is swapped in and out around every cma call; both are saved with the
-  optimiser, the history and the generation in one atomic pickle after every generation. A resumed tune (after anything, ``kill -9`` included) replays the interrupted
-  generation on the same deals with the same candidates.
+  optimiser, the history and the generation in one atomic pickle after every generation. A
+  resumed tune (after anything, ``kill -9`` included) replays the interrupted generation on
+  the same deals with the same candidates.
 * **Held-out confirmation**: the result and the strategy as written (the baseline) play games
   numbered from ``2**40``, never used in training, on the same deals, paired.
 """
