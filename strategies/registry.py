@@ -86,13 +86,13 @@ class StrategyInfo:
 _TUNED_PARAMS: tuple[ParamInfo, ...] = (
     ParamInfo("take_drop", 0, 0, 60, "also take a card lowering deadwood by this much "
               "(0: only into a meld)"),
-    ParamInfo("slack", 1, 0, 60, "discard only cards leaving at most this much more deadwood "
+    ParamInfo("slack", 2, 0, 60, "discard only cards leaving at most this much more deadwood "
               "than the best"),
-    ParamInfo("look", 3, 0, 40, "discard score: weight of each live card that would make a "
+    ParamInfo("look", 7, 0, 40, "discard score: weight of each live card that would make a "
               "meld with the kept cards (deadwood weighs 4 a point)"),
     ParamInfo("look_fade", 0, 0, 99, "the lookahead weight falls to 0 by this turn "
               "(0: never)"),
-    ParamInfo("danger", 3, 0, 40, "discard score: weight of feeding what the opponent took"),
+    ParamInfo("danger", 6, 0, 40, "discard score: weight of feeding what the opponent took"),
     ParamInfo("safe", 0, 0, 40, "discard score: credit for a card next to one he passed"),
     ParamInfo("pair", 0, 0, 40, "discard score: credit per two-card meld chance kept"),
     ParamInfo("knock_box", 10, 0, 10, "knock threshold in the early turns as box (dealer)"),
@@ -113,7 +113,8 @@ _TUNED_PARAMS: tuple[ParamInfo, ...] = (
 assert len(_TUNED_PARAMS) == N_TUNED_PARAMS
 _TUNED_SETS: tuple[tuple[str, dict[str, int]], ...] = (
     ("three-handed", {}),  # the defaults: knock early and often, keep the box
-    ("eaai", {"early": 0, "late_at": 0, "stock_low": 0, "caution": 0}),
+    ("eaai", {"slack": 1, "look": 3, "danger": 3, "early": 0, "late_at": 0, "stock_low": 0,
+              "caution": 0}),  # gin only: camp, as discard-tracking:knock_at=0 does
 )
 
 
