@@ -359,6 +359,12 @@ def cmd_strategies(args: argparse.Namespace) -> int:
             lo, hi = p["range"]
             doc = re.sub(r"\s*\(default:[^)]*\)\s*$", "", p["doc"])
             print(f"  {'':<{width}}    {pname}={lo}..{hi} (default {default}): {doc}")
+        if info.get("sets"):
+            shown = ", ".join(
+                f"{info['name']}@{name} ({', '.join(f'{k}={v}' for k, v in values.items())})"
+                if values else f"{info['name']}@{name} (the defaults)"
+                for name, values in info["sets"].items())
+            print(f"  {'':<{width}}    sets: {shown}")
     aliases = ", ".join(f"{a} = {c}" for a, c in ALIASES.items())
     if aliases:
         print(f"Aliases: {aliases}")

@@ -16,6 +16,7 @@ from strategies.builtin import (
     random_decide,
     simple_decide,
 )
+from strategies.tuned import tuned_decide
 
 NOT_A_MOVE = 127
 """The answer to an unknown strategy id: not a move, so the rules reject it."""
@@ -26,6 +27,7 @@ DISPATCHED = {
     2: "strategies.builtin.greedy_decide",  # greedy-knock
     3: "strategies.builtin.gin_hunter_decide",  # gin-hunter
     4: "strategies.builtin.discard_tracking_decide",  # discard-tracking
+    5: "strategies.tuned.tuned_decide",  # tuned
 }
 """Strategy id -> the decision function it runs (checked against the registry)."""
 
@@ -46,4 +48,6 @@ def decide(strategy_id: int, decision: int, params: np.ndarray, view: np.ndarray
         return gin_hunter_decide(decision, params, view, after, mem, rng, scratch)
     if strategy_id == 4:  # discard-tracking
         return discard_tracking_decide(decision, params, view, after, mem, rng, scratch)
+    if strategy_id == 5:  # tuned
+        return tuned_decide(decision, params, view, after, mem, rng, scratch)
     return NOT_A_MOVE

@@ -34,6 +34,7 @@ from strategies.builtin import (
     random_decide,
     simple_decide,
 )
+from strategies.tuned import N_TUNED_PARAMS, tuned_decide
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,54 @@ class StrategyInfo:
     description: str
     params: tuple[ParamInfo, ...] = ()
     twin: str | None = None
+    sets: tuple[tuple[str, dict[str, int]], ...] = ()
+    """Named parameter sets, ``(name, {param: value})``: ``tuned@eaai`` plays the set ``eaai``
+    (parameters left out of a set keep their defaults; ``tuned@eaai:slack=2`` overrides one)."""
+
+    def param_set(self, name: str) -> dict[str, int]:
+        """Every parameter's value in the named set (refused when there is no such set)."""
+        for set_name, values in self.sets:
+            if set_name == name:
+                return {**{p.name: p.default for p in self.params}, **values}
+        known = ", ".join(n for n, _ in self.sets) or "none"
+        raise ValueError(f"unknown parameter set {name!r} for {self.name}: its sets are {known}")
+
+
+# ``tuned``'s parameters (in the order of strategies.tuned's P_* slots) and named sets. The
+# values are hand-set (see docs/strategies.md); they are to be replaced by ``ginbox tune``'s.
+_TUNED_PARAMS: tuple[ParamInfo, ...] = (
+    ParamInfo("take_drop", 0, 0, 60, "also take a card lowering deadwood by this much "
+              "(0: only into a meld)"),
+    ParamInfo("slack", 2, 0, 60, "discard only cards leaving at most this much more deadwood "
+              "than the best"),
+    ParamInfo("look", 7, 0, 40, "discard score: weight of each live card that would make a "
+              "meld with the kept cards (deadwood weighs 4 a point)"),
+    ParamInfo("look_fade", 0, 0, 99, "the lookahead weight falls to 0 by this turn "
+              "(0: never)"),
+    ParamInfo("danger", 6, 0, 40, "discard score: weight of feeding what the opponent took"),
+    ParamInfo("safe", 0, 0, 40, "discard score: credit for a card next to one he passed"),
+    ParamInfo("pair", 0, 0, 40, "discard score: credit per two-card meld chance kept"),
+    ParamInfo("knock_box", 10, 0, 10, "knock threshold in the early turns as box (dealer)"),
+    ParamInfo("knock_captain", 10, 0, 10, "knock threshold in the early turns as captain "
+              "(non-dealer)"),
+    ParamInfo("early", 99, 0, 99, "turns of the hand (both players') the early threshold "
+              "lasts"),
+    ParamInfo("late_at", 10, 0, 10, "knock threshold after the early turns (0: camp for gin)"),
+    ParamInfo("stock_low", 2, 0, 31, "knock whenever legal once the stock is this close to "
+              "the wall"),
+    ParamInfo("pressed", 0, 0, 10, "back to the early threshold once the opponent holds this "
+              "many cards from the pile (0: never)"),
+    ParamInfo("caution", 1, 0, 10, "threshold falls this much per card he shows and per 10 "
+              "turns, beyond the first two"),
+    ParamInfo("endgame", 0, 0, 200, "back to the early threshold once someone is this close "
+              "to the target (0: never)"),
+)
+assert len(_TUNED_PARAMS) == N_TUNED_PARAMS
+_TUNED_SETS: tuple[tuple[str, dict[str, int]], ...] = (
+    ("three-handed", {}),  # the defaults: knock early and often, keep the box
+    ("eaai", {"slack": 1, "look": 3, "danger": 3, "early": 0, "late_at": 0, "stock_low": 0,
+              "caution": 0}),  # gin only: camp, as discard-tracking:knock_at=0 does
+)
 
 
 # Adding a compiled strategy: write its decision function (strategies/builtin.py or a module of
@@ -122,6 +171,15 @@ _TABLE: tuple[StrategyInfo, ...] = (
                       "opponent shows melds and the hand gets late"),
         ),
     ),
+    StrategyInfo(
+        name="tuned",
+        strategy_id=5,
+        decide=tuned_decide,
+        description="a heuristic with knobs for drawing, lookahead and danger in discarding, "
+                    "knocking by turn, role and score, and camping for gin; named sets per rules",
+        params=_TUNED_PARAMS,
+        sets=_TUNED_SETS,
+    ),
 )
 
 
@@ -156,6 +214,27 @@ def check_table(entries: Any) -> None:
         if len(info.params) > N_PARAMS:
             raise ValueError(f"strategy {info.name!r} has {len(info.params)} parameters: "
                              f"at most {N_PARAMS}")
+        _check_sets(info)
+
+
+_SET_NAME = re.compile(r"[a-z0-9][a-z0-9-]*", re.ASCII)
+
+
+def _check_sets(info: StrategyInfo) -> None:
+    """Raise ValueError unless every named set has a plain distinct name and in-range values
+    of known parameters."""
+    known = {p.name: p for p in info.params}
+    names: set[str] = set()
+    for set_name, values in info.sets:
+        if not _SET_NAME.fullmatch(set_name) or set_name in names:
+            raise ValueError(f"strategy {info.name!r}: set name {set_name!r} is repeated or "
+                             "not lower-case letters, digits and '-'")
+        names.add(set_name)
+        for key, value in values.items():
+            p = known.get(key)
+            if p is None or not isinstance(value, int) or not p.low <= value <= p.high:
+                raise ValueError(f"strategy {info.name!r}, set {set_name!r}: {key}={value!r} "
+                                 "is not a parameter within its range")
 
 
 check_table(_TABLE)
@@ -179,8 +258,14 @@ class StrategySpec:
     def canonical(self) -> str:
         """One text per distinct strategy, by which arms are compared (see the module doc):
         ``greedy``, ``GREEDY-KNOCK:knock_at=00`` and ``greedy-knock:knock_at=0`` differ as
-        ``text`` but all give ``greedy-knock:knock_at=0``."""
+        ``text`` but all give ``greedy-knock:knock_at=0``. Parameters equal to the defaults
+        give the bare name; equal to a named set (and not the defaults), ``name@set``."""
         if self.info is not None:
+            full = {p.name: self.params.get(p.name, p.default) for p in self.info.params}
+            if full != {p.name: p.default for p in self.info.params}:
+                for set_name, _ in self.info.sets:
+                    if full == self.info.param_set(set_name):
+                        return f"{self.name}@{set_name}"
             shown = [f"{p.name}={self.params[p.name]}" for p in self.info.params
                      if self.params.get(p.name, p.default) != p.default]
             return f"{self.name}:{','.join(shown)}" if shown else self.name
@@ -258,12 +343,15 @@ def _parse_text(spec: str, load: bool) -> StrategySpec:
     """A strategy named by text; ``load`` False leaves a user class unimported."""
     text = spec.strip()
     head, _, rest = text.partition(":")
+    head, at, set_name = head.strip().partition("@")
     head = head.strip()
     canonical = ALIASES.get(head.lower(), head.lower())
     if canonical in BUILTINS:
         info = BUILTINS[canonical]
         _check_dispatched(info)
-        return StrategySpec(text=text, name=canonical, params=_parse_params(text, info, rest),
+        base = info.param_set(set_name.strip().lower()) if at else None
+        return StrategySpec(text=text, name=canonical,
+                            params=_parse_params(text, info, rest, base),
                             strategy_id=info.strategy_id, info=info)
     first_segment = rest.partition(",")[0]
     if rest and "=" not in first_segment.partition(":")[0]:  # module:Class[:key=value,...]
@@ -340,10 +428,13 @@ def _parse_kwargs(text: str, rest: str) -> dict[str, str]:
 _DIGITS = re.compile(r"[0-9]+", re.ASCII)
 
 
-def _parse_params(text: str, info: StrategyInfo, rest: str) -> dict[str, Any]:
+def _parse_params(text: str, info: StrategyInfo, rest: str,
+                  base: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The parameters given in ``rest`` over ``base`` (a named set) or the defaults."""
     raw = _parse_kwargs(text, rest)
     known = {p.name: p for p in info.params}
-    params: dict[str, Any] = {p.name: p.default for p in info.params}
+    params: dict[str, Any] = dict(base) if base is not None else {
+        p.name: p.default for p in info.params}
     for key, value in raw.items():
         if key not in known:
             accepted = ", ".join(known) if known else "no parameters"
@@ -377,6 +468,7 @@ def describe() -> list[dict[str, Any]]:
             "description": info.description,
             "params": {p.name: {"default": p.default, "range": [p.low, p.high], "doc": p.doc}
                        for p in info.params},
+            "sets": {set_name: dict(values) for set_name, values in info.sets},
         }
         for info in BUILTINS.values()
     ]

@@ -24,12 +24,14 @@ from strategies.registry import BUILTINS, StrategyInfo, StrategySpec, parse_stra
 
 
 @pytest.mark.parametrize("name", [*BUILTINS, "greedy-knock:knock_at=0",
-                                  "discard-tracking:slack=0,caution=3"])
+                                  "discard-tracking:slack=0,caution=3",
+                                  *(f"{info.name}@{set_name}" for info in BUILTINS.values()
+                                    for set_name, _ in info.sets)])
 def test_every_builtin_conforms(name: str) -> None:
     report = check_strategy(name)
     assert "legal moves in every decision and role" in report.checks
     assert "batch loop = driver" in report.checks
-    if BUILTINS[name.partition(":")[0]].twin:
+    if parse_strategy(name).info.twin:
         assert "identical to its Python twin" in report.checks
 
 
@@ -127,7 +129,8 @@ def test_an_unregistered_compiled_strategy_runs_through_the_driver() -> None:
 def test_dispatcher_is_generated_from_the_registry() -> None:
     assert not generate.stale(), "strategies/_dispatch.py is stale: regenerate with " \
                                  "python -m strategies.generate"
-    assert DISPATCHED == {info.strategy_id: f"strategies.builtin.{info.decide.py_func.__name__}"
+    assert DISPATCHED == {info.strategy_id: f"{info.decide.py_func.__module__}."
+                                            f"{info.decide.py_func.__name__}"
                           for info in BUILTINS.values()}
 
 

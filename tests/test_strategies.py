@@ -25,9 +25,9 @@ def _log_lines(result, drop_seats: bool = True) -> list[str]:
                        sort_keys=True) for r in result.log]
 
 
-def test_registry_lists_the_five_builtins_with_parameters() -> None:
+def test_registry_lists_the_builtins_with_parameters() -> None:
     assert list(BUILTINS) == ["random", "simple", "greedy-knock", "gin-hunter",
-                              "discard-tracking"]
+                              "discard-tracking", "tuned"]
     listing = {d["name"]: d for d in describe()}
     assert listing["greedy-knock"]["params"]["knock_at"]["default"] is None
     assert listing["gin-hunter"]["params"]["stock_low"]["default"] == 8

@@ -1,0 +1,205 @@
+"""``tuned``: a heuristic with many integer knobs, made to be tuned per rules variant.
+
+Why a separate strategy: the best play differs between variants (two-player ``eaai`` rewards
+camping for gin, three-handed rewards knocking early to keep the box), so instead of one more
+fixed player this one exposes every choice strong heuristics make as an integer parameter,
+and ``strategies.registry`` ships named parameter sets (``tuned@eaai``) per variant.
+
+Its procedure, exactly (``p`` = the parameters, by name):
+
+* **Offer and draw**: take the card if it lies in a meld of some least-deadwood arrangement
+  (as ``simple``), or, when ``take_drop > 0``, if taking it (and discarding another card)
+  lowers the least deadwood by at least ``take_drop``.
+* **Knock** (asked only when legal), with ``best`` the deadwood left by the best discard:
+  gin always knocks. Otherwise the threshold is ``knock_box`` (role 0: the box, or the dealer
+  two-handed) or ``knock_captain`` (role 1) while fewer than ``early`` turns of the hand are
+  done, and ``late_at`` after; it goes back up to the early value when the opponent is known
+  to hold at least ``pressed`` cards from the pile (``pressed > 0``) or someone is within
+  ``endgame`` points of the target (``endgame > 0``); then it falls by ``caution * max(0,
+  shown + turn // 10 - 2)`` (undercut risk, as in ``discard-tracking``). It knocks when
+  ``best <= threshold`` or when the stock holds at most ``wall + stock_low`` cards.
+* **Discard** after a knock: a best discard, highest value first.
+* **Discard** otherwise: among the legal cards leaving at most ``slack`` more deadwood than
+  the best discard, the card with the smallest score
+  ``4 * deadwood left + danger * feeds - safe * near_passed - pair * chances
+  - look * outs * fade``; ties go to the higher-value card, then the higher code. ``outs``:
+  the live cards that would complete a 3-card meld with two of the ten kept cards (the
+  one-draw lookahead); ``fade`` falls linearly from 1 at turn 0 to 0 at turn ``look_fade``
+  (``look_fade = 0``: no fading); ``feeds``: ``builtin.feeds_opponent`` (fit with the cards the
+  opponent took, less his own discards); ``near_passed``: 1 if a card of the same rank or a
+  suited neighbour is one I discarded and he did not take; ``chances``: the 3-card melds
+  through the card with one other held card and a live missing card (two-card meld chances).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from sim.engine.cards import CARD_VALUE
+from sim.engine.hand import (
+    AF_TIES,
+    DEC_DRAW,
+    DEC_KNOCK,
+    DEC_OFFER,
+    MOVE_DRAW_DISCARD,
+    MOVE_DRAW_STOCK,
+    MOVE_KNOCK,
+    MOVE_NO_KNOCK,
+    MOVE_PASS,
+    best_discards,
+    deadwood_table,
+)
+from sim.engine.jit import kernel
+from sim.engine.melds import pick_highest, popcount
+from sim.engine.view import (
+    V_DEADWOOD,
+    V_FORBIDDEN,
+    V_HAND,
+    V_KNOCKED,
+    V_OPP_DECLINED,
+    V_OPP_DISCARDED,
+    V_OPP_TOOK,
+    V_ROLE,
+    V_SCORE_OPP,
+    V_SCORE_OTHER,
+    V_SCORE_SELF,
+    V_SELF_DISCARDED,
+    V_STOCK,
+    V_TARGET,
+    V_TOP,
+    V_TURN,
+    V_WALL,
+    legal_moves,
+)
+from strategies.builtin import (
+    CARD_MELD3,
+    CARD_MELD3_COUNT,
+    feeds_opponent,
+    in_some_best_meld,
+    live_cards,
+    opponent_holds,
+)
+
+# Parameter slots, in the registry's declaration order.
+(P_TAKE_DROP, P_SLACK, P_LOOK, P_LOOK_FADE, P_DANGER, P_SAFE, P_PAIR, P_KNOCK_BOX,
+ P_KNOCK_CAPTAIN, P_EARLY, P_LATE_AT, P_STOCK_LOW, P_PRESSED, P_CAUTION, P_ENDGAME) = range(15)
+N_TUNED_PARAMS = 15
+
+
+@kernel
+def meld_outs(kept: int, live: int) -> int:
+    """How many live cards would complete a 3-card meld with two of the ``kept`` cards."""
+    outs = 0
+    m = live
+    while m:
+        x = trailing_zeros(m)
+        m &= m - 1
+        for k in range(CARD_MELD3_COUNT[x]):
+            others = CARD_MELD3[x, k] & ~(1 << x)
+            if others & kept == others:
+                outs += 1
+                break
+    return outs
+
+
+@kernel
+def two_card_chances(card: int, rest: int, live: int) -> int:
+    """3-card melds through ``card`` with exactly one other card in ``rest`` and the missing
+    card live: the partial melds that keeping ``card`` preserves."""
+    n = 0
+    for k in range(CARD_MELD3_COUNT[card]):
+        others = CARD_MELD3[card, k] & ~(1 << card)
+        held = others & rest
+        if held != 0 and held != others and (others & ~held & live) != 0:
+            n += 1
+    return n
+
+
+@kernel
+def near(card: int, cards: int) -> int:
+    """1 if ``cards`` holds a card of the same rank or a suited neighbour of ``card``."""
+    rank = card % 16
+    m = cards
+    while m:
+        o = trailing_zeros(m)
+        m &= m - 1
+        if o % 16 == rank or (o - o % 16 == card - rank and abs(o % 16 - rank) == 1):
+            return 1
+    return 0
+
+
+@kernel
+def knock_threshold(params: np.ndarray, view: np.ndarray) -> int:
+    """The deadwood ``tuned`` knocks with (gin and the low-stock rule aside)."""
+    turn = view[V_TURN]
+    base = params[P_KNOCK_BOX] if view[V_ROLE] == 0 else params[P_KNOCK_CAPTAIN]
+    threshold = base if turn < params[P_EARLY] else params[P_LATE_AT]
+    shown = popcount(opponent_holds(view))
+    if params[P_PRESSED] > 0 and shown >= params[P_PRESSED]:
+        threshold = max(threshold, base)
+    if params[P_ENDGAME] > 0:
+        leader = max(view[V_SCORE_SELF], view[V_SCORE_OPP], view[V_SCORE_OTHER])
+        if view[V_TARGET] - leader <= params[P_ENDGAME]:
+            threshold = max(threshold, base)
+    return threshold - params[P_CAUTION] * max(0, shown + turn // 10 - 2)
+
+
+@kernel
+def tuned_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
+                 mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
+    """A heuristic with integer knobs for drawing, discarding and knocking (module doc)."""
+    hand = view[V_HAND]
+    if decision == DEC_OFFER or decision == DEC_DRAW:
+        top = view[V_TOP]
+        take = in_some_best_meld(hand, top)
+        if not take and params[P_TAKE_DROP] > 0:
+            take = best_discards(hand | (1 << top), top, after) <= (
+                view[V_DEADWOOD] - params[P_TAKE_DROP])
+        if take:
+            return MOVE_DRAW_DISCARD
+        return MOVE_PASS if decision == DEC_OFFER else MOVE_DRAW_STOCK
+    best = best_discards(hand, view[V_FORBIDDEN], after)
+    if decision == DEC_KNOCK:
+        if best == 0 or best <= knock_threshold(params, view):
+            return MOVE_KNOCK
+        if view[V_STOCK] <= view[V_WALL] + params[P_STOCK_LOW]:
+            return MOVE_KNOCK
+        return MOVE_NO_KNOCK
+    if view[V_KNOCKED]:
+        return pick_highest(after[AF_TIES])
+    n = legal_moves(view, after, scratch)
+    deadwood_table(hand, view[V_FORBIDDEN], after)
+    live = live_cards(view)
+    opp = opponent_holds(view)
+    shed = view[V_OPP_DISCARDED]
+    if view[V_OPP_DECLINED] >= 0:
+        shed |= 1 << view[V_OPP_DECLINED]
+    passed = view[V_SELF_DISCARDED] & ~view[V_OPP_TOOK]
+    fade_num = 1
+    fade_den = 1
+    if params[P_LOOK_FADE] > 0:
+        fade_num = max(0, params[P_LOOK_FADE] - view[V_TURN])
+        fade_den = params[P_LOOK_FADE]
+    pick = -1
+    pick_key = 0
+    for i in range(n):
+        c = scratch[i]
+        extra = after[c] - best
+        if extra > params[P_SLACK]:
+            continue
+        kept = hand & ~(1 << c)
+        key = 4 * after[c] * fade_den
+        if params[P_DANGER] > 0:
+            key += params[P_DANGER] * feeds_opponent(c, opp, shed) * fade_den
+        if params[P_SAFE] > 0:
+            key -= params[P_SAFE] * near(c, passed) * fade_den
+        if params[P_PAIR] > 0:
+            key -= params[P_PAIR] * two_card_chances(c, kept, live) * fade_den
+        if params[P_LOOK] > 0 and fade_num > 0:
+            key -= params[P_LOOK] * meld_outs(kept, live) * fade_num
+        key = key * 16 - CARD_VALUE[c]
+        if pick < 0 or key <= pick_key:
+            pick = c
+            pick_key = key
+    return pick

@@ -1,0 +1,146 @@
+"""``tuned``: exact decisions on scripted views, its named parameter sets and their notation."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from sim.engine.cards import parse_cards
+from sim.engine.hand import (
+    DEC_DISCARD,
+    DEC_DRAW,
+    DEC_KNOCK,
+    DEC_OFFER,
+    MOVE_DRAW_DISCARD,
+    MOVE_DRAW_STOCK,
+    MOVE_KNOCK,
+    MOVE_NO_KNOCK,
+    MOVE_PASS,
+    new_after,
+)
+from sim.engine.melds import min_deadwood
+from sim.engine.view import (
+    V_DEADWOOD,
+    V_DECISION,
+    V_DRAWN,
+    V_FORBIDDEN,
+    V_HAND,
+    V_KNOCK_LIMIT,
+    V_LEN,
+    V_OPP_DECLINED,
+    V_ROLE,
+    V_SELF_DECLINED,
+    V_STOCK,
+    V_TAKEN,
+    V_TARGET,
+    V_TOP,
+    V_TURN,
+    V_WALL,
+)
+from strategies.builtin import MEM_LEN, SCRATCH_LEN
+from strategies.registry import BUILTINS, check_table, parse_strategy
+from strategies.tuned import tuned_decide
+
+
+def _mask(cards: str) -> int:
+    m = 0
+    for c in parse_cards(cards.split()):
+        m |= 1 << c
+    return m
+
+
+def _decide(spec: str, decision: int, hand: str, top: str | None = None, *, turn: int = 10,
+            stock: int = 20, taken: str | None = None, role: int = 0) -> int:
+    """Ask ``tuned`` (as named by ``spec``) one decision on a scripted view."""
+    view = np.zeros(V_LEN, np.int64)
+    view[V_HAND] = _mask(hand)
+    view[V_DECISION] = decision
+    view[V_ROLE] = role
+    view[V_TOP] = parse_cards([top])[0] if top else -1
+    view[V_TURN] = turn
+    view[V_STOCK] = stock
+    view[V_WALL] = 2
+    view[V_KNOCK_LIMIT] = 10
+    view[V_TARGET] = 100
+    view[V_OPP_DECLINED] = view[V_SELF_DECLINED] = -1
+    card = parse_cards([taken])[0] if taken else -1
+    view[V_DRAWN] = view[V_TAKEN] = view[V_FORBIDDEN] = card
+    ten = parse_cards(hand.split())
+    if decision in (DEC_OFFER, DEC_DRAW):
+        view[V_DEADWOOD] = min_deadwood(ten)
+    args = (np.zeros(MEM_LEN, np.int64), np.zeros(1, np.uint64), np.zeros(SCRATCH_LEN, np.int64))
+    return int(tuned_decide(decision, parse_strategy(spec).params_array(), view, new_after(),
+                            *args))
+
+
+TEN = "5H 6H 2S 2D 9C JC KD QS 8D 4C"  # a pair of twos, two hearts in a row, high junk
+
+
+@pytest.mark.parametrize("spec", ["tuned", "tuned@eaai"])
+def test_takes_the_upcard_into_a_meld_only(spec: str) -> None:
+    assert _decide(spec, DEC_OFFER, TEN, "7H") == MOVE_DRAW_DISCARD  # 5H 6H 7H
+    assert _decide(spec, DEC_DRAW, TEN, "2C") == MOVE_DRAW_DISCARD  # three twos
+    assert _decide(spec, DEC_OFFER, TEN, "AC") == MOVE_PASS  # lowers deadwood, no meld
+    assert _decide(spec, DEC_DRAW, TEN, "AC") == MOVE_DRAW_STOCK
+
+
+def test_take_drop_also_takes_a_card_that_lowers_deadwood_enough() -> None:
+    # AC replacing KD lowers deadwood by 9
+    assert _decide("tuned:take_drop=9", DEC_DRAW, TEN, "AC") == MOVE_DRAW_DISCARD
+    assert _decide("tuned:take_drop=10", DEC_DRAW, TEN, "AC") == MOVE_DRAW_STOCK
+
+
+ELEVEN = "AS 2S 3S 4H 4D 4C 7C 8C 9C 2H KD"  # best discard KD leaves deadwood 2
+
+
+def test_knocks_or_camps_per_policy() -> None:
+    assert _decide("tuned", DEC_KNOCK, ELEVEN) == MOVE_KNOCK
+    assert _decide("tuned@eaai", DEC_KNOCK, ELEVEN) == MOVE_NO_KNOCK  # camps for gin
+    assert _decide("tuned@eaai", DEC_KNOCK, ELEVEN, stock=2) == MOVE_KNOCK  # at the wall
+    early = "tuned@eaai:early=6,knock_box=2,knock_captain=1"
+    assert _decide(early, DEC_KNOCK, ELEVEN, turn=4) == MOVE_KNOCK
+    assert _decide(early, DEC_KNOCK, ELEVEN, turn=4, role=1) == MOVE_NO_KNOCK  # captain's 1
+    assert _decide(early, DEC_KNOCK, ELEVEN, turn=6) == MOVE_NO_KNOCK  # early turns over
+    gin = "AS 2S 3S 4H 4D 4C 7C 8C 9C TC KD"
+    assert _decide("tuned@eaai", DEC_KNOCK, gin) == MOVE_KNOCK
+
+
+def test_never_discards_the_card_just_taken() -> None:
+    # KH was taken into KH KS KC; left alone, the meld would make KD the worst card
+    hand = "KH KS KC QD JD 9D 2C 3C 5S 6S 8H"
+    for spec in ("tuned", "tuned@eaai", "tuned:danger=40,look=40,slack=60"):
+        pick = _decide(spec, DEC_DISCARD, hand, taken="KH")
+        assert pick != parse_cards(["KH"])[0]
+        assert pick in parse_cards(hand.split())
+
+
+@pytest.mark.parametrize("text, message", [
+    ("tuned:look=41", "out of range"),
+    ("tuned:early=100", "out of range"),
+    ("tuned@nope", "unknown parameter set 'nope' for tuned"),
+    ("simple@eaai", "unknown parameter set 'eaai' for simple: its sets are none"),
+    ("tuned@eaai:late_at=11", "out of range"),
+])
+def test_parameter_ranges_and_sets_are_validated(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        parse_strategy(text)
+
+
+def test_named_sets_and_their_canonical_text() -> None:
+    info = BUILTINS["tuned"]
+    eaai = parse_strategy("TUNED @ eaai")
+    assert eaai.params == info.param_set("eaai") and eaai.canonical == "tuned@eaai"
+    spelled = ",".join(f"{k}={v}" for k, v in info.param_set("eaai").items())
+    assert parse_strategy(f"tuned:{spelled}").canonical == "tuned@eaai"
+    assert parse_strategy("tuned@three-handed").canonical == "tuned"  # the defaults
+    assert parse_strategy("tuned@eaai:look=5").canonical.startswith("tuned:slack=1,look=5,")
+    assert list(parse_strategy("tuned@eaai").params_array()[:len(info.params)]) == list(
+        info.param_set("eaai").values())
+
+
+def test_a_set_with_a_bad_value_is_refused() -> None:
+    bad = dataclasses.replace(BUILTINS["tuned"], sets=(("x", {"look": 99}),))
+    with pytest.raises(ValueError, match="set 'x': look=99"):
+        check_table([bad])
