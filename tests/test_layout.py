@@ -17,7 +17,8 @@ import sim
 ROOT = Path(__file__).resolve().parent.parent
 
 # Each layer may import only itself and the layers before it.
-LAYERS = ("sim.engine", "strategies", "sim.records", "sim.play", "sim.analysis", "sim.testing",
+LAYERS = ("sim.engine", "strategies", "sim.records", "sim.play", "sim.analysis", "sim.league",
+          "sim.testing",
           "sim.bench", "sim.cli")
 MAX_LINES = 650
 
