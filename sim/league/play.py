@@ -140,12 +140,13 @@ def run_league(source: LeagueSpec | str | Path | dict[str, Any], games: int | No
     """Play what a league still needs and rate it; returns a :class:`LeagueResult`.
 
     Writes the leaderboard (``leaderboard.csv``, ``leaderboard.md``, ``ratings.png``) into
-    the league's folder. Continues whatever is in the league's folder (``out``, default ``results/<name>``):
-    unfinished rounds are resumed, tables not played yet form a new round, finished tables are
-    not played again. ``games``, ``seed`` and ``bootstrap`` override the file's; a folder
-    played with other rules, seed or games is refused. ``jobs``, ``backend`` and ``scheduler``
-    are those of :func:`sim.play.runner.run_experiment`. Bad input raises ``ValueError`` (one
-    line) before anything is written.
+    the league's folder. Continues whatever is in the folder (``out``, default
+    ``results/<name>``): unfinished rounds are resumed, tables not played yet form a new
+    round, finished tables are not played again. ``games``, ``seed`` and ``bootstrap``
+    override the file's; a folder played with other rules, seed or games is refused.
+    ``jobs``, ``backend`` and ``scheduler`` are those of
+    :func:`sim.play.runner.run_experiment`. Bad input raises ``ValueError`` (one line) before
+    anything is written.
     """
     spec = load_league(source)
     changes = {k: v for k, v in (("games", games), ("seed", seed), ("bootstrap", bootstrap))
