@@ -33,7 +33,8 @@ def describe(spec: LeagueSpec) -> str:
     """One line: the league, its rules and size."""
     tables = len(spec.tables())
     kind = "two-player" if spec.players == 2 else "three-handed"
-    return (f"{spec.name}: {spec.rules} rules ({kind}), {len(spec.strategies)} strategies, "
+    kind = "" if kind in spec.rules else f" ({kind})"
+    return (f"{spec.name}: {spec.rules} rules{kind}, {len(spec.strategies)} strategies, "
             f"{tables} tables x {spec.games:,} games ({tables * spec.games:,} games), "
             f"seed {spec.seed}")
 
