@@ -181,6 +181,23 @@ def build_parser() -> argparse.ArgumentParser:
     tune_again.add_argument("--force", action="store_true",
                             help="discard the tune already in DIR and start over")
     tune.add_argument("--quiet", action="store_true", help="no line per generation")
+    league = sub.add_parser(
+        "league", help="play a league (TOML) among strategies and print the ratings",
+        description="Play the tables of a league its folder does not hold yet (paired deals, "
+                    "resumable), fit ratings (Elo scale, the anchor at 1500, bootstrap 95%% "
+                    "intervals), print the leaderboard and write it (docs/league.md).")
+    league.add_argument("file", metavar="FILE", help="league TOML file (see experiments/)")
+    league.add_argument("--games", type=_int_at_least(1), metavar="N",
+                        help="games per table (default: the file's)")
+    league.add_argument("--seed", type=_int_at_least(0), metavar="S",
+                        help="league seed (default: the file's)")
+    league.add_argument("--bootstrap", type=_int_at_least(0), metavar="B",
+                        help="bootstrap resamples for the intervals (default: the file's, 200)")
+    league.add_argument("--jobs", type=_int_at_least(1), metavar="J",
+                        help="worker processes (default: all usable cores)")
+    league.add_argument("--out", metavar="DIR",
+                        help="league folder (default: results/<league name>)")
+    league.add_argument("--quiet", action="store_true", help="no progress")
 
     bench = sub.add_parser("bench", help="measure the engine's speed",
                            description="Measure deadwood evaluations, hands and games per "
@@ -598,6 +615,31 @@ def cmd_tune(args: argparse.Namespace) -> int:
     print()
     print(f"tuned strategy written to {result.out / 'tuned.txt'}; learning curve: "
           f"{result.out / 'learning_curve.csv'} and .png")
+
+
+def cmd_league(args: argparse.Namespace) -> int:
+    """``ginbox league``: play what the league's folder lacks, rate, print, write the files."""
+    from sim.league import leaderboard_text, run_league
+    from sim.league.output import FILES
+
+    if os.getcwd() not in sys.path:  # user strategies named module:Class next to the user
+        sys.path.append(os.getcwd())
+    with _terminate_as_interrupt() as terminated:
+        try:
+            result = run_league(args.file, games=args.games, seed=args.seed, jobs=args.jobs,
+                                out=args.out, quiet=args.quiet, bootstrap=args.bootstrap)
+        except KeyboardInterrupt:
+            what = "terminated (SIGTERM)" if terminated else "interrupted"
+            raise Interrupted(f"{what}: the finished chunks are saved; run the same command "
+                              "again to finish the league",
+                              128 + (signal.SIGTERM if terminated else signal.SIGINT)
+                              ) from None
+    already = result.games_total - result.games_played
+    print(f"played {result.games_played:,} games into {result.out}"
+          + (f"; {already:,} were already played" if already else ""))
+    print()
+    print(leaderboard_text(result.spec, result.leaderboard))
+    print(f"\nfiles: {', '.join(str(result.out / f) for f in FILES)}")
     return 0
 
 
@@ -621,6 +663,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": cmd_run,
     "report": cmd_report,
     "tune": cmd_tune,
+    "league": cmd_league,
     "bench": cmd_bench,
 }
 

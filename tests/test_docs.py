@@ -392,7 +392,11 @@ MD_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*\.md\b")
 
 def _written_by_ginbox(name: str) -> bool:
     """Report files the runner writes (``results/quick/report.md``), not files of the repo."""
-    return name.startswith("results/") or Path(name).name in REPORT_FILES
+    from sim.league.output import FILES as LEAGUE_FILES
+    from sim.league.play import LEAGUE_FILE
+
+    return (name.startswith("results/") or Path(name).name in REPORT_FILES
+            or Path(name).name in (*LEAGUE_FILES, LEAGUE_FILE))
 
 
 def _prose(path: Path) -> str:

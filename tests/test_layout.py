@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Each layer may import only itself and the layers before it.
 LAYERS = ("sim.engine", "strategies", "sim.records", "sim.play", "sim.analysis", "sim.tune",
-          "sim.testing", "sim.bench", "sim.cli")
+          "sim.league", "sim.testing", "sim.bench", "sim.cli")
 MAX_LINES = 650
 
 

@@ -1,0 +1,202 @@
+"""The league file: which strategies meet under which rules, and the tables that design gives.
+
+A league is a TOML file (or a dict) with a name, a seed, games per table, the rules and the
+strategies; :func:`load_league` validates it and :meth:`LeagueSpec.tables` lists the tables:
+
+* two players: every ordered pairing ``[a, b]`` (a != b), seats rotated, so with paired deals
+  game g of ``[a, b]`` and game g of ``[b, a]`` are the same deal played both ways round;
+* three players: every strategy alone against two copies of every other one, ``[a, b, b]``,
+  plus one table of every three distinct strategies ``[a, b, c]``, seats rotated (each seat
+  holds each initial role equally often).
+
+Every table plays games 0..games-1 of the league seed's deck stream, whatever round of the
+league it was played in: the games of a table never depend on which strategies were added
+when.
+"""
+
+from __future__ import annotations
+
+import itertools
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sim.engine.rules import PRESETS, Rules
+from sim.league.ratings import BOOTSTRAP
+from sim.play.experiment import ArmSpec, canonical_strategy
+
+KEYS = ("name", "seed", "games", "rules", "overrides", "strategies", "anchor", "chunk_size",
+        "bootstrap", "description")
+MAX_NAME = 50  # rounds are experiments named <name>-round-<k>, at most 64 characters
+DEFAULT_CHUNK_SIZE = 1000
+MAX_GAMES = 10_000_000
+
+
+@dataclass(frozen=True)
+class LeagueSpec:
+    """A validated league: construct through :func:`load_league`."""
+
+    name: str
+    seed: int
+    games: int
+    strategies: tuple[str, ...]
+    rules: str = "three-handed"
+    overrides: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    anchor: str = "simple"
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    bootstrap: int = BOOTSTRAP
+    description: str = ""
+
+    @property
+    def resolved_rules(self) -> Rules:
+        """The rules every table plays (preset plus overrides)."""
+        return _arm(self, (self.strategies[0],) * self.players).resolved_rules
+
+    @property
+    def players(self) -> int:
+        """Seats at a table: 2 or 3, from the rules."""
+        return spec_players(self)
+
+    @property
+    def anchor_canonical(self) -> str:
+        """The anchor as the canonical text of the strategy it names."""
+        return canonical_strategy(self.anchor)
+
+    def tables(self) -> list[tuple[str, ...]]:
+        """Every table of the design, as seat strategy texts (module docstring)."""
+        names = self.strategies
+        if self.players == 2:
+            return [(a, b) for a, b in itertools.permutations(names, 2)]
+        lone = [(a, b, b) for a, b in itertools.permutations(names, 2)]
+        return lone + list(itertools.combinations(names, 3))
+
+    def replace(self, **changes: Any) -> LeagueSpec:
+        """A validated copy with fields changed (``games``, ``seed``, ``strategies``...)."""
+        return load_league({**self.to_dict(), **changes})
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values; :func:`load_league` reads them back equal."""
+        return {"name": self.name, "seed": self.seed, "games": self.games,
+                "rules": self.rules, "overrides": dict(self.overrides),
+                "strategies": list(self.strategies), "anchor": self.anchor,
+                "chunk_size": self.chunk_size, "bootstrap": self.bootstrap,
+                "description": self.description}
+
+
+def table_key(strategies: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """A table's identity: canonical strategy texts; a table of three distinct strategies is
+    the same table in any seat order (seats are rotated)."""
+    canon = tuple(canonical_strategy(s) for s in strategies)
+    return tuple(sorted(canon)) if len(set(canon)) == 3 else canon
+
+
+def _arm(spec: LeagueSpec, strategies: tuple[str, ...], name: str = "table") -> ArmSpec:
+    return ArmSpec(name=name, strategies=strategies, rules=spec.rules,
+                   overrides=dict(spec.overrides), seating="rotate")
+
+
+def _count(name: str, value: Any, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{name}={value!r} is not valid: expected an integer {low}..{high:,}")
+    return value
+
+
+def load_league(source: str | Path | Mapping[str, Any] | LeagueSpec) -> LeagueSpec:
+    """A :class:`LeagueSpec` from a TOML path, a dict or a spec; bad input raises
+    ``ValueError`` with one line naming the file, the field, the value and what is accepted."""
+    if isinstance(source, LeagueSpec):
+        return source
+    if isinstance(source, Mapping):
+        return _from_dict(source)
+    if not isinstance(source, str | Path):
+        raise ValueError(f"league {source!r} is not valid: expected a TOML file path or a dict")
+    path = Path(source)
+    try:
+        data = tomllib.loads(path.read_bytes().decode("utf-8"))
+    except OSError as exc:
+        raise ValueError(f"cannot read league file {str(path)!r}: {exc.strerror or exc}"
+                         ) from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a UTF-8 text file: expected a TOML league") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: malformed TOML: {exc}") from None
+    try:
+        return _from_dict(data)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def _from_dict(data: Mapping[str, Any]) -> LeagueSpec:
+    unknown = [k for k in data if k not in KEYS]
+    if unknown:
+        raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))} in the league: "
+                         f"expected one of {', '.join(KEYS)}")
+    for key in ("name", "seed", "games", "strategies"):
+        if key not in data:
+            raise ValueError(f"{key} is missing: a league needs name, seed, games and "
+                             "strategies")
+    name = data["name"]
+    if (not isinstance(name, str) or not name or len(name) > MAX_NAME
+            or not (name[0].isalnum() and all(c.isalnum() or c in "._-" for c in name))
+            or not name.isascii()):
+        raise ValueError(f"name={name!r} is not valid: expected 1-{MAX_NAME} letters, digits, "
+                         "'.', '_' or '-', starting with a letter or digit")
+    seed = _count("seed", data["seed"], 0, 2**63 - 1)
+    games = _count("games", data["games"], 1, MAX_GAMES)
+    chunk_size = _count("chunk_size", data.get("chunk_size", DEFAULT_CHUNK_SIZE), 1, 1_000_000)
+    bootstrap = _count("bootstrap", data.get("bootstrap", BOOTSTRAP), 0, 100_000)
+    rules = data.get("rules", "three-handed")
+    if not isinstance(rules, str) or rules not in PRESETS:
+        raise ValueError(f"rules={rules!r} is not a preset: expected one of "
+                         + ", ".join(PRESETS))
+    overrides = data.get("overrides", {})
+    if not isinstance(overrides, Mapping):
+        raise ValueError(f"overrides={overrides!r} is not valid: expected a table of Rules "
+                         "fields")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise ValueError(f"description={description!r} is not valid: expected a string")
+    raw = data["strategies"]
+    if isinstance(raw, str):
+        raw = [s for s in raw.split(",") if s.strip()]
+    if not isinstance(raw, list | tuple) or not all(isinstance(s, str) for s in raw):
+        raise ValueError(f"strategies={raw!r} is not valid: expected a list of strategy names")
+    strategies = tuple(s.strip() for s in raw)
+    seen: dict[str, int] = {}
+    for i, text in enumerate(strategies):
+        canon = canonical_strategy(text)
+        if canon in seen:
+            raise ValueError(f"strategies[{i}]={text!r} repeats strategies[{seen[canon]}]: "
+                             "every strategy of a league must be different")
+        seen[canon] = i
+    anchor = data.get("anchor", "simple")
+    if not isinstance(anchor, str) or canonical_strategy(anchor) not in seen:
+        raise ValueError(f"anchor={anchor!r} is not one of the strategies: the anchor (default "
+                         "simple) is rated 1500 and must play in the league; add it to "
+                         "strategies or set anchor to one of them")
+    spec = LeagueSpec(name=name, seed=seed, games=games, strategies=strategies, rules=rules,
+                      overrides=dict(overrides), anchor=anchor.strip(), chunk_size=chunk_size,
+                      bootstrap=bootstrap, description=description)
+    if len(strategies) < 2:
+        raise ValueError(f"strategies={list(strategies)!r} is not valid: a league needs at "
+                         "least 2 different strategies")
+    for i, text in enumerate(strategies):  # each strategy parses and fits the rules
+        try:
+            _arm(spec, (text,) * spec_players(spec))
+        except ValueError as exc:
+            message = str(exc)
+            if message.startswith("strategies"):
+                message = message.split(": ", 1)[-1] if "]=" in message else message
+                raise ValueError(f"strategies[{i}]={text!r}: {message}") from None
+            raise ValueError(message) from None
+    return spec
+
+
+def spec_players(spec: LeagueSpec) -> int:
+    """Seats at the table, the overrides' ``players`` winning over the preset's."""
+    players = spec.overrides.get("players", Rules.preset(spec.rules).players)
+    if players not in (2, 3):
+        raise ValueError(f"overrides.players={players!r} is not valid: expected 2 or 3")
+    return int(players)

@@ -1,0 +1,184 @@
+"""Leagues: ratings recover known strengths, the anchor, determinism, incremental adds, resume,
+and the ``ginbox league`` command with bad input."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sim.play.runner
+from sim.cli import main
+from sim.league import ELO_PER_UNIT, finishing_places, load_league, ratings, run_league
+
+TRUE = {"simple": 1500.0, "strong": 1700.0, "weak": 1250.0, "good": 1580.0}
+
+
+def _synthetic(players: int, deals: int, seed: int) -> pd.DataFrame:
+    """Finishing orders drawn from a Plackett-Luce model (an exponential race) with the
+    strengths of TRUE, on the league's table design."""
+    rng = np.random.default_rng(seed)
+    names = list(TRUE)
+    if players == 2:
+        tables = list(itertools.permutations(names, 2))
+    else:
+        tables = [(a, b, b) for a, b in itertools.permutations(names, 2)]
+        tables += list(itertools.combinations(names, 3))
+    frames = []
+    for seats in tables:
+        rate = np.array([math.exp((TRUE[s] - 1500) / ELO_PER_UNIT) for s in seats])
+        times = rng.exponential(1.0 / rate, size=(deals, len(seats)))
+        places = times.argsort(axis=1).argsort(axis=1) + 1.0
+        frame = pd.DataFrame({"deal": np.arange(deals)})
+        for s in range(3):
+            frame[f"strategy_{s}"] = seats[s] if s < len(seats) else None
+            frame[f"place_{s}"] = places[:, s] if s < len(seats) else np.nan
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_ratings_recover_known_strengths(players: int) -> None:
+    board = ratings(_synthetic(players, 1500, seed=players), strategies=list(TRUE),
+                    anchor="simple", bootstrap=100, seed=1).set_index("strategy")
+    for name, true in TRUE.items():
+        row = board.loc[name]
+        assert abs(row.rating - true) < 30, (name, row.rating, true)
+        assert row.ci_low - 5 <= true <= row.ci_high + 5, (name, row.ci_low, row.ci_high)
+    assert list(board.index) == ["strong", "good", "simple", "weak"]
+
+
+def test_anchor_is_exactly_1500_and_the_fit_is_deterministic() -> None:
+    data = _synthetic(2, 300, seed=5)
+    one = ratings(data, strategies=list(TRUE), anchor="weak", bootstrap=30, seed=9)
+    two = ratings(data.sample(frac=1.0, random_state=3), strategies=list(TRUE),
+                  anchor="weak", bootstrap=30, seed=9)
+    weak = one.set_index("strategy").loc["weak"]
+    assert (weak.rating, weak.ci_low, weak.ci_high) == (1500.0, 1500.0, 1500.0)
+    assert one.equals(two)  # row order of the results does not matter, the seed decides
+    other = ratings(data, strategies=list(TRUE), anchor="weak", bootstrap=30, seed=10)
+    assert np.allclose(one["rating"], other["rating"])
+    assert not np.allclose(one["ci_low"], other["ci_low"])
+
+
+def test_finishing_places_winner_first_then_by_score() -> None:
+    scores = np.array([[40.0, 90.0, 10.0], [50.0, 50.0, 120.0], [30.0, 70.0, np.nan]])
+    places = finishing_places(np.array([0, 2, 0]), scores)
+    assert places[0].tolist() == [1, 2, 3]  # the winner first even with a lower score
+    assert places[1].tolist() == [2, 2, 1]  # equal losers share a place
+    assert places[2, :2].tolist() == [1, 2] and math.isnan(places[2, 2])
+
+
+def test_a_strategy_that_never_wins_has_a_finite_rating() -> None:
+    data = _synthetic(2, 200, seed=2)
+    data = data[(data["strategy_0"] != "weak") & (data["strategy_1"] != "weak")]
+    lost = pd.DataFrame({"deal": np.arange(50), "strategy_0": "weak", "place_0": 2.0,
+                         "strategy_1": "simple", "place_1": 1.0})
+    board = ratings(pd.concat([data, lost]), anchor="simple", bootstrap=10).set_index(
+        "strategy")
+    assert np.isfinite(board.loc["weak", "rating"]) and board.loc["weak", "rating"] < 1000
+
+
+def _league(tmp_path: Path, strategies: list[str], name: str = "mini") -> dict[str, object]:
+    return {"name": name, "seed": 4, "games": 12, "rules": "eaai", "chunk_size": 6,
+            "bootstrap": 20, "strategies": strategies}
+
+
+def test_adding_a_strategy_plays_only_its_new_tables(tmp_path: Path) -> None:
+    out = tmp_path / "league"
+    first = run_league(_league(tmp_path, ["simple", "greedy-knock"]), jobs=1, out=out,
+                       quiet=True)
+    assert first.games_played == 2 * 12 and first.tables == 2
+    again = run_league(_league(tmp_path, ["simple", "greedy-knock"]), jobs=1, out=out,
+                       quiet=True)
+    assert again.games_played == 0
+    grown = run_league(_league(tmp_path, ["simple", "greedy-knock", "discard-tracking"]),
+                       jobs=1, out=out, quiet=True)
+    assert grown.games_played == 4 * 12  # the four pairings with discard-tracking, no more
+    assert [p.name for p in grown.rounds] == ["round-000", "round-001"]
+    fresh = run_league(_league(tmp_path, ["simple", "greedy-knock", "discard-tracking"]),
+                       jobs=1, out=tmp_path / "fresh", quiet=True)
+    assert fresh.games_played == 6 * 12
+    assert grown.leaderboard.equals(fresh.leaderboard)  # history does not change the games
+    for name in ("leaderboard.csv", "leaderboard.md", "ratings.png"):
+        assert (out / name).stat().st_size > 0
+
+
+def test_an_interrupted_league_resumes_to_the_same_ratings(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    league = _league(tmp_path, ["simple", "greedy-knock", "gin-hunter"])
+    real = sim.play.runner.write_chunk
+    calls = []
+
+    def failing(*args: object, **kwargs: object) -> None:
+        calls.append(1)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        real(*args, **kwargs)
+
+    monkeypatch.setattr(sim.play.runner, "write_chunk", failing)
+    with pytest.raises(KeyboardInterrupt):
+        run_league(league, jobs=1, out=tmp_path / "cut", quiet=True)
+    monkeypatch.setattr(sim.play.runner, "write_chunk", real)
+    resumed = run_league(league, jobs=1, out=tmp_path / "cut", quiet=True)
+    assert resumed.games_played == 6 * 12 - 3 * 6  # three chunks of 6 games were saved
+    whole = run_league(league, jobs=1, out=tmp_path / "whole", quiet=True)
+    assert resumed.leaderboard.equals(whole.leaderboard)
+
+
+def test_league_file_errors_name_the_field() -> None:
+    base = {"name": "x", "seed": 1, "games": 6, "rules": "eaai",
+            "strategies": ["simple", "greedy-knock"]}
+    cases = [({"strategies": ["greedy-knock", "random"]}, "anchor='simple'"),
+             ({"anchor": "random"}, "anchor='random'"),
+             ({"strategies": ["simple", "simple"]}, "repeats"),
+             ({"strategies": ["simple", "nope"]}, "strategies[1]='nope'"),
+             ({"games": 0}, "games=0"),
+             ({"rules": "poker"}, "rules='poker'"),
+             ({"seats": 3}, "unknown key(s) 'seats'")]
+    for change, text in cases:
+        with pytest.raises(ValueError) as info:
+            load_league({**base, **change})
+        assert text in str(info.value), (change, str(info.value))
+    spec = load_league({**base, "anchor": "greedy-knock"})
+    assert spec.tables() == [("simple", "greedy-knock"), ("greedy-knock", "simple")]
+
+
+def test_cli_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    good = tmp_path / "good.toml"
+    good.write_text('name = "cli"\nseed = 2\ngames = 6\nrules = "three-handed"\n'
+                    'strategies = ["simple", "greedy-knock"]\nbootstrap = 10\n')
+    assert main(["league", str(good), "--jobs", "1", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "played 12 games into results/cli" in out
+    assert "rank  strategy" in out and "anchor" in out and "Plackett-Luce" in out
+    board = pd.read_csv(tmp_path / "results/cli/leaderboard.csv")
+    assert set(board["strategy"]) == {"simple", "greedy-knock"}
+    assert json.loads((tmp_path / "results/cli/league.json").read_text())["settings"]["games"] == 6
+
+    bad = {"nosimple.toml": 'name = "b"\nseed = 1\ngames = 6\nstrategies = ["random", '
+                            '"greedy-knock"]\n',
+           "typo.toml": 'name = "b"\nseed = 1\ngames = 6\nstrategies = ["simple", "greedy"]\n'
+                        'gamez = 3\n',
+           "broken.toml": 'name = "b\n'}
+    for name, text in bad.items():
+        (tmp_path / name).write_text(text)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    commands = [[name] for name in bad] + [
+        ["missing.toml"], [str(good), "--games", "0"], [str(good), "--seed", "3"],
+        [str(good), "--out", "good.toml"]]
+    for argv in commands:
+        assert main(["league", *argv, "--jobs", "1", "--quiet"]) == 2, argv
+        captured = capsys.readouterr()
+        lines = captured.err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("ginbox: error: "), (argv, captured.err)
+        assert captured.out == ""
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
