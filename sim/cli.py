@@ -13,15 +13,31 @@ import argparse
 import os
 import re
 import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 from sim.analysis.statistics import wilson
 from sim.engine.rules import PRESETS, Rules
-from sim.play.driver import PlayResult, StrategyError, play_games
-from sim.records.log import LogWriter, read_log
-from strategies.registry import ALIASES, describe, parse_strategies
+from sim.play.driver import (
+    MAX_GAMES,
+    PlayResult,
+    Seeds,
+    StrategyError,
+    check_timeout,
+    iter_games,
+    play_games,
+)
+from sim.records.log import LogWriter, iter_log
+from strategies.registry import (
+    ALIASES,
+    StrategySpec,
+    build_strategy,
+    describe,
+    parse_strategies,
+    parse_strategy,
+)
 
 PROG = "ginbox"
 DEMO_STRATEGIES = "greedy-knock,simple,random"
@@ -49,22 +65,35 @@ def _version() -> str:
         return "unknown"
 
 
-def _int_at_least(low: int) -> Callable[[str], int]:
-    """An argparse type: an integer >= low, with a message saying what is accepted."""
+def _int_at_least(low: int, high: int | None = None, why: str = "") -> Callable[[str], int]:
+    """An argparse type: an integer >= low (and <= high), with a message saying what is
+    accepted (and ``why`` there is a ceiling)."""
+    at_least = f"an integer >= {low}"
+    accepted = at_least if high is None else f"an integer {low}..{high}{why}"
 
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(
-                f"{text!r} is not an integer: expected an integer >= {low}") from None
+                f"{text!r} is not an integer: expected {at_least}") from None
         if value < low:
-            raise argparse.ArgumentTypeError(
-                f"{value} is out of range: expected an integer >= {low}")
+            raise argparse.ArgumentTypeError(f"{value} is out of range: expected {at_least}")
+        if high is not None and value > high:
+            raise argparse.ArgumentTypeError(f"{value} is out of range: expected {accepted}")
         return value
 
-    parse.__name__ = f"integer >= {low}"
+    parse.__name__ = accepted
     return parse
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a number of seconds > 0."""
+    try:
+        return check_timeout(float(text))  # type: ignore[return-value]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not valid: expected a number of seconds > 0") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,12 +109,17 @@ def build_parser() -> argparse.ArgumentParser:
                            "greedy-knock:knock_at=6,simple,simple (see 'ginbox strategies')")
     play.add_argument("--rules", default="three-handed", metavar="PRESET",
                       help="rules preset: " + ", ".join(PRESETS) + " (default three-handed)")
-    play.add_argument("--games", type=_int_at_least(1), default=100, metavar="N",
-                      help="number of games (default 100)")
+    play.add_argument("--games", default=100, metavar="N",
+                      type=_int_at_least(1, MAX_GAMES, " (the game numbers the seed streams "
+                                                       "give)"),
+                      help="number of games (default 100); memory does not grow with N")
     play.add_argument("--seed", type=_int_at_least(0), default=0, metavar="S",
                       help="seed; the same seed gives the same games (default 0)")
     play.add_argument("--log", metavar="FILE",
                       help="write the hand log (JSON Lines, one hand per line) to FILE")
+    play.add_argument("--decision-timeout", type=_seconds, metavar="SECONDS",
+                      help="stop with an error when a Python strategy takes longer than "
+                           "SECONDS over one decision (Unix only; default: no limit)")
     play.add_argument("--quiet", action="store_true", help="no progress bar")
 
     replay = sub.add_parser(
@@ -154,7 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def format_summary(result: PlayResult, seconds: float, seed: int) -> str:
     """The short text summary printed by ``play`` and ``demo``."""
-    games = len(result.games)
+    games = result.n_games
     rate = games / seconds if seconds > 0 else float("inf")
     lines = [f"{games} games of {result.rules.name} gin, seed {seed}: "
              f"{seconds:.2f} s, {rate:,.0f} games/s"]
@@ -176,43 +210,103 @@ def format_summary(result: PlayResult, seconds: float, seed: int) -> str:
     return "\n".join(lines)
 
 
-def _check_strategies(strategies: str, rules: Rules) -> None:
-    """Fail before playing (and before creating any file) on a bad strategy list."""
+def _check_strategies(strategies: str, rules: Rules) -> list[StrategySpec]:
+    """Fail before playing (and before creating any file) on a bad strategy list, including
+    a Python strategy whose constructor fails: each is built once here."""
     specs = parse_strategies(strategies)
     if len(specs) != rules.players:
         names = ", ".join(s.text for s in specs)
         raise ValueError(f"{rules.name} rules seat {rules.players} players, so --strategies "
                          f"needs {rules.players} names separated by commas: got {len(specs)} "
                          f"({names})")
+    for seat, spec in enumerate(specs):
+        if spec.factory is not None:
+            build_strategy(spec, seat)
+    return specs
+
+
+def _stderr_is_terminal() -> bool:
+    """Whether progress (and the compile notice) can be shown: stderr is a terminal."""
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def announce_if_slow(work: Callable[[], object], notice: Callable[[], object],
+                     delay: float) -> None:
+    """Run ``work()``; call ``notice()`` (from a timer thread) if it is still running after
+    ``delay`` seconds. A warm numba cache loads in well under the delay; only a cold one
+    (the first run, or after an upgrade) compiles for long enough to be announced."""
+    timer = threading.Timer(delay, notice)
+    timer.daemon = True
+    timer.start()
+    try:
+        work()
+    finally:
+        timer.cancel()
+
+
+def _warm_up(specs: Sequence[StrategySpec], rules: Rules, log: bool) -> None:
+    """Play one game on the code path the run takes, with every Python strategy replaced by
+    a compiled one: loads (or, on a cold cache, compiles) the engine before the progress bar
+    starts, without running user code."""
+    python = any(not s.compiled for s in specs)
+    stand_ins = [s if s.compiled or s.kernel is not None else parse_strategy("random")
+                 for s in specs]
+    for _ in iter_games(rules, stand_ins, 1, Seeds.from_seed(0), log=log or python, batch=1):
+        pass
+
+
+COMPILE_NOTICE = "compiling the engine (first run only)..."
 
 
 def _play(strategies: str, rules: Rules, games: int, seed: int, log: bool,
-          quiet: bool, on_records: Any = None) -> tuple[PlayResult, float]:
+          quiet: bool, on_records: Any = None, keep_games: bool = True,
+          decision_timeout: float | None = None) -> tuple[PlayResult, float]:
     bar: Any = None
-    if not quiet:
+    if not quiet and _stderr_is_terminal():  # no bar for pipes, CI, tests
         from tqdm import tqdm
 
-        # disable=None: no bar when stderr is not a terminal (pipes, CI, tests)
-        bar = tqdm(total=games, unit="game", file=sys.stderr, disable=None, leave=False)
+        specs = parse_strategies(strategies)
+        announce_if_slow(lambda: _warm_up(specs, rules, log),
+                         lambda: print(COMPILE_NOTICE, file=sys.stderr, flush=True), 2.0)
+        bar = tqdm(total=games, unit="game", file=sys.stderr, leave=False)
     try:
         start = time.perf_counter()
         result = play_games(strategies, rules, games=games, seed=seed, log=log,
                             progress=bar.update if bar is not None else None,
-                            on_records=on_records)
+                            on_records=on_records, keep_games=keep_games,
+                            decision_timeout=decision_timeout)
         return result, time.perf_counter() - start
     finally:
         if bar is not None:
             bar.close()
 
 
+def _add_cwd_to_path() -> None:
+    """User strategies named module:Class next to the user are importable (a deleted
+    current directory has nothing to import: skipped, not an error)."""
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        return
+    if cwd not in sys.path:
+        sys.path.append(cwd)
+
+
 def cmd_play(args: argparse.Namespace) -> int:
-    """``ginbox play``: play, print the summary, write the log atomically when asked."""
+    """``ginbox play``: play, print the summary, write the log atomically when asked. Only
+    running totals are kept, so memory does not grow with ``--games``."""
     rules = Rules.preset(args.rules)
-    if os.getcwd() not in sys.path:  # user strategies named module:Class next to the user
-        sys.path.append(os.getcwd())
+    _add_cwd_to_path()
+    if args.log is not None and not args.log.strip():
+        raise UsageError(f"--log needs a file name, got {args.log!r}")
     _check_strategies(args.strategies, rules)
+    options = {"keep_games": False, "decision_timeout": args.decision_timeout}
     if args.log is None:
-        result, seconds = _play(args.strategies, rules, args.games, args.seed, False, args.quiet)
+        result, seconds = _play(args.strategies, rules, args.games, args.seed, False,
+                                args.quiet, **options)
         print(format_summary(result, seconds, args.seed))
         return 0
     try:
@@ -220,7 +314,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         # any game is played; it replaces FILE only when every line is written.
         with LogWriter(args.log) as writer:
             result, seconds = _play(args.strategies, rules, args.games, args.seed, True,
-                                    args.quiet, on_records=writer.write_all)
+                                    args.quiet, on_records=writer.write_all, **options)
     except OSError as exc:
         raise UsageError(f"cannot write the log {args.log}: {exc.strerror or exc}") from None
     print(format_summary(result, seconds, args.seed))
@@ -231,14 +325,12 @@ def cmd_play(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------------- replay
 
 
-def _load_log(path: str) -> list[dict[str, Any]]:
+def _stream_log(path: str) -> Iterator[dict[str, Any]]:
+    """The log's records one by one (never the whole log in memory); read errors name it."""
     try:
-        records = read_log(path)
+        yield from iter_log(path)
     except OSError as exc:
         raise UsageError(f"cannot read the log {path}: {exc.strerror or exc}") from None
-    if not records:
-        raise UsageError(f"the log {path} holds no hands")
-    return records
 
 
 def _ranges(numbers: Sequence[int]) -> str:
@@ -256,29 +348,42 @@ def _ranges(numbers: Sequence[int]) -> str:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    """``ginbox replay``: render and check hands; exit 1 if any differs from the rules."""
-    from sim.records.replay import group_games, replay_game
+    """``ginbox replay``: render and check hands; exit 1 if any differs from the rules. The
+    log is read one game at a time and only the game asked for is kept."""
+    from sim.records import replay
 
     if args.all and (args.game is not None or args.hand is not None):
         raise UsageError("--all checks every game and hand: leave out --game and --hand")
-    games = group_games(_load_log(args.file))
+    seen: set[int] = set()
     if args.all:
         checked = bad = 0
-        for recs in games.values():
-            for check in replay_game(recs):
+        for recs in replay.stream_games(_stream_log(args.file)):
+            seen.add(recs[0]["game"])
+            for check in replay.replay_game(recs):
                 checked += 1
                 if not check.ok:
                     bad += 1
                     for diff in check.differences:
                         print(f"game {check.game} hand {check.hand}: {diff}")
+        if not seen:
+            raise UsageError(f"the log {args.file} holds no hands")
         verdict = ("all match the rules" if not bad else
                    f"{bad} differ from the rules")
-        print(f"{args.file}: {checked} hands in {len(games)} games checked: {verdict}")
+        print(f"{args.file}: {checked} hands in {len(seen)} games checked: {verdict}")
         return 1 if bad else 0
-    game = args.game if args.game is not None else next(iter(games))
-    if game not in games:
-        raise UsageError(f"{args.file} has no game {game}: it holds games {_ranges(list(games))}")
-    checks = replay_game(games[game])
+    game = args.game
+    wanted: list[dict[str, Any]] = []
+    for recs in replay.stream_games(_stream_log(args.file)):  # reads (and checks) it all
+        seen.add(recs[0]["game"])
+        if game is None:
+            game = recs[0]["game"]
+        if recs[0]["game"] == game:
+            wanted = recs
+    if not seen:
+        raise UsageError(f"the log {args.file} holds no hands")
+    if not wanted:
+        raise UsageError(f"{args.file} has no game {game}: it holds games {_ranges(list(seen))}")
+    checks = replay.replay_game(wanted)
     if args.hand is not None:
         if not 0 <= args.hand < len(checks):
             raise UsageError(f"game {game} has no hand {args.hand}: it has hands "
@@ -390,8 +495,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from sim.analysis.report import report
     from sim.play.runner import run_experiment
 
-    if os.getcwd() not in sys.path:  # user strategies named module:Class next to the user
-        sys.path.append(os.getcwd())
+    _add_cwd_to_path()
     result = run_experiment(args.file, games=args.games, seed=args.seed, jobs=args.jobs,
                             backend=args.backend, scheduler=args.scheduler, out=args.out,
                             resume=args.resume, force=args.force, quiet=args.quiet,
@@ -454,11 +558,55 @@ def _one_line(message: str) -> str:
     return " ".join(str(message).split())
 
 
+class _OutputError(OSError):
+    """Standard output could not be written (a full disk, an I/O error)."""
+
+
+class _Output:
+    """Standard output, with its write errors told apart from those of files."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._stream.write(text))
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputError(exc.errno, exc.strerror) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputError(exc.errno, exc.strerror) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so Python's exit does not fail on it again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``ginbox`` command line; returns the exit status."""
+    stdout = sys.stdout
+    sys.stdout = _Output(stdout)  # type: ignore[assignment]
     try:
         args = build_parser().parse_args(argv)
-        return COMMANDS[args.command](args)
+        code = COMMANDS[args.command](args)
+        sys.stdout.flush()  # a full stdout fails here, inside the handlers below
+        return code
     except SystemExit as exc:  # --help and --version
         return exc.code if isinstance(exc.code, int) else 0
     except (UsageError, ValueError, StrategyError) as exc:
@@ -466,12 +614,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # 'ginbox ... | head': the reader left; stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, stdout.fileno())
         return 141
+    except _OutputError as exc:
+        sys.stdout = stdout
+        _silence_stdout()
+        print(f"{PROG}: error: cannot write to standard output: "
+              f"{_one_line(exc.strerror or str(exc))}", file=sys.stderr)
+        return 2
     except OSError as exc:
-        where = f" {exc.filename}" if exc.filename else ""
-        print(f"{PROG}: error:{where} {_one_line(exc.strerror or str(exc))}", file=sys.stderr)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"{PROG}: error: {where}{_one_line(exc.strerror or str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if isinstance(sys.stdout, _Output):
+            sys.stdout = stdout
