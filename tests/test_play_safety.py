@@ -129,20 +129,36 @@ def test_log_writes_through_a_symlink(tmp_path: Path, capsys: pytest.CaptureFixt
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.jsonl", "real.jsonl"]
 
 
+def _device(tmp_path: Path, name: str, minor: int) -> Path:
+    """A private copy of /dev/null (minor 3) or /dev/full (minor 7): a test gone wrong must
+    not replace the machine's own."""
+    path = tmp_path / name
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, minor))
+    except (PermissionError, AttributeError):
+        pytest.skip("creating a device file needs root")
+    return path
+
+
 def test_log_into_a_device_writes_it_without_replacing_it(
-        capsys: pytest.CaptureFixture[str]) -> None:
-    before = os.stat("/dev/null")
-    code, out, err = _play_log(capsys, "/dev/null")
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    null = _device(tmp_path, "null", 3)
+    before = os.stat(null)
+    code, out, err = _play_log(capsys, null)
     assert (code, err) == (0, ""), err
-    after = os.stat("/dev/null")
+    after = os.stat(null)
     assert stat.S_ISCHR(after.st_mode) and after.st_ino == before.st_ino
+    assert [p.name for p in tmp_path.iterdir()] == ["null"]
 
 
-def test_log_into_a_full_device_names_it(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = _play_log(capsys, "/dev/full")
+def test_log_into_a_full_device_names_it(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    full = _device(tmp_path, "full", 7)
+    code, out, err = _play_log(capsys, full)
     assert (code, out) == (2, "")
-    assert err == "ginbox: error: cannot write the log /dev/full: No space left on device\n"
-    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    assert err == f"ginbox: error: cannot write the log {full}: No space left on device\n"
+    assert stat.S_ISCHR(os.stat(full).st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["full"]
 
 
 def test_read_only_log_is_refused_not_replaced(tmp_path: Path,
