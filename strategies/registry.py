@@ -305,6 +305,17 @@ class StrategySpec:
         return self.factory
 
 
+def build_strategy(spec: StrategySpec, seat: int | None = None) -> Any:
+    """``spec.make()``, with a failing constructor reported as one ``ValueError`` line naming
+    the strategy (and the seat, when given) instead of the class's own bare message."""
+    try:
+        return spec.make()
+    except Exception as exc:
+        where = f" (seat {seat})" if seat is not None else ""
+        raise ValueError(f"cannot create strategy {spec.text!r}{where}: "
+                         f"{type(exc).__name__}: {exc}") from None
+
+
 def _accepted() -> str:
     return "one of " + ", ".join(BUILTINS) + ", or an import path module:Class"
 
@@ -453,9 +464,12 @@ def _parse_params(text: str, info: StrategyInfo, rest: str,
 
 
 def _import(text: str, module: str, attr: str) -> Any:
+    if not module:
+        raise ValueError(f"cannot import strategy {text!r}: the module name before ':' is "
+                         "empty")
     try:
         obj = getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
+    except (ImportError, AttributeError, ValueError, TypeError) as exc:
         raise ValueError(f"cannot import strategy {text!r}: {exc}") from None
     return obj
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import sim.cli
+import sim.cli.games
 from sim.cli import main, wilson
 from sim.records.log import dumps_record, read_log, write_log
 
@@ -222,7 +223,7 @@ def test_unwritable_log_fails_before_playing(tmp_path: Path, capsys: pytest.Capt
     def must_not_play(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("played although the log cannot be written")
 
-    monkeypatch.setattr(sim.cli, "play_games", must_not_play)
+    monkeypatch.setattr(sim.cli.games, "play_games", must_not_play)
     code, out, err = call(capsys, "play", "--strategies", "simple,simple,simple", "--log",
                           str(tmp_path / "no" / "such" / "dir.jsonl"))
     assert code == 2 and out == ""
@@ -240,7 +241,7 @@ def test_interrupted_play_leaves_no_log(tmp_path: Path, capsys: pytest.CaptureFi
     def interrupted(*args: Any, **kwargs: Any) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sim.cli, "play_games", interrupted)
+    monkeypatch.setattr(sim.cli.games, "play_games", interrupted)
     code, _, err = call(capsys, "play", "--strategies", "simple,simple,simple", "--log",
                         str(tmp_path / "hands.jsonl"))
     assert code == 130 and err == "ginbox: interrupted\n"

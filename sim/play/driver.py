@@ -8,8 +8,13 @@ calling the compiled built-ins directly. Both give identical games for the same 
 
 from __future__ import annotations
 
+import functools
+import math
+import signal
+import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -61,11 +66,91 @@ from sim.play.batch import play_batch_kernel
 from sim.records.log import hand_result
 from strategies._dispatch import decide
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
-from strategies.registry import StrategySpec, parse_strategies
+from strategies.registry import StrategySpec, build_strategy, parse_strategies
+
+#: The most games one call may play: game numbers are 64-bit signed integers in the compiled
+#: code and index the seed streams, so no run can go past them.
+MAX_GAMES = 2**63 - 1
 
 
 class StrategyError(RuntimeError):
-    """A user strategy answered with an illegal move or raised."""
+    """A user strategy answered with an illegal move, raised, or took too long to decide."""
+
+
+class _DecisionTimeout(BaseException):
+    """Raised by the SIGALRM handler inside a strategy call that overran its time."""
+
+
+class DecisionTimer:
+    """A per-decision time limit for Python strategies, by ``signal.setitimer`` (Unix only).
+
+    An alarm is the only way to stop a strategy stuck in a loop or a blocking call without
+    giving it its own process; so it works in the main thread only, where Python runs signal
+    handlers. The previous SIGALRM handler is restored by :meth:`close`.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        if not hasattr(signal, "setitimer"):
+            raise ValueError("decision_timeout needs signal.setitimer, which this platform "
+                             "lacks (it is Unix only)")
+        if threading.current_thread() is not threading.main_thread():
+            raise ValueError("decision_timeout works only in the main thread (it uses "
+                             "SIGALRM)")
+        self.seconds = seconds
+        self._armed = False
+        self._previous = signal.signal(signal.SIGALRM, self._alarm)
+
+    def _alarm(self, signum: int, frame: FrameType | None) -> None:
+        if self._armed:  # a late alarm after the strategy answered is ignored
+            self._armed = False
+            raise _DecisionTimeout
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """``fn()``, interrupted by :class:`_DecisionTimeout` after ``seconds``."""
+        self._armed = True
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        try:
+            return fn()
+        finally:
+            self._armed = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    def close(self) -> None:
+        """Disarm and give SIGALRM back to its previous handler."""
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self._previous)
+
+
+def check_games(games: object, low: int = 0) -> int:
+    """``games`` if it is an integer ``low..MAX_GAMES``; a clear TypeError or ValueError."""
+    accepted = f"an integer {low}..{MAX_GAMES}"
+    if isinstance(games, bool) or not isinstance(games, int | np.integer):
+        raise TypeError(f"games={games!r} is not an integer: expected {accepted}")
+    if not low <= games <= MAX_GAMES:
+        raise ValueError(f"games={games!r} is out of range: expected {accepted}")
+    return int(games)
+
+
+def check_seed(seed: object) -> int:
+    """``seed`` if it is an integer >= 0 (a float would be silently truncated by numpy)."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise TypeError(f"seed={seed!r} is not an integer: expected an integer >= 0")
+    if seed < 0:
+        raise ValueError(f"seed={seed!r} is out of range: expected an integer >= 0")
+    return int(seed)
+
+
+def check_timeout(seconds: object) -> float | None:
+    """A per-decision limit: None (no limit) or a finite number of seconds > 0."""
+    if seconds is None:
+        return None
+    accepted = "expected a number of seconds > 0, or None"
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float | np.integer |
+                                                   np.floating):
+        raise TypeError(f"decision_timeout={seconds!r} is not a number: {accepted}")
+    if not (seconds > 0 and math.isfinite(seconds)):
+        raise ValueError(f"decision_timeout={seconds!r} is out of range: {accepted}")
+    return float(seconds)
 
 
 @dataclass(frozen=True)
@@ -109,10 +194,12 @@ class GameDriver:
 
     def __init__(self, rules: Rules, strategies: Sequence[Any], seeds: Seeds,
                  log: bool = False, rotate: bool = False,
-                 on_decision: Callable[[int, int, int, bool], None] | None = None) -> None:
+                 on_decision: Callable[[int, int, int, bool], None] | None = None,
+                 timer: DecisionTimer | None = None) -> None:
         """``on_decision(seat, hand_player, decision, advised)``, if given, is called before
         each decision is asked; ``advised``: the seat decides for another (the advisor).
-        :mod:`sim.testing` uses it to see which decisions and roles a strategy met."""
+        :mod:`sim.testing` uses it to see which decisions and roles a strategy met.
+        ``timer`` limits each decision of a Python strategy (see :class:`DecisionTimer`)."""
         self.rules = rules
         self.specs = _as_specs(strategies)
         _check_seats(rules, self.specs)
@@ -120,12 +207,14 @@ class GameDriver:
         self.log = log
         self.rotate = rotate
         self.on_decision = on_decision
+        self.timer = timer
+        self._where = (0, 0)
         self.rules_array = rules.to_array()
         self.params = np.stack([s.params_array() for s in self.specs] +
                                [np.full_like(self.specs[0].params_array(), -1)] *
                                (3 - len(self.specs)))
-        self.players = [None if s.compiled or s.kernel is not None else s.make()
-                        for s in self.specs]
+        self.players = [None if s.compiled or s.kernel is not None else build_strategy(s, seat)
+                        for seat, s in enumerate(self.specs)]
         objects = [id(p) for p in self.players if p is not None]
         if len(objects) != len(set(objects)):
             raise ValueError("the same strategy object sits in two seats, so it would see both "
@@ -178,9 +267,10 @@ class GameDriver:
                         move = int(kernel(decision, self.params[seat], view, after, mem[p],
                                           strategy_rng, scratch))
                 else:
+                    self._where = (game, hand_index)
                     py_view = View.from_arrays(view, pile, py_rng)
                     if p not in started and hasattr(player, "start_hand"):
-                        player.start_hand(py_view)
+                        self._timed(seat, functools.partial(player.start_hand, py_view))
                     started.add(p)
                     move = self._ask(player, seat, decision, py_view)
                 err = apply_move(hs, pile, deck, after, moves, move)
@@ -197,16 +287,37 @@ class GameDriver:
         record_game(row, gs)
         return row, records
 
+    def _timed(self, seat: int, fn: Callable[[], Any]) -> Any:
+        """``fn()`` under the decision time limit, if any."""
+        if self.timer is None:
+            return fn()
+        try:
+            return self.timer.call(fn)
+        except _DecisionTimeout:
+            game, hand = self._where
+            raise StrategyError(
+                f"strategy {self.specs[seat].text!r} (seat {seat}) did not decide within "
+                f"{self.timer.seconds:g} s (--decision-timeout) in game {game}, hand {hand}"
+            ) from None
+
+    def _decide(self, player: Any, decision: int, view: View) -> Any:
+        if decision == DEC_OFFER:
+            return MOVE_DRAW_DISCARD if player.take_upcard(view) else MOVE_PASS
+        if decision == DEC_DRAW:
+            return MOVE_DRAW_DISCARD if player.draw_from_discard(view) else MOVE_DRAW_STOCK
+        if decision == DEC_KNOCK:
+            return MOVE_KNOCK if player.knock(view) else MOVE_NO_KNOCK
+        assert decision == DEC_DISCARD
+        return player.discard(view)
+
     def _ask(self, player: Any, seat: int, decision: int, view: View) -> int:
         try:
-            if decision == DEC_OFFER:
-                return MOVE_DRAW_DISCARD if player.take_upcard(view) else MOVE_PASS
-            if decision == DEC_DRAW:
-                return MOVE_DRAW_DISCARD if player.draw_from_discard(view) else MOVE_DRAW_STOCK
-            if decision == DEC_KNOCK:
-                return MOVE_KNOCK if player.knock(view) else MOVE_NO_KNOCK
-            assert decision == DEC_DISCARD
-            card = player.discard(view)
+            answer = self._timed(seat, lambda: self._decide(player, decision, view))
+            if decision != DEC_DISCARD:
+                return int(answer)
+            card = answer
+        except StrategyError:
+            raise
         except Exception as exc:
             raise StrategyError(
                 f"strategy {self.specs[seat].text!r} (seat {seat}) raised "
@@ -259,47 +370,94 @@ class GameDriver:
         return record
 
 
+class GameTally:
+    """Running totals of the per-game rows: what :meth:`PlayResult.summary` and
+    :meth:`PlayResult.outcomes` need, in memory that does not grow with the number of games
+    (``ginbox play --games 10**12`` keeps no rows)."""
+
+    _SUMS = ("hands", "knocks", "gins", "undercuts", "draws", "turn_limits")
+
+    def __init__(self, players: int) -> None:
+        self.players = players
+        self.games = 0
+        self.wins = [0] * players
+        self.hands_won = [0] * players
+        self.points = [0] * players
+        self.sums = dict.fromkeys(self._SUMS, 0)
+        self._cols = {c: GAME_COLUMNS.index(c) for c in
+                      (*self._SUMS, "winner", *(f"hands_won_{s}" for s in range(players)),
+                       *(f"score_{s}" for s in range(players)))}
+
+    def add(self, rows: np.ndarray) -> None:
+        """Count a batch of per-game rows (``GAME_COLUMNS``)."""
+        c = self._cols
+        self.games += len(rows)
+        winners = rows[:, c["winner"]]
+        for s in range(self.players):
+            self.wins[s] += int((winners == s).sum())
+            self.hands_won[s] += int(rows[:, c[f"hands_won_{s}"]].sum())
+            self.points[s] += int(rows[:, c[f"score_{s}"]].sum())
+        for key in self._SUMS:
+            self.sums[key] += int(rows[:, c[key]].sum())
+
+
 @dataclass
 class PlayResult:
-    """Games played by :func:`play_games`: one row per game, and the hand log if asked."""
+    """Games played by :func:`play_games`: one row per game (None when the call asked for
+    ``keep_games=False``), the hand log if asked, and running totals of every game."""
 
     rules: Rules
     strategies: list[str]
-    games: pd.DataFrame
+    games: pd.DataFrame | None
     log: list[dict[str, Any]] | None
+    tally: GameTally | None = field(default=None, repr=False)
+
+    @property
+    def n_games(self) -> int:
+        """How many games were played."""
+        return self.tally.games if self.tally is not None else len(self.games)  # type: ignore
+
+    def _totals(self) -> GameTally:
+        if self.tally is None:  # built by hand from a frame: count it now
+            assert self.games is not None
+            tally = GameTally(len(self.strategies))
+            tally.add(self.games.reindex(columns=GAME_COLUMNS, fill_value=0).to_numpy())
+            self.tally = tally
+        return self.tally
 
     def summary(self) -> pd.DataFrame:
         """Games won per seat and strategy, with hands and hand outcomes."""
-        g = self.games
+        t = self._totals()
         rows = []
         for seat, name in enumerate(self.strategies):
             rows.append({
                 "seat": seat,
                 "strategy": name,
-                "games_won": int((g["winner"] == seat).sum()),
-                "win_rate": float((g["winner"] == seat).mean()) if len(g) else float("nan"),
-                "hands_won": int(g[f"hands_won_{seat}"].sum()),
-                "points": int(g[f"score_{seat}"].sum()),
+                "games_won": t.wins[seat],
+                "win_rate": t.wins[seat] / t.games if t.games else float("nan"),
+                "hands_won": t.hands_won[seat],
+                "points": t.points[seat],
             })
         return pd.DataFrame(rows)
 
     def outcomes(self) -> dict[str, int]:
         """Hand outcome counts over all games."""
-        g = self.games
-        return {"hands": int(g["hands"].sum()), "knock": int(g["knocks"].sum()),
-                "gin": int(g["gins"].sum()), "undercut": int(g["undercuts"].sum()),
-                "draw": int(g["draws"].sum()), "turn_limit": int(g["turn_limits"].sum())}
+        s = self._totals().sums
+        return {"hands": s["hands"], "knock": s["knocks"], "gin": s["gins"],
+                "undercut": s["undercuts"], "draw": s["draws"], "turn_limit": s["turn_limits"]}
 
 
 def iter_games(rules: Rules, strategies: Sequence[Any], games: int, seeds: Seeds,
                first_game: int = 0, log: bool = False, batch: int = 1000,
-               rotate: bool = False) -> Iterator[tuple[np.ndarray, list[dict[str, Any]]]]:
+               rotate: bool = False, timer: DecisionTimer | None = None,
+               ) -> Iterator[tuple[np.ndarray, list[dict[str, Any]]]]:
     """Yield (statistics rows, hand records) batch by batch, compiled when possible.
 
     Game ``g`` is the same game whatever the batching: its streams derive from ``seeds``
     and ``g`` alone. ``rotate`` seats games by the rotation instead of the rules' draw.
     ``strategies`` are parsed specs (as :func:`play_games` passes them) or anything
-    ``parse_strategies`` accepts; specs are used as given, not parsed again.
+    ``parse_strategies`` accepts; specs are used as given, not parsed again. ``timer`` limits
+    each decision of a Python strategy.
     """
     specs = _as_specs(strategies)
     _check_seats(rules, specs)
@@ -316,7 +474,7 @@ def iter_games(rules: Rules, strategies: Sequence[Any], games: int, seeds: Seeds
                 raise StrategyError("a built-in strategy made an illegal move (engine bug)")
             yield out, []
         return
-    driver = GameDriver(rules, specs, seeds, log=log, rotate=rotate)
+    driver = GameDriver(rules, specs, seeds, log=log, rotate=rotate, timer=timer)
     for start in range(first_game, first_game + games, batch):
         rows = []
         records: list[dict[str, Any]] = []
@@ -330,12 +488,18 @@ def iter_games(rules: Rules, strategies: Sequence[Any], games: int, seeds: Seeds
 def play_games(strategies: Sequence[Any] | str, rules: Rules | str | None = None,
                games: int = 1, seed: int = 0, log: bool = False,
                progress: Callable[[int], None] | None = None,
-               on_records: Callable[[list[dict[str, Any]]], None] | None = None) -> PlayResult:
+               on_records: Callable[[list[dict[str, Any]]], None] | None = None,
+               keep_games: bool = True,
+               decision_timeout: float | None = None) -> PlayResult:
     """Play ``games`` games and return their statistics (and hand log when ``log``).
 
     ``progress(n)`` is called as each batch of ``n`` games finishes. With ``on_records``, the
     hand-log records go to that callback batch by batch instead of staying in memory (so
-    ``result.log`` is None), which lets a log of any length stream to disk.
+    ``result.log`` is None), which lets a log of any length stream to disk. With
+    ``keep_games=False`` no per-game rows are kept (``result.games`` is None) and only the
+    running totals behind ``summary()`` and ``outcomes()`` are: memory then does not grow
+    with ``games``. ``decision_timeout`` (seconds, Unix main thread only) stops a Python
+    strategy that takes longer over one decision with a :class:`StrategyError`.
 
     >>> r = play_games("greedy-knock,greedy-knock,greedy-knock", games=3, seed=1)
     >>> len(r.games), int(r.games["winner"].between(0, 2).sum())
@@ -344,24 +508,36 @@ def play_games(strategies: Sequence[Any] | str, rules: Rules | str | None = None
     if isinstance(rules, str):
         rules = Rules.preset(rules)
     rules = rules if rules is not None else Rules()
-    if games < 0:
-        raise ValueError(f"games={games} is out of range: expected an integer >= 0")
+    games = check_games(games)
+    seed = check_seed(seed)
+    timeout = check_timeout(decision_timeout)
     specs = parse_strategies(strategies)  # the only parse: the layers below take the specs
     seeds = Seeds.from_seed(seed)
+    tally = GameTally(rules.players)
     rows: list[np.ndarray] = []
     records: list[dict[str, Any]] = []
     compiled = all(s.compiled for s in specs) and not log
     batch = 1000 if compiled else 20
-    for out, recs in iter_games(rules, specs, games, seeds, log=log, batch=batch):
-        rows.append(out)
-        if on_records is not None:
-            on_records(recs)
-        else:
-            records.extend(recs)
-        if progress is not None:
-            progress(len(out))
-    table = np.concatenate(rows) if rows else np.zeros((0, GO_LEN), np.int64)
-    frame = pd.DataFrame(table, columns=GAME_COLUMNS).drop(columns=["end_none", "error"])
-    frame.insert(0, "game", np.arange(len(frame)))
+    timer = DecisionTimer(timeout) if timeout is not None and not compiled else None
+    try:
+        for out, recs in iter_games(rules, specs, games, seeds, log=log, batch=batch,
+                                    timer=timer):
+            tally.add(out)
+            if keep_games:
+                rows.append(out)
+            if on_records is not None:
+                on_records(recs)
+            else:
+                records.extend(recs)
+            if progress is not None:
+                progress(len(out))
+    finally:
+        if timer is not None:
+            timer.close()
+    frame: pd.DataFrame | None = None
+    if keep_games:
+        table = np.concatenate(rows) if rows else np.zeros((0, GO_LEN), np.int64)
+        frame = pd.DataFrame(table, columns=GAME_COLUMNS).drop(columns=["end_none", "error"])
+        frame.insert(0, "game", np.arange(len(frame)))
     kept = records if log and on_records is None else None
-    return PlayResult(rules, [s.text for s in specs], frame, kept)
+    return PlayResult(rules, [s.text for s in specs], frame, kept, tally)

@@ -134,9 +134,9 @@ def _check_count(name: str, value: object, low: int, high: int, accepted: str) -
 class ArmSpec:
     """One configuration of an experiment: rules, strategies per seat and seating.
 
-    Validates on construction (the rules resolve, every strategy parses, the seat count
-    matches the rules); error messages start with the field name so that the loader can prefix
-    the arm's path.
+    Validates on construction (the rules resolve, every strategy parses and every Python
+    strategy can be built, the seat count matches the rules); error messages start with the
+    field name so that the loader can prefix the arm's path.
     """
 
     name: str
@@ -187,9 +187,16 @@ class ArmSpec:
                 raise ValueError(f"strategies[{i}]={text!r} is not valid: expected a strategy "
                                  "name (e.g. 'greedy-knock:knock_at=6') or an import path")
             try:
-                texts.append(parse_strategy(text).text)
+                spec = parse_strategy(text)
             except ValueError as exc:
                 raise ValueError(f"strategies[{i}]={text!r}: {exc}") from None
+            if spec.factory is not None:  # build it once now: a bad constructor fails here,
+                try:                      # not in every worker after the results folder exists
+                    spec.make()
+                except Exception as exc:
+                    raise ValueError(f"strategies[{i}]={text!r}: cannot create the strategy: "
+                                     f"{type(exc).__name__}: {exc}") from None
+            texts.append(spec.text)
         object.__setattr__(self, "strategies", tuple(texts))
 
     def _apply_overrides(self, base: Rules) -> Rules:

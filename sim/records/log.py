@@ -21,7 +21,9 @@ from __future__ import annotations
 import errno
 import json
 import os
-import tempfile
+import re
+import stat
+import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -135,6 +137,46 @@ def _umask() -> int:
     return mask
 
 
+def _temp_re(name: str) -> re.Pattern[str]:
+    return re.compile(rf"\.{re.escape(name)}\.ginbox-(\d+)\.[0-9a-f]{{8}}\.tmp")
+
+
+def _pid_alive(pid: int) -> bool:
+    """Whether a process with this id runs on this machine (unknown counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: it runs, as another user
+        return True
+    return True
+
+
+def clean_stale_temporaries(path: str | os.PathLike[str]) -> list[Path]:
+    """Delete the temporaries of the log ``path`` that ginbox processes no longer running
+    left behind (killed mid-write, kill -9 included); return what was deleted.
+
+    Only names :class:`LogWriter` gives, ``.<name>.ginbox-<pid>.<8 hex>.tmp``, whose pid is
+    not a live process here, are touched: a log being written by a running ginbox, or any
+    other file, is left alone.
+    """
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    pattern = _temp_re(target.name)
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = pattern.fullmatch(entry.name)
+        if match and entry.is_file(follow_symlinks=False) and not _pid_alive(
+                int(match.group(1))):
+            Path(entry.path).unlink(missing_ok=True)
+            removed.append(Path(entry.path))
+    return removed
+
+
 class LogWriter:
     """Stream hand records to a JSON Lines file that appears only when complete.
 
@@ -145,22 +187,53 @@ class LogWriter:
         with LogWriter("hands.jsonl") as log:
             for records in batches:
                 log.write_all(records)
+
+    What ``path`` may be: a new or an existing regular file (it keeps its permission bits); a
+    symbolic link, written through (the file it points at is replaced, the link stays); a
+    device, FIFO or socket (``/dev/null``, ``/dev/stdout``, a pipe), written into directly,
+    since there is no file to replace. A read-only file is refused (``PermissionError``)
+    whoever runs, never replaced; so is a directory. The temporary is named
+    ``.<name>.ginbox-<pid>.<random>.tmp``; a writer starting on ``path`` deletes those of
+    processes that no longer run (a kill -9 cannot clean up after itself).
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self.count = 0
         self._tmp: Path | None = None
+        self._target: Path | None = None  # the regular file the temporary replaces
         self._file: Any = None
 
     def __enter__(self) -> LogWriter:
-        if self.path.is_dir():
+        try:
+            st: os.stat_result | None = os.stat(self.path)  # through symbolic links
+        except FileNotFoundError:
+            st = None
+        if st is not None and stat.S_ISDIR(st.st_mode):
             raise IsADirectoryError(errno.EISDIR, "Is a directory", str(self.path))
-        directory = self.path.parent if str(self.path.parent) else Path(".")
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=directory)
-        self._tmp = Path(tmp)
-        os.chmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a log is an ordinary file
-        self._file = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            self._file = open(self.path, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+            return self
+        target = Path(os.path.realpath(self.path))
+        if st is not None:
+            mode = stat.S_IMODE(st.st_mode)
+            if not mode & 0o222 or not os.access(target, os.W_OK):
+                raise PermissionError(errno.EACCES, f"the file is read-only (mode {mode:04o}); "
+                                      "make it writable or choose another file", str(self.path))
+        else:
+            mode = 0o666 & ~_umask()  # what open() would give a new file
+        clean_stale_temporaries(target)
+        tmp = target.with_name(f".{target.name}.ginbox-{os.getpid()}."
+                               f"{uuid.uuid4().hex[:8]}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        self._tmp, self._target = tmp, target
+        try:
+            os.fchmod(fd, mode)
+            self._file = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+        except BaseException:
+            os.close(fd)
+            self._abort()
+            raise
         return self
 
     def write(self, record: dict[str, Any]) -> None:
@@ -184,26 +257,35 @@ class LogWriter:
             self._abort()
 
     def _commit(self) -> None:
-        assert self._file is not None and self._tmp is not None
+        assert self._file is not None
         try:
             self._file.flush()
-            os.fsync(self._file.fileno())
+            if self._tmp is not None:
+                os.fsync(self._file.fileno())
             self._file.close()
-            os.replace(self._tmp, self.path)
+            self._file = None
+            if self._tmp is not None and self._target is not None:
+                os.replace(self._tmp, self._target)
+                self._tmp = None
+                _fsync_dir(self._target.parent)
         except BaseException:
             self._abort()
             raise
-        self._file = None
-        self._tmp = None
-        _fsync_dir(self.path.parent)
 
     def _abort(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-        if self._tmp is not None:
-            self._tmp.unlink(missing_ok=True)
-            self._tmp = None
+        """Close and delete the temporary; a close that fails (a full disk fails again while
+        flushing) must not keep the delete from happening."""
+        try:
+            if self._file is not None:
+                file, self._file = self._file, None
+                try:
+                    file.close()
+                except OSError:
+                    pass
+        finally:
+            if self._tmp is not None:
+                self._tmp.unlink(missing_ok=True)
+                self._tmp = None
 
 
 def _fsync_dir(directory: Path) -> None:

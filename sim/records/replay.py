@@ -24,7 +24,7 @@ match the rules, a malformed line) raises ``ValueError``: that is bad input, not
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -358,7 +358,8 @@ def replay_hand(record: dict[str, Any], previous: dict[str, Any] | None = None) 
 def replay_game(records: Sequence[dict[str, Any]]) -> list[ReplayCheck]:
     """Check every hand of one game in order, chaining scores and the role rotation.
 
-    The records must be the game's hands 0, 1, 2, ... in order (``ValueError`` otherwise).
+    The records must be the game's hands 0, 1, 2, ... in order, all under the same rules
+    (``ValueError`` otherwise).
     Besides each hand on its own, a hand is flagged when its roles are not the rotation after
     the previous hand, or when the game was already over.
     """
@@ -369,6 +370,13 @@ def replay_game(records: Sequence[dict[str, Any]]) -> list[ReplayCheck]:
     if any(r.get("game") != game for r in records) or hands != list(range(len(records))):
         raise ValueError(f"game {game}: expected its hands 0, 1, 2, ... in order, got hands "
                          + ", ".join(map(str, hands)))
+    first = records[0]
+    for r in records[1:]:
+        for key in ("rules", "rules_config"):
+            if r.get(key) != first.get(key):
+                raise ValueError(f"game {game} hand {r.get('hand')}: the rules change mid-game "
+                                 f"({key} differs from hand {first.get('hand')}'s): a game is "
+                                 "played under one set of rules")
     checks: list[ReplayCheck] = []
     previous: dict[str, Any] | None = None
     prev_check: ReplayCheck | None = None
@@ -389,6 +397,29 @@ def group_games(records: Iterable[dict[str, Any]]) -> dict[int, list[dict[str, A
     return games
 
 
+def stream_games(records: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    """The records one game at a time, holding only that game: for logs of any size.
+
+    Each game's hands must be together, as ginbox writes them; a game that comes back after
+    another game raises ``ValueError`` (:func:`group_games` accepts that, at the price of
+    holding the whole log).
+    """
+    finished: set[int] = set()
+    current: list[dict[str, Any]] = []
+    for r in records:
+        game = r["game"]
+        if current and game != current[0]["game"]:
+            finished.add(current[0]["game"])
+            yield current
+            current = []
+        if not current and game in finished:
+            raise ValueError(f"game {game} hand {r.get('hand')}: game {game} already appeared "
+                             "before other games; a hand log keeps each game's hands together")
+        current.append(r)
+    if current:
+        yield current
+
+
 def replay_log(records: Iterable[dict[str, Any]]) -> list[ReplayCheck]:
     """Check every hand of every game in a log (see :func:`replay_game`)."""
     return [c for recs in group_games(records).values() for c in replay_game(recs)]
@@ -396,5 +427,5 @@ def replay_log(records: Iterable[dict[str, Any]]) -> list[ReplayCheck]:
 
 __all__ = [
     "ReplayCheck", "deck_of", "fan", "group_games", "render_hand", "replay_game", "replay_hand",
-    "replay_log", "rules_of",
+    "replay_log", "rules_of", "stream_games",
 ]

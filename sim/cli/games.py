@@ -1,0 +1,312 @@
+"""The commands about single games: ``play``, ``replay``, ``strategies`` and ``demo``."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from sim.analysis.statistics import wilson
+from sim.cli.common import UsageError, add_cwd_to_path, stderr_is_terminal
+from sim.engine.rules import Rules
+from sim.play.driver import (
+    PlayResult,
+    Seeds,
+    iter_games,
+    play_games,
+)
+from sim.records.log import LogWriter, iter_log
+from strategies.registry import (
+    ALIASES,
+    StrategySpec,
+    build_strategy,
+    describe,
+    parse_strategies,
+    parse_strategy,
+)
+
+DEMO_STRATEGIES = "greedy-knock,simple,random"
+
+
+DEMO_GAMES = 300
+
+
+DEMO_SEED = 1
+
+
+def format_summary(result: PlayResult, seconds: float, seed: int) -> str:
+    """The short text summary printed by ``play`` and ``demo``."""
+    games = result.n_games
+    rate = games / seconds if seconds > 0 else float("inf")
+    lines = [f"{games} games of {result.rules.name} gin, seed {seed}: "
+             f"{seconds:.2f} s, {rate:,.0f} games/s"]
+    table = result.summary()
+    width = max(8, *(len(s) for s in table["strategy"]))
+    lines.append(f"seat  {'strategy':<{width}}  games won  win rate  95% interval    "
+                 "hands won  points")
+    for row in table.itertuples():
+        lo, hi = wilson(int(row.games_won), games)
+        lines.append(f"{row.seat:>4}  {row.strategy:<{width}}  {row.games_won:>9}  "
+                     f"{row.win_rate:>8.1%}  {lo:>5.1%} - {hi:<6.1%}  {row.hands_won:>9}  "
+                     f"{row.points:>6}")
+    out = result.outcomes()
+    hands = out.pop("hands")
+    parts = ", ".join(f"{k} {v} ({v / hands:.1%})" if hands else f"{k} {v}"
+                      for k, v in out.items())
+    lines.append(f"hands: {hands} ({hands / games:.1f} per game): {parts}" if games else
+                 "hands: 0")
+    return "\n".join(lines)
+
+
+def _check_strategies(strategies: str, rules: Rules) -> list[StrategySpec]:
+    """Fail before playing (and before creating any file) on a bad strategy list, including
+    a Python strategy whose constructor fails: each is built once here."""
+    specs = parse_strategies(strategies)
+    if len(specs) != rules.players:
+        names = ", ".join(s.text for s in specs)
+        raise ValueError(f"{rules.name} rules seat {rules.players} players, so --strategies "
+                         f"needs {rules.players} names separated by commas: got {len(specs)} "
+                         f"({names})")
+    for seat, spec in enumerate(specs):
+        if spec.factory is not None:
+            build_strategy(spec, seat)
+    return specs
+
+
+def announce_if_slow(work: Callable[[], object], notice: Callable[[], object],
+                     delay: float) -> None:
+    """Run ``work()``; call ``notice()`` (from a timer thread) if it is still running after
+    ``delay`` seconds. A warm numba cache loads in well under the delay; only a cold one
+    (the first run, or after an upgrade) compiles for long enough to be announced."""
+    timer = threading.Timer(delay, notice)
+    timer.daemon = True
+    timer.start()
+    try:
+        work()
+    finally:
+        timer.cancel()
+
+
+def _warm_up(specs: Sequence[StrategySpec], rules: Rules, log: bool) -> None:
+    """Play one game on the code path the run takes, with every Python strategy replaced by
+    a compiled one: loads (or, on a cold cache, compiles) the engine before the progress bar
+    starts, without running user code."""
+    python = any(not s.compiled for s in specs)
+    stand_ins = [s if s.compiled or s.kernel is not None else parse_strategy("random")
+                 for s in specs]
+    for _ in iter_games(rules, stand_ins, 1, Seeds.from_seed(0), log=log or python, batch=1):
+        pass
+
+
+COMPILE_NOTICE = "compiling the engine (first run only)..."
+
+
+def _play(strategies: str, rules: Rules, games: int, seed: int, log: bool,
+          quiet: bool, on_records: Any = None, keep_games: bool = True,
+          decision_timeout: float | None = None) -> tuple[PlayResult, float]:
+    bar: Any = None
+    if not quiet and stderr_is_terminal():  # no bar for pipes, CI, tests
+        from tqdm import tqdm
+
+        specs = parse_strategies(strategies)
+        announce_if_slow(lambda: _warm_up(specs, rules, log),
+                         lambda: print(COMPILE_NOTICE, file=sys.stderr, flush=True), 2.0)
+        bar = tqdm(total=games, unit="game", file=sys.stderr, leave=False)
+    try:
+        start = time.perf_counter()
+        result = play_games(strategies, rules, games=games, seed=seed, log=log,
+                            progress=bar.update if bar is not None else None,
+                            on_records=on_records, keep_games=keep_games,
+                            decision_timeout=decision_timeout)
+        return result, time.perf_counter() - start
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """``ginbox play``: play, print the summary, write the log atomically when asked. Only
+    running totals are kept, so memory does not grow with ``--games``."""
+    rules = Rules.preset(args.rules)
+    add_cwd_to_path()
+    if args.log is not None and not args.log.strip():
+        raise UsageError(f"--log needs a file name, got {args.log!r}")
+    _check_strategies(args.strategies, rules)
+    options = {"keep_games": False, "decision_timeout": args.decision_timeout}
+    if args.log is None:
+        result, seconds = _play(args.strategies, rules, args.games, args.seed, False,
+                                args.quiet, **options)
+        print(format_summary(result, seconds, args.seed))
+        return 0
+    try:
+        # The temporary file is created first, so an unwritable destination fails before
+        # any game is played; it replaces FILE only when every line is written.
+        with LogWriter(args.log) as writer:
+            result, seconds = _play(args.strategies, rules, args.games, args.seed, True,
+                                    args.quiet, on_records=writer.write_all, **options)
+    except OSError as exc:
+        raise UsageError(f"cannot write the log {args.log}: {exc.strerror or exc}") from None
+    print(format_summary(result, seconds, args.seed))
+    print(f"log: {writer.count} hands written to {args.log}")
+    return 0
+
+
+def _stream_log(path: str) -> Iterator[dict[str, Any]]:
+    """The log's records one by one (never the whole log in memory); read errors name it."""
+    try:
+        yield from iter_log(path)
+    except OSError as exc:
+        raise UsageError(f"cannot read the log {path}: {exc.strerror or exc}") from None
+
+
+def _ranges(numbers: Sequence[int]) -> str:
+    """``0..4, 7`` for a sorted list of integers (for 'what is accepted' messages)."""
+    spans: list[str] = []
+    nums = sorted(numbers)
+    i = 0
+    while i < len(nums):
+        j = i
+        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
+            j += 1
+        spans.append(str(nums[i]) if i == j else f"{nums[i]}..{nums[j]}")
+        i = j + 1
+    return ", ".join(spans)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """``ginbox replay``: render and check hands; exit 1 if any differs from the rules. The
+    log is read one game at a time and only the game asked for is kept."""
+    from sim.records import replay
+
+    if args.all and (args.game is not None or args.hand is not None):
+        raise UsageError("--all checks every game and hand: leave out --game and --hand")
+    seen: set[int] = set()
+    if args.all:
+        checked = bad = 0
+        for recs in replay.stream_games(_stream_log(args.file)):
+            seen.add(recs[0]["game"])
+            for check in replay.replay_game(recs):
+                checked += 1
+                if not check.ok:
+                    bad += 1
+                    for diff in check.differences:
+                        print(f"game {check.game} hand {check.hand}: {diff}")
+        if not seen:
+            raise UsageError(f"the log {args.file} holds no hands")
+        verdict = ("all match the rules" if not bad else
+                   f"{bad} differ from the rules")
+        print(f"{args.file}: {checked} hands in {len(seen)} games checked: {verdict}")
+        return 1 if bad else 0
+    game = args.game
+    wanted: list[dict[str, Any]] = []
+    for recs in replay.stream_games(_stream_log(args.file)):  # reads (and checks) it all
+        seen.add(recs[0]["game"])
+        if game is None:
+            game = recs[0]["game"]
+        if recs[0]["game"] == game:
+            wanted = recs
+    if not seen:
+        raise UsageError(f"the log {args.file} holds no hands")
+    if not wanted:
+        raise UsageError(f"{args.file} has no game {game}: it holds games {_ranges(list(seen))}")
+    checks = replay.replay_game(wanted)
+    if args.hand is not None:
+        if not 0 <= args.hand < len(checks):
+            raise UsageError(f"game {game} has no hand {args.hand}: it has hands "
+                             f"0..{len(checks) - 1}")
+        checks = [checks[args.hand]]
+    for i, check in enumerate(checks):
+        if i:
+            print()
+        print(check.text)
+    bad = [c.hand for c in checks if not c.ok]
+    print()
+    if len(checks) == 1:
+        print(checks[0].verdict)
+    elif bad:
+        print(f"game {game}: {len(bad)} of {len(checks)} hands differ from the rules "
+              f"(hands {', '.join(map(str, bad))})")
+    else:
+        print(f"game {game}: all {len(checks)} hands match the rules")
+    return 1 if bad else 0
+
+
+def cmd_strategies(args: argparse.Namespace) -> int:
+    """``ginbox strategies``: the built-ins, their parameters, and how to plug in your own."""
+    infos = describe()
+    width = max(len(i["name"]) for i in infos)
+    print("Built-in strategies (one per seat: --strategies A,B,C; parameters as "
+          "name:key=value,key=value):")
+    for info in infos:
+        print(f"  {info['name']:<{width}}  {info['description']}")
+        for pname, p in info["params"].items():
+            default = "the knock limit of the rules" if p["default"] is None else p["default"]
+            lo, hi = p["range"]
+            doc = re.sub(r"\s*\(default:[^)]*\)\s*$", "", p["doc"])
+            print(f"  {'':<{width}}    {pname}={lo}..{hi} (default {default}): {doc}")
+        if info.get("sets"):
+            shown = ", ".join(
+                f"{info['name']}@{name} ({', '.join(f'{k}={v}' for k, v in values.items())})"
+                if values else f"{info['name']}@{name} (the defaults)"
+                for name, values in info["sets"].items())
+            print(f"  {'':<{width}}    sets: {shown}")
+    aliases = ", ".join(f"{a} = {c}" for a, c in ALIASES.items())
+    if aliases:
+        print(f"Aliases: {aliases}")
+    print("Example: ginbox play --strategies greedy-knock:knock_at=6,simple,random")
+    print()
+    print("Your own strategy: a Python class with take_upcard(view), draw_from_discard(view), "
+          "knock(view) and discard(view)")
+    print("(see strategies/base.py, BaseStrategy), named by its import path package.module:Class,")
+    print("optionally with keyword arguments (passed as strings):")
+    print("  ginbox play --strategies mybots.sly:SlyBot,simple,random")
+    print("  ginbox play --strategies mybots.sly:SlyBot:depth=2,simple,random")
+    print("The module must be importable: installed, on PYTHONPATH, or under the current "
+          "directory.")
+    return 0
+
+
+def _interesting(records: list[dict[str, Any]]) -> int:
+    """Index of a hand worth showing: an undercut with layoffs, else any undercut, gin, knock."""
+    def first(pred: Callable[[dict[str, Any]], bool]) -> int | None:
+        return next((i for i, r in enumerate(records) if pred(r)), None)
+
+    for pred in (lambda r: r["result"]["end"] == "undercut" and bool(r["result"]["layoffs"]),
+                 lambda r: r["result"]["end"] == "undercut",
+                 lambda r: r["result"]["end"] == "gin",
+                 lambda r: r["result"]["end"] == "knock"):
+        i = first(pred)
+        if i is not None:
+            return i
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """``ginbox demo``: a short match and one replayed hand."""
+    from sim.records.replay import replay_hand
+
+    rules = Rules.preset("three-handed")
+    print(f"ginbox demo: {DEMO_GAMES} games of three-handed gin, {DEMO_STRATEGIES} "
+          f"(seed {DEMO_SEED})")
+    print()
+    result, seconds = _play(DEMO_STRATEGIES, rules, DEMO_GAMES, DEMO_SEED, True, True)
+    print(format_summary(result, seconds, DEMO_SEED))
+    records = result.log or []
+    i = _interesting(records)
+    record = records[i]
+    previous = records[i - 1] if i > 0 and records[i - 1]["game"] == record["game"] else None
+    check = replay_hand(record, previous)
+    print()
+    print(f"One {record['result']['end']} hand, replayed move by move and checked against "
+          "the rules:")
+    print()
+    print(check.text)
+    print()
+    print("Next: ginbox play --strategies greedy-knock,simple,random --games 1000 "
+          "--log hands.jsonl")
+    print("      ginbox replay hands.jsonl --game 0      ginbox strategies")
+    return 0 if check.ok else 1

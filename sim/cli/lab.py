@@ -1,0 +1,60 @@
+"""The strength-lab commands: ``tune`` (self-play parameter search) and ``league`` (ratings)."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import signal
+
+from sim.cli.common import Interrupted, add_cwd_to_path, terminate_as_interrupt
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    """``ginbox tune``: search, checkpoint every generation, print the tuned strategy and its
+    held-out check; Ctrl-C or SIGTERM leave the last checkpoint and print how to resume."""
+    from sim.tune import load_tune, tune
+
+    add_cwd_to_path()
+    spec = load_tune(args.file)  # ValueError (exit 2) before anything is written
+    with terminate_as_interrupt() as terminated:
+        try:
+            result = tune(spec, out=args.out, jobs=args.jobs, backend=args.backend,
+                          scheduler=args.scheduler, resume=args.resume, force=args.force,
+                          quiet=args.quiet)
+        except KeyboardInterrupt:
+            argv = ["ginbox", "tune", args.file] + (["--out", args.out] if args.out else [])
+            what = "terminated (SIGTERM)" if terminated else "interrupted"
+            raise Interrupted(f"{what}: the last finished generation is saved; continue "
+                              "with: " + " ".join(shlex.quote(a) for a in [*argv, "--resume"]),
+                              128 + (signal.SIGTERM if terminated else signal.SIGINT)
+                              ) from None
+    print(result.headline())
+    print()
+    print(f"tuned strategy written to {result.out / 'tuned.txt'}; learning curve: "
+          f"{result.out / 'learning_curve.csv'} and .png")
+    return 0
+
+
+def cmd_league(args: argparse.Namespace) -> int:
+    """``ginbox league``: play what the league's folder lacks, rate, print, write the files."""
+    from sim.league import leaderboard_text, run_league
+    from sim.league.output import FILES
+
+    add_cwd_to_path()
+    with terminate_as_interrupt() as terminated:
+        try:
+            result = run_league(args.file, games=args.games, seed=args.seed, jobs=args.jobs,
+                                out=args.out, quiet=args.quiet, bootstrap=args.bootstrap)
+        except KeyboardInterrupt:
+            what = "terminated (SIGTERM)" if terminated else "interrupted"
+            raise Interrupted(f"{what}: the finished chunks are saved; run the same command "
+                              "again to finish the league",
+                              128 + (signal.SIGTERM if terminated else signal.SIGINT)
+                              ) from None
+    already = result.games_total - result.games_played
+    print(f"played {result.games_played:,} games into {result.out}"
+          + (f"; {already:,} were already played" if already else ""))
+    print()
+    print(leaderboard_text(result.spec, result.leaderboard))
+    print(f"\nfiles: {', '.join(str(result.out / f) for f in FILES)}")
+    return 0

@@ -1,0 +1,147 @@
+"""The ``ginbox`` argument parser: every command, option and help text in one place."""
+
+from __future__ import annotations
+
+import argparse
+
+from sim.cli.common import PROG, Parser, int_at_least, seconds, version_text
+from sim.cli.games import DEMO_GAMES, DEMO_SEED, DEMO_STRATEGIES
+from sim.engine.rules import PRESETS
+from sim.play.driver import (
+    MAX_GAMES,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation and tests)."""
+    parser = Parser(prog=PROG, description="Three-handed Gin Rummy simulator.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {version_text()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    play = sub.add_parser("play", help="play games and print a summary (optionally a hand log)",
+                          description="Play games between strategies and print who won.")
+    play.add_argument("--strategies", required=True, metavar="A,B,C",
+                      help="one strategy per seat, e.g. greedy-knock,simple,random or "
+                           "greedy-knock:knock_at=6,simple,simple (see 'ginbox strategies')")
+    play.add_argument("--rules", default="three-handed", metavar="PRESET",
+                      help="rules preset: " + ", ".join(PRESETS) + " (default three-handed)")
+    play.add_argument("--games", default=100, metavar="N",
+                      type=int_at_least(1, MAX_GAMES, " (the game numbers the seed streams "
+                                                       "give)"),
+                      help="number of games (default 100); memory does not grow with N")
+    play.add_argument("--seed", type=int_at_least(0), default=0, metavar="S",
+                      help="seed; the same seed gives the same games (default 0)")
+    play.add_argument("--log", metavar="FILE",
+                      help="write the hand log (JSON Lines, one hand per line) to FILE")
+    play.add_argument("--decision-timeout", type=seconds, metavar="SECONDS",
+                      help="stop with an error when a Python strategy takes longer than "
+                           "SECONDS over one decision (Unix only; default: no limit)")
+    play.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    replay = sub.add_parser(
+        "replay", help="print logged hands move by move and check them against the rules",
+        description="Print hands of a hand log move by move and re-run each through the rules "
+                    "to check the recorded result. Default: every hand of the first game in "
+                    "the file. Exit 0 when all match, 1 when a record differs from the rules.")
+    replay.add_argument("file", metavar="FILE", help="hand log written by 'ginbox play --log'")
+    replay.add_argument("--game", type=int_at_least(0), metavar="G",
+                        help="game number (default: the first game in the file)")
+    replay.add_argument("--hand", type=int_at_least(0), metavar="H",
+                        help="only this hand of the game (default: every hand)")
+    replay.add_argument("--all", action="store_true",
+                        help="check every hand of every game; print only differences")
+
+    sub.add_parser("strategies", help="list the strategies and their parameters",
+                   description="List the built-in strategies, their parameters and defaults.")
+    sub.add_parser("demo", help="play a short demo and replay one interesting hand",
+                   description=f"Play {DEMO_GAMES} games of {DEMO_STRATEGIES} (three-handed, "
+                               f"seed {DEMO_SEED}), print the summary, then replay and check "
+                               "one interesting hand.")
+    run = sub.add_parser(
+        "run", help="run an experiment (TOML), write its report and print the headline",
+        description="Run every arm of an experiment file in parallel chunks (resumable), "
+                    "write the results (parquet) and the report (report.md, CSV tables, PNG "
+                    "plots) into the results directory, and print the headline table.")
+    run.add_argument("file", metavar="FILE", help="experiment TOML file (see experiments/)")
+    run.add_argument("--games", type=int_at_least(1), metavar="N",
+                     help="games per arm (default: the file's)")
+    run.add_argument("--seed", type=int_at_least(0), metavar="S",
+                     help="experiment seed (default: the file's)")
+    run.add_argument("--jobs", type=int_at_least(1), metavar="J",
+                     help="worker processes (default: all usable cores)")
+    run.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                     help="joblib backend: loky processes (default) or a Dask cluster")
+    run.add_argument("--scheduler", metavar="ADDR",
+                     help="Dask scheduler address, e.g. tcp://host:8786 (with --backend dask; "
+                          "default: start a local cluster of --jobs workers)")
+    run.add_argument("--out", metavar="DIR",
+                     help="results directory (default: results/<experiment name>)")
+    again = run.add_mutually_exclusive_group()
+    again.add_argument("--resume", action="store_true",
+                       help="finish the missing chunks of an interrupted run in DIR")
+    again.add_argument("--force", action="store_true",
+                       help="delete the results already in DIR and run again")
+    run.add_argument("--quiet", action="store_true",
+                     help="no progress (else a bar on a terminal, a plain line every 30 s "
+                          "otherwise)")
+    run.add_argument("--break-lock", action="store_true",
+                     help="take over DIR's lock from a run that is no longer running (a lost "
+                          "machine, a reused pid)")
+    run.add_argument("--log", action="store_true",
+                     help="also write every chunk's hand log (arm=<i>/chunk-<c>.jsonl); plays "
+                          "through the Python driver, far slower: for small runs")
+
+    rep = sub.add_parser(
+        "report", help="write the report of a finished run and print the headline",
+        description="Write report.md, one CSV per table and PNG plots into DIR (a directory "
+                    "written by 'ginbox run') and print the headline table.")
+    rep.add_argument("dir", metavar="DIR", help="results directory of a finished run")
+    rep.add_argument("--out", metavar="OUT",
+                     help="write the report files into OUT instead of DIR (e.g. when DIR is "
+                          "read-only)")
+
+    tune = sub.add_parser(
+        "tune", help="tune a strategy's parameters by self-play (TOML), resumable",
+        description="CMA-ES over a built-in strategy's integer parameters for its game win "
+                    "rate against a field, checkpointed every generation; prints the tuned "
+                    "strategy and its held-out check (docs/tuning.md).")
+    tune.add_argument("file", metavar="FILE", help="tuning TOML file (see docs/tuning.md)")
+    tune.add_argument("--jobs", type=int_at_least(1), metavar="J",
+                      help="worker processes (default: all usable cores)")
+    tune.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                      help="joblib backend: loky processes (default) or a Dask cluster")
+    tune.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, as for run")
+    tune.add_argument("--out", metavar="DIR",
+                      help="output folder (default: results/<tune name>)")
+    tune_again = tune.add_mutually_exclusive_group()
+    tune_again.add_argument("--resume", action="store_true",
+                            help="continue an interrupted tune in DIR from its checkpoint")
+    tune_again.add_argument("--force", action="store_true",
+                            help="discard the tune already in DIR and start over")
+    tune.add_argument("--quiet", action="store_true", help="no line per generation")
+    league = sub.add_parser(
+        "league", help="play a league (TOML) among strategies and print the ratings",
+        description="Play the tables of a league its folder does not hold yet (paired deals, "
+                    "resumable), fit ratings (Elo scale, the anchor at 1500, bootstrap 95%% "
+                    "intervals), print the leaderboard and write it (docs/league.md).")
+    league.add_argument("file", metavar="FILE", help="league TOML file (see experiments/)")
+    league.add_argument("--games", type=int_at_least(1), metavar="N",
+                        help="games per table (default: the file's)")
+    league.add_argument("--seed", type=int_at_least(0), metavar="S",
+                        help="league seed (default: the file's)")
+    league.add_argument("--bootstrap", type=int_at_least(0), metavar="B",
+                        help="bootstrap resamples for the intervals (default: the file's, 200)")
+    league.add_argument("--jobs", type=int_at_least(1), metavar="J",
+                        help="worker processes (default: all usable cores)")
+    league.add_argument("--out", metavar="DIR",
+                        help="league folder (default: results/<league name>)")
+    league.add_argument("--quiet", action="store_true", help="no progress")
+
+    bench = sub.add_parser("bench", help="measure the engine's speed",
+                           description="Measure deadwood evaluations, hands and games per "
+                                       "second.")
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.add_argument("--cold", action="store_true",
+                       help="also time a cold JIT compile: a new interpreter with an empty "
+                            "temporary NUMBA_CACHE_DIR (minutes)")
+    return parser
