@@ -17,7 +17,6 @@ when.
 from __future__ import annotations
 
 import itertools
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any
 from sim.engine.rules import PRESETS, Rules
 from sim.league.ratings import BOOTSTRAP
 from sim.play.experiment import ArmSpec, canonical_strategy
+from sim.records.files import load_toml
 
 KEYS = ("name", "seed", "games", "rules", "overrides", "strategies", "anchor", "chunk_size",
         "bootstrap", "description")
@@ -112,20 +112,7 @@ def load_league(source: str | Path | Mapping[str, Any] | LeagueSpec) -> LeagueSp
         return _from_dict(source)
     if not isinstance(source, str | Path):
         raise ValueError(f"league {source!r} is not valid: expected a TOML file path or a dict")
-    path = Path(source)
-    try:
-        data = tomllib.loads(path.read_bytes().decode("utf-8"))
-    except OSError as exc:
-        raise ValueError(f"cannot read league file {str(path)!r}: {exc.strerror or exc}"
-                         ) from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a UTF-8 text file: expected a TOML league") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: malformed TOML: {exc}") from None
-    try:
-        return _from_dict(data)
-    except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
+    return load_toml(source, "league", _from_dict)
 
 
 def _from_dict(data: Mapping[str, Any]) -> LeagueSpec:

@@ -89,13 +89,13 @@ import dataclasses
 import functools
 import itertools
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sim.engine.rules import PRESETS, Rules, is_int
+from sim.records.files import load_toml
 from strategies.registry import parse_strategies, parse_strategy
 
 #: Default games per chunk: large enough that per-chunk overhead is negligible, small enough
@@ -351,22 +351,7 @@ def load_experiment(source: str | Path | Mapping[str, Any] | ExperimentSpec) -> 
     if not isinstance(source, str | Path):
         raise ValueError(f"experiment {source!r} is not valid: expected a TOML file path, a "
                          "dict or an ExperimentSpec")
-    path = Path(source)
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise ValueError(f"cannot read experiment file {str(path)!r}: "
-                         f"{exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a UTF-8 text file: expected a TOML experiment") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: malformed TOML: {exc}") from None
-    try:
-        return _from_dict(data)
-    except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
+    return load_toml(source, "experiment", _from_dict)
 
 
 @functools.lru_cache(maxsize=1024)

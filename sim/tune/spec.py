@@ -10,7 +10,6 @@ accepts.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 from sim.engine.rules import Rules, is_int
 from sim.play.experiment import MAX_SEED, ArmSpec
+from sim.records.files import load_toml
 from strategies.registry import ParamInfo, StrategySpec, parse_strategy
 
 TOP_KEYS: tuple[str, ...] = (
@@ -203,22 +203,7 @@ def load_tune(source: str | Path | Mapping[str, Any] | TuneSpec) -> TuneSpec:
         return source
     if isinstance(source, Mapping):
         return _from_dict(source)
-    path = Path(source)
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise ValueError(f"cannot read tuning file {str(path)!r}: "
-                         f"{exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a UTF-8 text file: expected a TOML tuning file") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: malformed TOML: {exc}") from None
-    try:
-        return _from_dict(data)
-    except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
+    return load_toml(source, "tuning", _from_dict)
 
 
 def _from_dict(data: Mapping[str, Any]) -> TuneSpec:
