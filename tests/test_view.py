@@ -107,6 +107,7 @@ BUILTIN_RULES = {
     "greedy-knock": Rules(team_policy="advisor", target=60),
     "gin-hunter": Rules.preset("oklahoma").replace(target=60),
     "discard-tracking": Rules(target=60),
+    "tuned": Rules.preset("three-handed-20").replace(target=60),
 }
 
 
