@@ -119,7 +119,7 @@ _TUNED_SETS: tuple[tuple[str, dict[str, int]], ...] = (
     ("three-handed", {}),
     ("three-handed-20", {}),
     ("eaai", {"slack": 1, "look": 3, "danger": 3, "early": 0, "late_at": 0, "stock_low": 0,
-              "caution": 0}),  # EAAI_PLACEHOLDER
+              "caution": 0}),  # gin only, as discard-tracking:knock_at=0; the tuner found nothing better
 )
 
 
