@@ -42,6 +42,7 @@ from sim.engine.game import GAME_COLUMNS
 from sim.engine.rules import Rules
 from sim.play.driver import Seeds, iter_games
 from sim.play.experiment import ExperimentSpec, load_experiment
+from sim.play.pool import active, loky_config, parallel_args
 from sim.play.progress import Progress
 from sim.play.storage import (
     COLUMNS,
@@ -67,7 +68,6 @@ from sim.play.storage import (
     write_chunk,
     write_manifest,
 )
-from sim.play.workers import die_with_parent
 from sim.records.log import write_log
 
 BACKENDS: tuple[str, ...] = ("loky", "dask")
@@ -172,7 +172,8 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
     if resume and old is not None and bool(old.get("hand_logs", False)) != log:
         raise ValueError(f"cannot resume {out}: it was run with hand logs "
                          f"{'on' if old.get('hand_logs') else 'off'}; resume it the same way")
-    jobs = jobs or _usable_cpus()
+    pool = active() if backend == "loky" else None
+    jobs = jobs or (pool.jobs if pool else _usable_cpus())
     with contextlib.ExitStack() as stack:
         client = (stack.enter_context(_dask_client(scheduler, jobs)) if backend == "dask"
                   else None)
@@ -284,16 +285,15 @@ def _parallel(tasks: list[Any], jobs: int, client: Any,
     """Results as workers finish them (any order): the caller writes each one at once.
 
     Without a Dask ``client``, loky processes that exit when this process dies (even by
-    ``kill -9``), so no orphan keeps playing or holds this command's output open.
+    ``kill -9``), so no orphan keeps playing or holds this command's output open; inside a
+    :func:`sim.play.pool.worker_pool`, its warm workers.
     """
     if not tasks:
         return
     if client is None:
-        n_jobs = min(jobs, len(tasks))
-        with parallel_config(backend="loky", initializer=die_with_parent,
-                             initargs=(os.getpid(),)):
-            yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered",
-                                pre_dispatch="2*n_jobs")(tasks)
+        with loky_config():
+            yield from Parallel(return_as="generator_unordered",
+                                **parallel_args(jobs, len(tasks)))(tasks)
         return
     with parallel_config(backend="dask", client=client):
         yield from Parallel(n_jobs=-1, return_as="generator_unordered")(tasks)
