@@ -118,6 +118,15 @@ def play_chunk_parquet(spec: ExperimentSpec, chunk: Chunk, deck_seed: int, strat
     return chunk, encode_table(chunk_table(spec, chunk, rows)), seconds, records
 
 
+def play_chunk_file(spec: ExperimentSpec, chunk: Chunk, deck_seed: int, strategy_seed: int,
+                    log: bool = False) -> tuple[Chunk, bytes, str, float, list[dict[str, Any]]]:
+    """:func:`play_chunk_parquet` with the file's sha256 (chunk, bytes, sha256, seconds,
+    records): the worker hashes, so the process writing the files does nothing per chunk but
+    write them and note them in the manifest."""
+    chunk, data, seconds, records = play_chunk_parquet(spec, chunk, deck_seed, strategy_seed, log)
+    return chunk, data, sha256(data), seconds, records
+
+
 
 # ------------------------------------------------------------------------------- running
 
@@ -236,16 +245,17 @@ class _Session:
                        sum(c.games for c in self.done), self.quiet)
         status = "failed"
         try:
-            tasks = [delayed(play_chunk_parquet)(self.spec, chunk, *self._seeds(chunk.arm),
-                                                 self.log)
+            tasks = [delayed(play_chunk_file)(self.spec, chunk, *self._seeds(chunk.arm),
+                                              self.log)
                      for chunk in pending]
-            for chunk, data, seconds, records in _parallel(tasks, self.jobs or 1, client):
+            for chunk, data, digest, seconds, records in _parallel(tasks, self.jobs or 1,
+                                                                   client):
                 if self.log:  # before the parquet file, whose presence marks the chunk done
                     (self.out / chunk.log_file).parent.mkdir(parents=True, exist_ok=True)
                     write_log(self.out / chunk.log_file, records)
                 write_chunk(self.out, chunk, data)
                 entry = self.entries[(chunk.arm, chunk.index)]
-                entry.update(status="done", seconds=round(seconds, 4), sha256=sha256(data))
+                entry.update(status="done", seconds=round(seconds, 4), sha256=digest)
                 self.done[chunk] = entry["sha256"]
                 bar.update(chunk.games)
                 if time.perf_counter() - self.last_save > _MANIFEST_EVERY_S:
@@ -281,7 +291,7 @@ class _Session:
 
 
 def _parallel(tasks: list[Any], jobs: int, client: Any,
-              ) -> Iterator[tuple[Chunk, bytes, float, list[dict[str, Any]]]]:
+              ) -> Iterator[tuple[Chunk, bytes, str, float, list[dict[str, Any]]]]:
     """Results as workers finish them (any order): the caller writes each one at once.
 
     Without a Dask ``client``, loky processes that exit when this process dies (even by
@@ -508,4 +518,4 @@ def _new_manifest(spec: ExperimentSpec, plan: list[Chunk],
 
 __all__ = ["BACKENDS", "COLUMNS", "FORMAT", "LOCK", "MANIFEST", "SCHEMA", "Chunk", "RunResult",
            "chunk_table", "encode_table", "load_results", "plan_chunks", "play_chunk",
-           "play_chunk_parquet", "run_experiment"]
+           "play_chunk_file", "play_chunk_parquet", "run_experiment"]
