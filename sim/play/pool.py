@@ -44,7 +44,7 @@ class WorkerPool:
     def pids(self) -> set[int]:
         """The worker pids, asked of the workers (for checks that they persist)."""
         with loky_config(self.idle_seconds):
-            return set(Parallel(n_jobs=self.jobs)(delayed(warm)(0.05)
+            return set(Parallel(n_jobs=self.jobs)(delayed(warm)(0.1)
                                                  for _ in range(4 * self.jobs)))
 
 
