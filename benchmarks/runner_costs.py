@@ -4,6 +4,7 @@ machine these figures come from is shared and its wall times are noise:
 
     python -m benchmarks.runner_costs run --games 1000002 --jobs 2   # one cold run + report
     python -m benchmarks.runner_costs run --games 1000002 --jobs 1
+    python -m benchmarks.runner_costs run --games 1000002 --jobs 2 --pool   # workers warm
     python -m benchmarks.runner_costs many --evaluations 20          # 20 small runs, no pool
     python -m benchmarks.runner_costs many --evaluations 20 --pool   # the same in worker_pool
 
@@ -64,20 +65,24 @@ class _Workers:
         return sorted((round(s, 2) for s in spent if s > 0.2), reverse=True)
 
 
-def run(games: int, jobs: int, out: Path) -> dict[str, Any]:
+def run(games: int, jobs: int, out: Path, pool: bool = False) -> dict[str, Any]:
     from sim.analysis.report import report
     from sim.play.runner import run_experiment
 
     me = psutil.Process()
     load = os.getloadavg()[0]
-    with _Workers() as workers:
+    held: Any = contextlib.nullcontext()
+    if pool:  # workers started and warmed before the timing: a tuner's later evaluations
+        from sim.play.pool import worker_pool
+        held = worker_pool(jobs)
+    with held, _Workers() as workers:
         c0, w0 = _cpu(me.cpu_times()), time.perf_counter()
         result = run_experiment(SCALE, games=games, jobs=jobs, out=out, force=True, quiet=True)
         c1, w1 = _cpu(me.cpu_times()), time.perf_counter()
     report(result).to_markdown()
     c2, w2 = _cpu(me.cpu_times()), time.perf_counter()
     worker_cpu = workers.used()
-    return {"games": games, "jobs": jobs, "wall": round(w1 - w0, 2),
+    return {"games": games, "jobs": jobs, "pool": pool, "wall": round(w1 - w0, 2),
             "parent_cpu": round(c1 - c0, 2), "worker_cpu": worker_cpu,
             "critical_path_cpu": max(worker_cpu, default=round(c1 - c0, 2)),
             "report_wall": round(w2 - w1, 2), "report_cpu": round(c2 - c1, 2),
@@ -115,6 +120,7 @@ def main() -> None:
     r = sub.add_parser("run")
     r.add_argument("--games", type=int, default=1_000_002)
     r.add_argument("--jobs", type=int, default=2)
+    r.add_argument("--pool", action="store_true", help="time the run in a warm worker_pool")
     m = sub.add_parser("many")
     m.add_argument("--evaluations", type=int, default=20)
     m.add_argument("--jobs", type=int, default=2)
@@ -123,7 +129,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "run"
         if args.what == "run":
-            print(json.dumps(run(args.games, args.jobs, out)), flush=True)
+            print(json.dumps(run(args.games, args.jobs, out, args.pool)), flush=True)
         else:
             print(json.dumps(many(args.evaluations, args.jobs, args.pool, out)), flush=True)
 
