@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sim.play.aggregates import Totals, read_aggregates
 from sim.play.storage import RunResult, load_results, read_chunk
 
 
@@ -108,6 +109,22 @@ def arm_frames(result: RunResult, columns: list[str]) -> Iterator[tuple[int, pd.
                 yield int(arm), part
 
 
+def arm_totals(result: RunResult) -> list[Totals] | None:
+    """Each arm's stored per-chunk sums added up (:mod:`sim.play.aggregates`), reading file
+    footers only; None when a stored chunk has none (a run of an older ginbox), and then the
+    tables read the rows. The sums are exact, so both ways give the same tables."""
+    totals = [Totals.zero() for _ in result.manifest["arms"]]
+    for entry in result.manifest["chunks"]:
+        path = result.out / entry["file"]
+        if not path.exists():
+            continue
+        agg = read_aggregates(path)
+        if agg is None or agg["games"] != entry["games"]:
+            return None
+        totals[entry["arm"]].add(agg)
+    return totals
+
+
 def paired_frames(result: RunResult, base: int, others: Sequence[int],
                   columns: list[str]) -> Iterator[tuple[pd.DataFrame, list[pd.DataFrame]]]:
     """Chunk ``c`` of arm ``base`` with chunk ``c`` of each other arm: the same games, paired."""
@@ -143,5 +160,5 @@ def games_per_arm(result: RunResult) -> int:
     return int(result.manifest["spec"]["games"])
 
 
-__all__ = ["Arm", "arm_frames", "arms_of", "find_arm", "games_per_arm", "open_run", "paired_frames",
-           "seat_sum"]
+__all__ = ["Arm", "arm_frames", "arm_totals", "arms_of", "find_arm", "games_per_arm", "open_run",
+           "paired_frames", "seat_sum"]

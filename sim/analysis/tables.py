@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sim.analysis.runs import Arm, arm_frames, arms_of, open_run, seat_sum
+from sim.analysis.runs import Arm, arm_frames, arm_totals, arms_of, open_run, seat_sum
 from sim.analysis.statistics import Ratio, wilson
 from sim.play.storage import RunResult
 
@@ -45,7 +45,13 @@ def win_rates(result: RunResult | str | Path) -> pd.DataFrame:
     arms = arms_of(result)
     games = np.zeros(len(arms), np.int64)
     wins: dict[tuple[int, str], int] = {}
-    for a, frame in arm_frames(result, ["winner"]):
+    totals = arm_totals(result)
+    if totals is not None:
+        for arm, t in zip(arms, totals, strict=True):
+            games[arm.index] = t.games
+            for strategy in arm.distinct():
+                wins[(arm.index, strategy)] = t.wins(arm.seats(strategy))
+    for a, frame in arm_frames(result, ["winner"]) if totals is None else ():
         winner = frame["winner"].to_numpy()
         games[a] += len(winner)
         arm = arms[a]
@@ -94,7 +100,12 @@ def seat_win_rates(result: RunResult | str | Path) -> pd.DataFrame:
     arms = arms_of(result)
     games = np.zeros(len(arms), np.int64)
     wins = np.zeros((len(arms), 3), np.int64)
-    for a, frame in arm_frames(result, ["winner"]):
+    totals = arm_totals(result)
+    if totals is not None:
+        for a, t in enumerate(totals):
+            games[a] = t.games
+            wins[a] = [t.wins([s]) for s in range(3)]
+    for a, frame in arm_frames(result, ["winner"]) if totals is None else ():
         winner = frame["winner"].to_numpy()
         games[a] += len(winner)
         wins[a] += np.bincount(winner[winner >= 0], minlength=3)[:3]
@@ -134,7 +145,11 @@ def box_retention(result: RunResult | str | Path, pooled: bool = False) -> pd.Da
     arms = arms_of(result)
     totals: dict[int, np.ndarray] = {}
     cols = [f"pair_{w}_{b}{c}" for w in ("hands", "box_wins") for b in range(3) for c in range(3)]
-    for a, frame in arm_frames(result, cols):
+    stored = arm_totals(result)
+    if stored is not None:
+        totals = {a: np.array([t.sums[c] for c in cols], np.int64)
+                  for a, t in enumerate(stored) if t.games}
+    for a, frame in arm_frames(result, cols) if stored is None else ():
         sums = frame[cols].to_numpy(np.int64).sum(axis=0)
         totals[a] = totals.get(a, 0) + sums
     rows = []
@@ -203,7 +218,14 @@ def box_runs(result: RunResult | str | Path) -> pd.DataFrame:
     cols = [f"box_{w}_{s}" for w in ("hands", "wins", "runs") for s in range(3)]
     ratios: dict[tuple[int, str], Ratio] = {}
     wins: dict[tuple[int, str], int] = {}
-    for a, frame in arm_frames(result, cols):
+    stored = arm_totals(result)
+    for arm, t in zip(arms, stored or (), strict=False):
+        for strategy in arm.distinct():
+            seats = arm.seats(strategy)
+            ratios.setdefault((arm.index, strategy), Ratio()).add_sums(*t.ratio_sums(
+                [f"box_hands_{s}" for s in seats], [f"box_runs_{s}" for s in seats]))
+            wins[(arm.index, strategy)] = t.total([f"box_wins_{s}" for s in seats])
+    for a, frame in arm_frames(result, cols) if stored is None else ():
         arm = arms[a]
         for strategy in arm.distinct():
             seats = arm.seats(strategy)
@@ -276,7 +298,14 @@ def hand_outcomes(result: RunResult | str | Path) -> pd.DataFrame:
                   | {c for _, _, cs, _, _ in _MEANS for c in cs} | {"hands"})
     sums: dict[int, pd.Series] = {}
     means: dict[tuple[int, int], Ratio] = {}
-    for a, frame in arm_frames(result, cols):
+    stored = arm_totals(result)
+    for a, t in enumerate(stored or ()):
+        if not t.games:
+            continue
+        sums[a] = pd.Series({c: t.sums[c] for c in cols}, dtype=np.int64)
+        for i, (_, _, num, den, _) in enumerate(_MEANS):
+            means.setdefault((a, i), Ratio()).add_sums(*t.ratio_sums(num, [den] if den else None))
+    for a, frame in arm_frames(result, cols) if stored is None else ():
         part = frame[cols].sum()
         sums[a] = sums[a] + part if a in sums else part
         for i, (_, _, num, den, _) in enumerate(_MEANS):

@@ -42,6 +42,7 @@ from sim.engine.game import GAME_COLUMNS
 from sim.engine.rules import Rules
 from sim.play.driver import Seeds, iter_games
 from sim.play.experiment import ExperimentSpec, load_experiment
+from sim.play.pool import active, loky_config, parallel_args
 from sim.play.progress import Progress
 from sim.play.storage import (
     COLUMNS,
@@ -67,7 +68,6 @@ from sim.play.storage import (
     write_chunk,
     write_manifest,
 )
-from sim.play.workers import die_with_parent
 from sim.records.log import write_log
 
 BACKENDS: tuple[str, ...] = ("loky", "dask")
@@ -116,6 +116,15 @@ def play_chunk_parquet(spec: ExperimentSpec, chunk: Chunk, deck_seed: int, strat
     chunk, rows, seconds, records = play_chunk(arm.resolved_rules, arm.strategies, deck_seed,
                                                strategy_seed, arm.rotate, chunk, log)
     return chunk, encode_table(chunk_table(spec, chunk, rows)), seconds, records
+
+
+def play_chunk_file(spec: ExperimentSpec, chunk: Chunk, deck_seed: int, strategy_seed: int,
+                    log: bool = False) -> tuple[Chunk, bytes, str, float, list[dict[str, Any]]]:
+    """:func:`play_chunk_parquet` with the file's sha256 (chunk, bytes, sha256, seconds,
+    records): the worker hashes, so the process writing the files does nothing per chunk but
+    write them and note them in the manifest."""
+    chunk, data, seconds, records = play_chunk_parquet(spec, chunk, deck_seed, strategy_seed, log)
+    return chunk, data, sha256(data), seconds, records
 
 
 
@@ -172,7 +181,8 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
     if resume and old is not None and bool(old.get("hand_logs", False)) != log:
         raise ValueError(f"cannot resume {out}: it was run with hand logs "
                          f"{'on' if old.get('hand_logs') else 'off'}; resume it the same way")
-    jobs = jobs or _usable_cpus()
+    pool = active() if backend == "loky" else None
+    jobs = jobs or (pool.jobs if pool else _usable_cpus())
     with contextlib.ExitStack() as stack:
         client = (stack.enter_context(_dask_client(scheduler, jobs)) if backend == "dask"
                   else None)
@@ -235,16 +245,17 @@ class _Session:
                        sum(c.games for c in self.done), self.quiet)
         status = "failed"
         try:
-            tasks = [delayed(play_chunk_parquet)(self.spec, chunk, *self._seeds(chunk.arm),
-                                                 self.log)
+            tasks = [delayed(play_chunk_file)(self.spec, chunk, *self._seeds(chunk.arm),
+                                              self.log)
                      for chunk in pending]
-            for chunk, data, seconds, records in _parallel(tasks, self.jobs or 1, client):
+            for chunk, data, digest, seconds, records in _parallel(tasks, self.jobs or 1,
+                                                                   client):
                 if self.log:  # before the parquet file, whose presence marks the chunk done
                     (self.out / chunk.log_file).parent.mkdir(parents=True, exist_ok=True)
                     write_log(self.out / chunk.log_file, records)
                 write_chunk(self.out, chunk, data)
                 entry = self.entries[(chunk.arm, chunk.index)]
-                entry.update(status="done", seconds=round(seconds, 4), sha256=sha256(data))
+                entry.update(status="done", seconds=round(seconds, 4), sha256=digest)
                 self.done[chunk] = entry["sha256"]
                 bar.update(chunk.games)
                 if time.perf_counter() - self.last_save > _MANIFEST_EVERY_S:
@@ -280,20 +291,19 @@ class _Session:
 
 
 def _parallel(tasks: list[Any], jobs: int, client: Any,
-              ) -> Iterator[tuple[Chunk, bytes, float, list[dict[str, Any]]]]:
+              ) -> Iterator[tuple[Chunk, bytes, str, float, list[dict[str, Any]]]]:
     """Results as workers finish them (any order): the caller writes each one at once.
 
     Without a Dask ``client``, loky processes that exit when this process dies (even by
-    ``kill -9``), so no orphan keeps playing or holds this command's output open.
+    ``kill -9``), so no orphan keeps playing or holds this command's output open; inside a
+    :func:`sim.play.pool.worker_pool`, its warm workers.
     """
     if not tasks:
         return
     if client is None:
-        n_jobs = min(jobs, len(tasks))
-        with parallel_config(backend="loky", initializer=die_with_parent,
-                             initargs=(os.getpid(),)):
-            yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered",
-                                pre_dispatch="2*n_jobs")(tasks)
+        with loky_config():
+            yield from Parallel(return_as="generator_unordered",
+                                **parallel_args(jobs, len(tasks)))(tasks)
         return
     with parallel_config(backend="dask", client=client):
         yield from Parallel(n_jobs=-1, return_as="generator_unordered")(tasks)
@@ -508,4 +518,4 @@ def _new_manifest(spec: ExperimentSpec, plan: list[Chunk],
 
 __all__ = ["BACKENDS", "COLUMNS", "FORMAT", "LOCK", "MANIFEST", "SCHEMA", "Chunk", "RunResult",
            "chunk_table", "encode_table", "load_results", "plan_chunks", "play_chunk",
-           "play_chunk_parquet", "run_experiment"]
+           "play_chunk_file", "play_chunk_parquet", "run_experiment"]

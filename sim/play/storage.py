@@ -55,6 +55,7 @@ import pyarrow.parquet as pq
 
 from sim.engine.game import GAME_COLUMNS
 from sim.engine.rules import Rules
+from sim.play.aggregates import with_aggregates
 from sim.play.experiment import ExperimentSpec, load_experiment
 from sim.records.files import (
     MARKER,
@@ -135,7 +136,8 @@ def _one_line(exc: BaseException) -> str:
 
 
 def chunk_table(spec: ExperimentSpec, chunk: Chunk, rows: np.ndarray) -> pa.Table:
-    """The parquet table of one chunk (layout in the module docstring)."""
+    """The parquet table of one chunk (layout in the module docstring), carrying its sums
+    (:mod:`sim.play.aggregates`) in its metadata."""
     arm = spec.arms[chunk.arm]
     n = rows.shape[0]
     if rows.shape != (chunk.games, len(GAME_COLUMNS)):
@@ -149,7 +151,7 @@ def chunk_table(spec: ExperimentSpec, chunk: Chunk, rows: np.ndarray) -> pa.Tabl
         + [pa.repeat(pa.scalar(t, pa.string()), n) for t in texts]
         + [pa.array(col) for col in columns]
     )
-    return pa.Table.from_arrays(arrays, schema=SCHEMA)
+    return with_aggregates(pa.Table.from_arrays(arrays, schema=SCHEMA), rows)
 
 
 # ------------------------------------------------------------------------------ results

@@ -45,3 +45,12 @@ def _watch(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(_POLL_S)
     os._exit(1)
+
+
+def warm(seconds: float = 0.0) -> int:
+    """Load the engine in this worker (a pool's warm-up) and return its pid; ``seconds`` of
+    sleep let several calls spread over all workers when asking for their pids."""
+    import sim.play.runner  # noqa: F401, PLC0415  (the engine, compiled functions included)
+
+    time.sleep(seconds)
+    return os.getpid()
