@@ -27,7 +27,7 @@ from typing import Any
 
 from joblib import Parallel, delayed, parallel_config
 
-from sim.play.workers import die_with_parent, warm
+from sim.play.workers import die_with_parent, usable_cpus, warm
 
 #: loky's idle timeout outside a pool (joblib's default), and inside one.
 IDLE_S = 300
@@ -78,9 +78,7 @@ def worker_pool(jobs: int | None = None, idle_seconds: int = POOL_IDLE_S,
     pool's). Start the pool from the main thread: a worker dies with the thread that started
     it (``PR_SET_PDEATHSIG``, :mod:`sim.play.workers`).
     """
-    from sim.play.runner import _usable_cpus  # noqa: PLC0415  (the engine loads only here)
-
-    jobs = _usable_cpus() if jobs is None else jobs
+    jobs = usable_cpus() if jobs is None else jobs
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs={jobs!r} is not valid: expected an integer >= 1")
     pool = WorkerPool(jobs, int(idle_seconds))

@@ -68,6 +68,7 @@ from sim.play.storage import (
     write_chunk,
     write_manifest,
 )
+from sim.play.workers import usable_cpus
 from sim.records.log import write_log
 
 BACKENDS: tuple[str, ...] = ("loky", "dask")
@@ -182,7 +183,7 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
         raise ValueError(f"cannot resume {out}: it was run with hand logs "
                          f"{'on' if old.get('hand_logs') else 'off'}; resume it the same way")
     pool = active() if backend == "loky" else None
-    jobs = jobs or (pool.jobs if pool else _usable_cpus())
+    jobs = jobs or (pool.jobs if pool else usable_cpus())
     with contextlib.ExitStack() as stack:
         client = (stack.enter_context(_dask_client(scheduler, jobs)) if backend == "dask"
                   else None)
@@ -203,13 +204,6 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
             runner = _Session(out, spec, plan, manifest, done, used, backend, quiet, log)
             runner.run(client)
     return RunResult(out, manifest)
-
-
-def _usable_cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 class _Session:
@@ -457,7 +451,7 @@ def _machine() -> dict[str, Any]:
         "machine": platform.machine(),
         "processor": platform.processor(),
         "cpu_count": os.cpu_count(),
-        "usable_cpus": _usable_cpus(),
+        "usable_cpus": usable_cpus(),
         "python": platform.python_version(),
         "numpy": np.__version__,
         "numba": numba.__version__,

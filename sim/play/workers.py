@@ -47,10 +47,19 @@ def _watch(parent: int) -> None:
     os._exit(1)
 
 
+def usable_cpus() -> int:
+    """The cores this process may run on (its affinity on Linux), the default worker count."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def warm(seconds: float = 0.0) -> int:
     """Load the engine in this worker (a pool's warm-up) and return its pid; ``seconds`` of
     sleep let several calls spread over all workers when asking for their pids."""
-    import sim.play.runner  # noqa: F401, PLC0415  (the engine, compiled functions included)
+    import sim.play.driver  # noqa: F401, PLC0415  (the engine, compiled functions included)
+    import sim.play.storage  # noqa: F401, PLC0415  (pyarrow and pandas, which chunks use)
 
     time.sleep(seconds)
     return os.getpid()

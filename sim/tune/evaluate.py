@@ -26,9 +26,9 @@ from joblib import Parallel, delayed, parallel_config
 from sim.engine.game import GO_WINNER
 from sim.engine.rules import Rules
 from sim.play.driver import Seeds
-from sim.play.runner import BACKENDS, _dask_client, _usable_cpus, play_chunk
+from sim.play.runner import BACKENDS, _dask_client, play_chunk
 from sim.play.storage import Chunk
-from sim.play.workers import die_with_parent
+from sim.play.workers import die_with_parent, usable_cpus
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ class GameEvaluator(Evaluator):
         self.rules = spec.resolved_rules
         self.seed = spec.seed
         self.chunk_size = spec.chunk_size
-        self.jobs = jobs or _usable_cpus()
+        self.jobs = jobs or usable_cpus()
         self.backend, self.scheduler = backend, scheduler
         self._stack: contextlib.ExitStack | None = None
         self._parallel: Parallel | None = None
