@@ -346,7 +346,8 @@ def read_only(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
 
     def refuse(paths: Any, mkdir: bool = False) -> Any:
         if any(Path(p).parent == folder for p in paths):
-            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(folder / ".x.1.abcdef12.tmp"))
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS),
+                          str(folder / ".x.ginbox-1.abcdef12.tmp"))
         return real(paths, mkdir)
 
     monkeypatch.setattr("sim.analysis.report.atomic_paths", refuse)

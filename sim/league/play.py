@@ -24,7 +24,7 @@ from sim.league.output import write
 from sim.league.ratings import finishing_places, ratings
 from sim.league.spec import LeagueSpec, load_league, table_key
 from sim.play.experiment import ArmSpec, ExperimentSpec, canonical_strategy
-from sim.play.runner import run_experiment
+from sim.play.runner import check_run_options, run_experiment
 from sim.play.storage import load_results, read_manifest
 from sim.records.files import atomic_write_text
 
@@ -162,17 +162,7 @@ def run_league(source: LeagueSpec | str | Path | dict[str, Any], games: int | No
                       for p, m in rounds if m is not None), default=0)
         new_spec = _round_spec(spec, number, todo["new_tables"])
     options = {"jobs": jobs, "backend": backend, "scheduler": scheduler, "quiet": quiet}
-    if jobs is not None or backend != "loky" or scheduler is not None:
-        # let the runner refuse bad options now, before the league folder is written
-        from sim.play.runner import BACKENDS
-        if backend not in BACKENDS:
-            raise ValueError(f"backend={backend!r} is not valid: expected one of "
-                             + ", ".join(BACKENDS))
-        if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int)
-                                 or jobs < 1):
-            raise ValueError(f"jobs={jobs!r} is not valid: expected an integer >= 1")
-        if scheduler is not None and backend != "dask":
-            raise ValueError("scheduler is only used with backend='dask' (--backend dask)")
+    check_run_options(jobs, backend, scheduler)  # refused before the league folder is written
     out.mkdir(parents=True, exist_ok=True)
     if not (out / LEAGUE_FILE).exists():
         _write_league_file(out, spec)

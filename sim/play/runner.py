@@ -132,6 +132,19 @@ def play_chunk_file(spec: ExperimentSpec, chunk: Chunk, deck_seed: int, strategy
 # ------------------------------------------------------------------------------- running
 
 
+def check_run_options(jobs: int | None, backend: str, scheduler: Any) -> None:
+    """Refuse, in one line, parallel options no run could use (shared by the runner, the tuner
+    and the league, which check them before they write anything)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend={backend!r} is not valid: expected one of "
+                         + ", ".join(BACKENDS))
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ValueError(f"jobs={jobs!r} is not valid: expected an integer >= 1 (default: all "
+                         "cores)")
+    if scheduler is not None and backend != "dask":
+        raise ValueError("scheduler is only used with backend='dask' (--backend dask)")
+
+
 def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
                    games: int | None = None, seed: int | None = None, jobs: int | None = None,
                    backend: str = "loky", scheduler: Any = None, out: str | Path | None = None,
@@ -165,14 +178,7 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
         spec = spec.replace(games=games)
     if seed is not None:
         spec = spec.replace(seed=seed)
-    if backend not in BACKENDS:
-        raise ValueError(f"backend={backend!r} is not valid: expected one of "
-                         + ", ".join(BACKENDS))
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-        raise ValueError(f"jobs={jobs!r} is not valid: expected an integer >= 1 (default: all "
-                         "cores)")
-    if scheduler is not None and backend != "dask":
-        raise ValueError("scheduler is only used with backend='dask' (--backend dask)")
+    check_run_options(jobs, backend, scheduler)
     if resume and force:
         raise ValueError("resume and force exclude each other: resume finishes a run, force "
                          "deletes it and starts over")

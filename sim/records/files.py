@@ -31,14 +31,15 @@ T = TypeVar("T")
 #: Matches the temporaries :func:`temp_path` names (and nothing a run or report keeps); a
 #: glob is looser than the naming, so check each match with :func:`is_temp` before deleting.
 TEMP_GLOB = ".*.tmp"
-_TEMP_RE = re.compile(r"\.(?P<target>.+)\.[0-9]+\.[0-9a-f]{8}\.tmp")
+_TEMP_RE = re.compile(r"\.(?P<target>.+)\.ginbox-(?P<pid>[0-9]+)\.[0-9a-f]{8}\.tmp")
 #: The list of files ginbox wrote into a directory (report files), as JSON.
 MARKER = ".ginbox-written.json"
 
 
 def temp_path(path: Path) -> Path:
-    """A fresh hidden temporary name beside ``path``."""
-    return path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    """A fresh hidden temporary name beside ``path``: ``.<name>.ginbox-<pid>.<8 hex>.tmp``,
+    so that ginbox can tell its own temporaries, and whose process left them, from any file."""
+    return path.with_name(f".{path.name}.ginbox-{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
 
 
 def is_temp(path: str | Path, targets: re.Pattern[str] | None = None) -> bool:
@@ -46,6 +47,37 @@ def is_temp(path: str | Path, targets: re.Pattern[str] | None = None) -> bool:
     name matches ``targets``, when given): the only temporaries ginbox may delete."""
     match = _TEMP_RE.fullmatch(Path(path).name)
     return match is not None and (targets is None or bool(targets.fullmatch(match["target"])))
+
+
+def _pid_alive(pid: int) -> bool:
+    """Whether a process with this id runs on this machine (unknown counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: it runs, as another user
+        return True
+    return True
+
+
+def clean_stale_temps(path: str | os.PathLike[str]) -> list[Path]:
+    """Delete the temporaries of ``path`` that ginbox processes no longer running left behind
+    (killed mid-write, kill -9 included); return what was deleted. A temporary of a running
+    process, or any file :func:`temp_path` did not name, is left alone."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _TEMP_RE.fullmatch(entry.name)
+        if (match and match["target"] == target.name and entry.is_file(follow_symlinks=False)
+                and not _pid_alive(int(match["pid"]))):
+            Path(entry.path).unlink(missing_ok=True)
+            removed.append(Path(entry.path))
+    return removed
 
 
 def written_files(directory: Path) -> list[str]:
@@ -59,10 +91,11 @@ def written_files(directory: Path) -> list[str]:
             ] if isinstance(files, list) else []
 
 
-def _fsync(path: Path) -> None:
-    """Flush a written file's data to disk (best effort: not every file system allows it)."""
+def fsync_path(path: Path) -> None:
+    """Flush a written file, or a directory after a rename, to disk (best effort: not every
+    file system or platform allows it)."""
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path if str(path) else ".", os.O_RDONLY)
     except OSError:
         return
     try:
@@ -90,7 +123,7 @@ def atomic_paths(paths: Sequence[str | Path], mkdir: bool = False) -> Iterator[l
     try:
         yield temps
         for tmp in temps:
-            _fsync(tmp)
+            fsync_path(tmp)
         for tmp, target in zip(temps, targets, strict=True):
             os.replace(tmp, target)
     finally:

@@ -21,9 +21,7 @@ from __future__ import annotations
 import errno
 import json
 import os
-import re
 import stat
-import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -56,6 +54,7 @@ from sim.engine.hand import (
 )
 from sim.engine.rules import Rules, is_int
 from sim.engine.showdown import describe_layout
+from sim.records.files import clean_stale_temps, fsync_path, temp_path
 
 #: Top-level keys every hand record has, in the order they are written.
 RECORD_KEYS: tuple[str, ...] = (
@@ -137,46 +136,6 @@ def _umask() -> int:
     return mask
 
 
-def _temp_re(name: str) -> re.Pattern[str]:
-    return re.compile(rf"\.{re.escape(name)}\.ginbox-(\d+)\.[0-9a-f]{{8}}\.tmp")
-
-
-def _pid_alive(pid: int) -> bool:
-    """Whether a process with this id runs on this machine (unknown counts as running)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # EPERM: it runs, as another user
-        return True
-    return True
-
-
-def clean_stale_temporaries(path: str | os.PathLike[str]) -> list[Path]:
-    """Delete the temporaries of the log ``path`` that ginbox processes no longer running
-    left behind (killed mid-write, kill -9 included); return what was deleted.
-
-    Only names :class:`LogWriter` gives, ``.<name>.ginbox-<pid>.<8 hex>.tmp``, whose pid is
-    not a live process here, are touched: a log being written by a running ginbox, or any
-    other file, is left alone.
-    """
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    pattern = _temp_re(target.name)
-    removed: list[Path] = []
-    try:
-        entries = list(os.scandir(directory))
-    except OSError:
-        return removed
-    for entry in entries:
-        match = pattern.fullmatch(entry.name)
-        if match and entry.is_file(follow_symlinks=False) and not _pid_alive(
-                int(match.group(1))):
-            Path(entry.path).unlink(missing_ok=True)
-            removed.append(Path(entry.path))
-    return removed
-
-
 class LogWriter:
     """Stream hand records to a JSON Lines file that appears only when complete.
 
@@ -193,8 +152,8 @@ class LogWriter:
     device, FIFO or socket (``/dev/null``, ``/dev/stdout``, a pipe), written into directly,
     since there is no file to replace. A read-only file is refused (``PermissionError``)
     whoever runs, never replaced; so is a directory. The temporary is named
-    ``.<name>.ginbox-<pid>.<random>.tmp``; a writer starting on ``path`` deletes those of
-    processes that no longer run (a kill -9 cannot clean up after itself).
+    as :func:`sim.records.files.temp_path` names them; a writer starting on ``path`` deletes
+    those of processes that no longer run (a kill -9 cannot clean up after itself).
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -222,9 +181,8 @@ class LogWriter:
                                       "make it writable or choose another file", str(self.path))
         else:
             mode = 0o666 & ~_umask()  # what open() would give a new file
-        clean_stale_temporaries(target)
-        tmp = target.with_name(f".{target.name}.ginbox-{os.getpid()}."
-                               f"{uuid.uuid4().hex[:8]}.tmp")
+        clean_stale_temps(target)
+        tmp = temp_path(target)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         self._tmp, self._target = tmp, target
         try:
@@ -267,7 +225,7 @@ class LogWriter:
             if self._tmp is not None and self._target is not None:
                 os.replace(self._tmp, self._target)
                 self._tmp = None
-                _fsync_dir(self._target.parent)
+                fsync_path(self._target.parent)
         except BaseException:
             self._abort()
             raise
@@ -286,20 +244,6 @@ class LogWriter:
             if self._tmp is not None:
                 self._tmp.unlink(missing_ok=True)
                 self._tmp = None
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename durable too (best effort: not every platform can open a directory)."""
-    try:
-        fd = os.open(directory if str(directory) else ".", os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def write_log(path: str | os.PathLike[str], records: Iterable[dict[str, Any]]) -> int:

@@ -26,7 +26,7 @@ from joblib import Parallel, delayed, parallel_config
 from sim.engine.game import GO_WINNER
 from sim.engine.rules import Rules
 from sim.play.driver import Seeds
-from sim.play.runner import BACKENDS, _dask_client, play_chunk
+from sim.play.runner import _dask_client, check_run_options, play_chunk
 from sim.play.storage import Chunk
 from sim.play.workers import die_with_parent, usable_cpus
 
@@ -119,14 +119,7 @@ class GameEvaluator(Evaluator):
 
     def __init__(self, spec: Any, jobs: int | None = None, backend: str = "loky",
                  scheduler: Any = None) -> None:
-        if backend not in BACKENDS:
-            raise ValueError(f"backend={backend!r} is not valid: expected one of "
-                             + ", ".join(BACKENDS))
-        if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int)
-                                 or jobs < 1):
-            raise ValueError(f"jobs={jobs!r} is not valid: expected an integer >= 1")
-        if scheduler is not None and backend != "dask":
-            raise ValueError("scheduler is only used with backend='dask' (--backend dask)")
+        check_run_options(jobs, backend, scheduler)
         self.spec = spec
         self.rules = spec.resolved_rules
         self.seed = spec.seed
