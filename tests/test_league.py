@@ -182,3 +182,18 @@ def test_cli_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str],
         assert len(lines) == 1 and lines[0].startswith("ginbox: error: "), (argv, captured.err)
         assert captured.out == ""
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+def test_a_league_too_large_to_rate_in_memory_is_refused() -> None:
+    """Every game's result is held for the fit: a league beyond the bound is refused in one
+    line before anything is played or written."""
+    from sim.league.spec import MAX_LEAGUE_GAMES, load_league
+
+    names = ["simple", "random", "greedy-knock", "gin-hunter", "discard-tracking"]
+    data = {"name": "big", "seed": 1, "games": 10_000_000, "rules": "eaai",
+            "strategies": names}
+    with pytest.raises(ValueError, match=r"^games=10,000,000 at each of 20 tables makes "
+                                         r"200,000,000 games: at most 20,000,000 in a league"):
+        load_league(data)
+    ok = load_league({**data, "games": MAX_LEAGUE_GAMES // 20})
+    assert len(ok.tables()) * ok.games == MAX_LEAGUE_GAMES

@@ -32,6 +32,9 @@ KEYS = ("name", "seed", "games", "rules", "overrides", "strategies", "anchor", "
 MAX_NAME = 50  # rounds are experiments named <name>-round-<k>, at most 64 characters
 DEFAULT_CHUNK_SIZE = 1000
 MAX_GAMES = 10_000_000
+#: Games of all tables together: the ratings are fitted from every game's result in memory
+#: (about 50 bytes a game), so a league is bounded rather than left to exhaust the machine.
+MAX_LEAGUE_GAMES = 20_000_000
 
 
 @dataclass(frozen=True)
@@ -178,6 +181,11 @@ def _from_dict(data: Mapping[str, Any]) -> LeagueSpec:
                 message = message.split(": ", 1)[-1] if "]=" in message else message
                 raise ValueError(f"strategies[{i}]={text!r}: {message}") from None
             raise ValueError(message) from None
+    total = len(spec.tables()) * games
+    if total > MAX_LEAGUE_GAMES:
+        raise ValueError(f"games={games:,} at each of {len(spec.tables())} tables makes "
+                         f"{total:,} games: at most {MAX_LEAGUE_GAMES:,} in a league (its "
+                         "ratings are fitted in memory); lower games or the strategies")
     return spec
 
 
