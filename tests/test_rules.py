@@ -18,12 +18,14 @@ from sim.engine.rules import (
     RI_GAME_BONUS,
     RI_GIN_BONUS,
     RI_HAND_BONUS,
+    RI_HOLLYWOOD,
     RI_INITIAL_ROLES,
     RI_KNOCK_LIMIT,
     RI_MAX_TURNS,
     RI_OKLAHOMA,
     RI_PLAYERS,
     RI_SHUTOUT_BONUS,
+    RI_SHUTOUT_DOUBLING,
     RI_SPADE_DOUBLING,
     RI_TARGET,
     RI_TEAM_ADVISOR,
@@ -75,7 +77,28 @@ EXPECTED_PRESETS = {
         "target": 100,
     },
     "oklahoma": {**DEFAULTS, "name": "oklahoma", "oklahoma": True, "spade_doubling": True},
+    "hollywood": {
+        **DEFAULTS,
+        "name": "hollywood",
+        "players": 2,
+        "gin_bonus": 20,
+        "undercut_bonus": 10,
+        "hand_bonus": 20,
+        "game_bonus": 100,
+        "scoring": "hollywood",
+        "shutout_doubling": True,
+    },
+    "three-handed-hollywood": {
+        **DEFAULTS,
+        "name": "three-handed-hollywood",
+        "hand_bonus": 20,
+        "game_bonus": 100,
+        "scoring": "hollywood",
+        "shutout_doubling": True,
+    },
 }
+#: Fields added later, which ``to_dict`` writes only when they differ from these defaults.
+LATER_DEFAULTS = {"scoring": "standard", "shutout_doubling": False}
 
 
 # ---------------------------------------------------------------------- defaults and presets
@@ -87,11 +110,12 @@ def test_defaults_are_the_three_handed_preset() -> None:
 
 
 def test_field_order_is_stable() -> None:
-    assert [f.name for f in dataclasses.fields(Rules)] == list(DEFAULTS)
+    assert [f.name for f in dataclasses.fields(Rules)] == [*DEFAULTS, *LATER_DEFAULTS]
 
 
 def test_presets_constant() -> None:
-    assert PRESETS == ("three-handed", "three-handed-20", "classic", "eaai", "oklahoma")
+    assert PRESETS == ("three-handed", "three-handed-20", "classic", "eaai", "oklahoma",
+                       "hollywood", "three-handed-hollywood")
     assert set(PRESETS) == set(EXPECTED_PRESETS)
 
 
@@ -122,7 +146,8 @@ def test_preset_names_are_forgiving(spelling: str, name: str) -> None:
 def test_unknown_preset(bad: str) -> None:
     msg = (
         f"unknown rules preset '{bad}': expected one of "
-        "three-handed, three-handed-20, classic, eaai, oklahoma"
+        "three-handed, three-handed-20, classic, eaai, oklahoma, hollywood, "
+        "three-handed-hollywood"
     )
     with pytest.raises(ValueError) as exc:
         Rules.preset(bad)
@@ -337,7 +362,8 @@ def test_replace_unknown_field() -> None:
     assert str(exc.value) == (
         "unknown rules field(s) 'gin': expected one of name, players, gin_bonus, undercut_bonus, "
         "knock_limit, target, wall, max_turns, forbid_taken_discard, oklahoma, spade_doubling, "
-        "team_policy, initial_roles, hand_bonus, game_bonus, shutout_bonus"
+        "team_policy, initial_roles, hand_bonus, game_bonus, shutout_bonus, scoring, "
+        "shutout_doubling"
     )
 
 
@@ -522,20 +548,24 @@ def test_array_index_constants() -> None:
         RI_GAME_BONUS,
         RI_SHUTOUT_BONUS,
         RI_INITIAL_ROLES,
+        RI_HOLLYWOOD,
+        RI_SHUTOUT_DOUBLING,
         RULES_ARRAY_LEN,
-    ) == tuple(range(15)) + (17,)
+    ) == tuple(range(15)) + (17, 18, 19)
 
 
 def test_to_array_defaults() -> None:
     arr = Rules().to_array()
     assert arr.dtype == np.int64
     assert arr.shape == (RULES_ARRAY_LEN,)
-    assert arr.tolist() == [3, 25, 10, 10, 100, 2, 400, 1, 0, 0, 0, 0, 0, 0, -1, -1, -1]
+    assert arr.tolist() == [3, 25, 10, 10, 100, 2, 400, 1, 0, 0, 0, 0, 0, 0, -1, -1, -1,
+                            0, 0]
 
 
 def test_to_array_classic() -> None:
     arr = Rules.preset("classic").to_array()
-    assert arr.tolist() == [2, 20, 10, 10, 100, 2, 400, 1, 0, 0, 0, 20, 100, 100, -1, -1, -1]
+    assert arr.tolist() == [2, 20, 10, 10, 100, 2, 400, 1, 0, 0, 0, 20, 100, 100, -1, -1,
+                            -1, 0, 0]
 
 
 def test_to_array_every_slot() -> None:
@@ -555,6 +585,8 @@ def test_to_array_every_slot() -> None:
         hand_bonus=20,
         game_bonus=100,
         shutout_bonus=50,
+        scoring="hollywood",
+        shutout_doubling=True,
     )
     arr = rules.to_array()
     assert arr[RI_PLAYERS] == 3
@@ -572,6 +604,8 @@ def test_to_array_every_slot() -> None:
     assert arr[RI_GAME_BONUS] == 100
     assert arr[RI_SHUTOUT_BONUS] == 50
     assert arr[RI_INITIAL_ROLES : RI_INITIAL_ROLES + 3].tolist() == [2, 0, 1]
+    assert arr[RI_HOLLYWOOD] == 1
+    assert arr[RI_SHUTOUT_DOUBLING] == 1
 
 
 def test_to_array_two_player_roles() -> None:

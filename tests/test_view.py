@@ -31,6 +31,8 @@ from sim.engine.view import (
     GI_TARGET,
     V_DEADWOOD,
     V_DECISION,
+    V_GAME_OPEN,
+    V_HOLLYWOOD,
     V_KNOCK_LIMIT,
     V_LEN,
     V_TOP,
@@ -72,6 +74,10 @@ VARIANTS = {
     "same-card-off": (Rules(forbid_taken_discard=False, target=60), [random_policy] * 3, 1),
     "eaai": (Rules.preset("eaai").replace(target=60), [random_policy] * 2, 1),
     "classic": (Rules.preset("classic").replace(wall=8), [BASE, random_policy], 4),
+    # a low target so that games end while others go on within a few hands
+    "hollywood": (Rules.preset("hollywood").replace(target=60), [random_policy, BASE], 3),
+    "three-handed-hollywood": (Rules.preset("three-handed-hollywood").replace(target=30),
+                               [random_policy] * 3, 1),
 }
 
 
@@ -94,6 +100,22 @@ def test_spy_next_to_compiled_strategies(monkeypatch: pytest.MonkeyPatch) -> Non
     kinds = {(seat, type(view)) for seat, view in calls}
     assert kinds == {(0, np.ndarray), (1, View), (2, np.ndarray)}
     assert check_views(records, calls, rules) == len(calls)
+
+
+@pytest.mark.parametrize("preset", ["hollywood", "three-handed-hollywood"])
+def test_hollywood_view_arrays_of_compiled_strategies(preset: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled view array shows every open game's scores, as the referee's sheet has
+    them, to built-ins next to a Python seat."""
+    rules = Rules.preset(preset).replace(target=40)
+    n = rules.players
+    records, calls = play_spied(rules, [random_policy] + [None] * (n - 1), 2, seed=7,
+                                compiled=dict.fromkeys(range(1, n), "greedy-knock"),
+                                monkeypatch=monkeypatch)
+    assert check_views(records, calls, rules) == len(calls)
+    arrays = [view for _, view in calls if isinstance(view, np.ndarray)]
+    assert {int(v[V_HOLLYWOOD]) for v in arrays} == {1}
+    assert {int(v[V_GAME_OPEN]) for v in arrays} == {0, 1}  # seen open and ended
 
 
 # ------------------------------------------------------------ every built-in strategy's view

@@ -1,8 +1,11 @@
 """Whole games: roles and the box rotation, scores, two-player mode, and the two drivers.
 
 The game rules (initial roles, who deals, rotation after a win, a drawn hand keeping the roles,
-who scores, the target and end bonuses) live in the compiled functions :func:`game_init`,
-:func:`start_hand` and :func:`end_hand`. Two drivers use them:
+who scores, the target and end bonuses, and Hollywood scoring's three games at once) live in
+the compiled functions :func:`game_init`, :func:`start_hand` and :func:`end_hand`. Under
+Hollywood scoring the unit played here (a "game" of the tables and logs) is the match of three
+games; its winner has the highest total over the three (docs/rules.md, "Hollywood scoring").
+Two drivers use them:
 
 * ``sim.play.batch.play_batch_kernel`` plays a batch of games inside one compiled call,
   built-in strategies only, recording per-game statistics with :func:`record_hand` and
@@ -37,13 +40,23 @@ from sim.engine.rng import below
 from sim.engine.rules import (
     RI_GAME_BONUS,
     RI_HAND_BONUS,
+    RI_HOLLYWOOD,
     RI_INITIAL_ROLES,
     RI_PLAYERS,
     RI_SHUTOUT_BONUS,
+    RI_SHUTOUT_DOUBLING,
     RI_TARGET,
     RI_TEAM_ADVISOR,
 )
-from sim.engine.view import GI_SCORE, GI_SCORE_OTHER, GI_TARGET
+from sim.engine.view import (
+    GI_GAME_OPEN,
+    GI_GAME_SCORE,
+    GI_HOLLYWOOD,
+    GI_OPENED,
+    GI_SCORE,
+    GI_SCORE_OTHER,
+    GI_TARGET,
+)
 
 BOX = 0
 CAPTAIN = 1
@@ -60,9 +73,16 @@ GS_LAYOUT = Layout("GS_", [
     ("BONUS", 3),  # by seat: end-of-game bonuses (hand, game, shutout)
     ("INITIAL_ROLE_SEAT", 3),
     ("PREV_BOX", 1),  # statistics bookkeeping: the box seat of the previous hand
+    # Hollywood scoring (zero under standard scoring); "[k, s]" is slot 3 * k + s, game k 0..2
+    ("HW_OPENED", 3),  # by seat: games the seat has opened (its next win opens one more)
+    ("HW_SCORE", 9),  # [game, seat]: hand points entered in the game
+    ("HW_HANDS_WON", 9),  # [game, seat]: hands won entered in the game (its box bonus)
+    ("HW_WINNER", 3),  # by game: the seat that won it, -1 while it is open
+    ("HW_FINAL", 9),  # [game, seat]: points plus that game's bonuses, once it has ended
 ])
 (GS_ROLE_SEAT, GS_SCORE, GS_HANDS_WON, GS_HANDS, GS_OVER, GS_WINNER, GS_BONUS,
- GS_INITIAL_ROLE_SEAT, GS_PREV_BOX) = GS_LAYOUT.offsets
+ GS_INITIAL_ROLE_SEAT, GS_PREV_BOX, GS_HW_OPENED, GS_HW_SCORE, GS_HW_HANDS_WON, GS_HW_WINNER,
+ GS_HW_FINAL) = GS_LAYOUT.offsets
 GS_LAYOUT.check(globals())
 GS_LEN = GS_LAYOUT.length
 
@@ -86,6 +106,8 @@ GAME_COLUMNS: list[str] = (
     + [f"undercut_wins_{s}" for s in range(3)]  # hands won by seat as an undercutting defender
     + [f"pair_hands_{b}{c}" for b in range(3) for c in range(3)]
     + [f"pair_box_wins_{b}{c}" for b in range(3) for c in range(3)]
+    # games of the match won, by seat: Hollywood's three, else 1 for the winner of the game
+    + [f"games_won_{s}" for s in range(3)]
     + ["error"]  # non-zero if a built-in strategy made an illegal move (an engine bug)
 )
 GO_LEN = len(GAME_COLUMNS)
@@ -108,7 +130,10 @@ GO_SEAT_GINS = GAME_COLUMNS.index("gins_0")
 GO_SEAT_UNDERCUT_WINS = GAME_COLUMNS.index("undercut_wins_0")
 GO_PAIR_HANDS = GAME_COLUMNS.index("pair_hands_00")
 GO_PAIR_BOX_WINS = GAME_COLUMNS.index("pair_box_wins_00")
+GO_GAMES_WON = GAME_COLUMNS.index("games_won_0")
 GO_ERROR = GAME_COLUMNS.index("error")
+#: Columns with meaning only under Hollywood scoring: tables of standard play leave them out.
+HOLLYWOOD_COLUMNS: tuple[str, ...] = tuple(f"games_won_{s}" for s in range(3))
 
 
 #: The six seatings (box, captain, sitter) of the rotation.
@@ -158,6 +183,8 @@ def game_init(gs: np.ndarray, rules: np.ndarray, deck_rng: np.ndarray, rotate: i
             seats[r] = -1
         gs[GS_INITIAL_ROLE_SEAT + r] = seats[r]
     gs[GS_WINNER] = -1
+    for k in range(3):
+        gs[GS_HW_WINNER + k] = -1
 
 
 @kernel
@@ -179,6 +206,38 @@ def start_hand(gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarra
     sitter = gs[GS_ROLE_SEAT + SITTER]
     game_info[GI_SCORE_OTHER] = gs[GS_SCORE + sitter] if sitter >= 0 else 0
     game_info[GI_TARGET] = rules[RI_TARGET]
+    if rules[RI_HOLLYWOOD]:
+        hollywood_info(gs, game_info)
+
+
+@kernel
+def first_open_game(gs: np.ndarray) -> int:
+    """The first Hollywood game still open (3 when all have ended): games end in order."""
+    k = 0
+    while k < 3 and gs[GS_HW_WINNER + k] >= 0:
+        k += 1
+    return k
+
+
+@kernel
+def hollywood_info(gs: np.ndarray, game_info: np.ndarray) -> None:
+    """The Hollywood facts of the views, by role: every game's scores, which games are open
+    and how many each has opened. The plain scores (``GI_SCORE*``) become those of the first
+    open game, the one closest to its end, so score-aware strategies read the live race."""
+    first = first_open_game(gs)
+    game_info[GI_HOLLYWOOD] = 1
+    for k in range(3):
+        game_info[GI_GAME_OPEN + k] = 1 if gs[GS_HW_WINNER + k] < 0 else 0
+    for r in range(3):
+        seat = gs[GS_ROLE_SEAT + r]
+        game_info[GI_OPENED + r] = gs[GS_HW_OPENED + seat] if seat >= 0 else 0
+        for k in range(3):
+            game_info[GI_GAME_SCORE + 3 * k + r] = (gs[GS_HW_SCORE + 3 * k + seat]
+                                                     if seat >= 0 else 0)
+    if first < 3:
+        game_info[GI_SCORE] = game_info[GI_GAME_SCORE + 3 * first]
+        game_info[GI_SCORE + 1] = game_info[GI_GAME_SCORE + 3 * first + 1]
+        game_info[GI_SCORE_OTHER] = game_info[GI_GAME_SCORE + 3 * first + 2]
 
 
 @kernel
@@ -193,7 +252,6 @@ def end_hand(gs: np.ndarray, hs: np.ndarray, rules: np.ndarray) -> int:
         return -1  # no points, same roles, same dealer
     winner_player = hs[HS_WINNER]
     scorer = gs[GS_ROLE_SEAT + winner_player]
-    gs[GS_SCORE + scorer] += hs[HS_POINTS]
     gs[GS_HANDS_WON + scorer] += 1
     box = gs[GS_ROLE_SEAT + BOX]
     captain = gs[GS_ROLE_SEAT + CAPTAIN]
@@ -209,6 +267,10 @@ def end_hand(gs: np.ndarray, hs: np.ndarray, rules: np.ndarray) -> int:
     else:  # the deal passes to the other player
         gs[GS_ROLE_SEAT + BOX] = captain
         gs[GS_ROLE_SEAT + CAPTAIN] = box
+    if rules[RI_HOLLYWOOD]:
+        hollywood_enter(gs, rules, scorer, hs[HS_POINTS])
+        return scorer
+    gs[GS_SCORE + scorer] += hs[HS_POINTS]
     if gs[GS_SCORE + scorer] >= rules[RI_TARGET]:
         gs[GS_OVER] = 1
         gs[GS_WINNER] = scorer
@@ -221,7 +283,84 @@ def end_hand(gs: np.ndarray, hs: np.ndarray, rules: np.ndarray) -> int:
         gs[GS_BONUS + scorer] += rules[RI_GAME_BONUS]
         if shutout:
             gs[GS_BONUS + scorer] += rules[RI_SHUTOUT_BONUS]
+            if rules[RI_SHUTOUT_DOUBLING]:  # the whole total doubles: add it once more
+                gs[GS_BONUS + scorer] += gs[GS_SCORE + scorer] + gs[GS_BONUS + scorer]
     return scorer
+
+
+@kernel
+def hollywood_enter(gs: np.ndarray, rules: np.ndarray, scorer: int, points: int) -> None:
+    """Enter a won hand's points under Hollywood scoring; end games and the match.
+
+    The seat's n-th win opens its n-th game (at most 3) and scores in every open game it has
+    opened; a seat that has opened no game still open (shut out of the games that ended)
+    opens the first open one. ``GS_SCORE`` sums the points entered over the games.
+    """
+    first = first_open_game(gs)
+    if first == 3:
+        return
+    opened = max(gs[GS_HW_OPENED + scorer] + 1, first + 1)
+    if opened > 3:
+        opened = 3
+    gs[GS_HW_OPENED + scorer] = opened
+    for k in range(first, opened):
+        at = GS_HW_SCORE + 3 * k + scorer
+        gs[at] += points
+        gs[GS_HW_HANDS_WON + 3 * k + scorer] += 1
+        gs[GS_SCORE + scorer] += points
+        if gs[at] >= rules[RI_TARGET]:
+            _end_hollywood_game(gs, rules, k, scorer)
+    if gs[GS_HW_WINNER + 2] >= 0:  # games end in order: the third ending ends the match
+        _end_match(gs, rules)
+
+
+@kernel
+def _end_hollywood_game(gs: np.ndarray, rules: np.ndarray, k: int, winner: int) -> None:
+    """Game ``k`` is won: every seat's total for it, with its bonuses (as a standard game's)."""
+    gs[GS_HW_WINNER + k] = winner
+    shutout = True
+    for s in range(rules[RI_PLAYERS]):
+        gs[GS_HW_FINAL + 3 * k + s] = (gs[GS_HW_SCORE + 3 * k + s] + rules[RI_HAND_BONUS]
+                                       * gs[GS_HW_HANDS_WON + 3 * k + s])
+        if s != winner and gs[GS_HW_SCORE + 3 * k + s] > 0:
+            shutout = False
+    at = GS_HW_FINAL + 3 * k + winner
+    gs[at] += rules[RI_GAME_BONUS]
+    if shutout:
+        gs[at] += rules[RI_SHUTOUT_BONUS]
+        if rules[RI_SHUTOUT_DOUBLING]:
+            gs[at] *= 2
+
+
+@kernel
+def hollywood_games_won(gs: np.ndarray, seat: int) -> int:
+    """How many of the Hollywood games ``seat`` has won."""
+    won = 0
+    for k in range(3):
+        if gs[GS_HW_WINNER + k] == seat:
+            won += 1
+    return won
+
+
+@kernel
+def _end_match(gs: np.ndarray, rules: np.ndarray) -> None:
+    """The match is over: the winner has the highest total over the three games, then the
+    most games won, then (a tie on both, practically never seen) the lowest seat number."""
+    gs[GS_OVER] = 1
+    n = rules[RI_PLAYERS]
+    for s in range(n):
+        total = 0
+        for k in range(3):
+            total += gs[GS_HW_FINAL + 3 * k + s]
+        gs[GS_BONUS + s] = total - gs[GS_SCORE + s]
+    best = 0
+    for s in range(1, n):
+        total = gs[GS_SCORE + s] + gs[GS_BONUS + s]
+        best_total = gs[GS_SCORE + best] + gs[GS_BONUS + best]
+        if total > best_total or (total == best_total and hollywood_games_won(gs, s)
+                                  > hollywood_games_won(gs, best)):
+            best = s
+    gs[GS_WINNER] = best
 
 
 @kernel
@@ -264,3 +403,6 @@ def record_game(row: np.ndarray, gs: np.ndarray) -> None:
         row[GO_FINAL + s] = gs[GS_SCORE + s] + gs[GS_BONUS + s]
         row[GO_SEAT_HANDS_WON + s] = gs[GS_HANDS_WON + s]
         row[GO_INITIAL_ROLE_SEAT + s] = gs[GS_INITIAL_ROLE_SEAT + s]
+        row[GO_GAMES_WON + s] = hollywood_games_won(gs, s)  # 0 under standard scoring
+    if gs[GS_HW_WINNER + 2] < 0 and gs[GS_WINNER] >= 0:  # standard: the one game
+        row[GO_GAMES_WON + gs[GS_WINNER]] = 1

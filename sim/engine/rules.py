@@ -26,6 +26,8 @@ The numba engine cannot take a dataclass, so :meth:`Rules.to_array` packs the ru
 ``RI_INITIAL_ROLES``         3 slots (this index and the next two): the initial roles as in
                              ``Rules.initial_roles``, -1 when drawn at random; with 2 players
                              the third slot is always -1
+``RI_HOLLYWOOD``             1 for ``scoring="hollywood"`` (three games scored at once)
+``RI_SHUTOUT_DOUBLING``      1 when a shutout doubles the winner's total for the game
 ===========================  ==================================================================
 
 ``RULES_ARRAY_LEN`` is the array's length.
@@ -45,10 +47,18 @@ from sim.engine.jit import kernel
 from sim.engine.layout import Layout
 
 #: Names accepted by :meth:`Rules.preset`, the default first.
-PRESETS: tuple[str, ...] = ("three-handed", "three-handed-20", "classic", "eaai", "oklahoma")
+PRESETS: tuple[str, ...] = ("three-handed", "three-handed-20", "classic", "eaai", "oklahoma",
+                            "hollywood", "three-handed-hollywood")
 
 #: Values accepted for ``Rules.team_policy``.
 TEAM_POLICIES: tuple[str, ...] = ("captain", "advisor")
+
+#: Values accepted for ``Rules.scoring``: one game to the target, or Hollywood's three at once.
+SCORINGS: tuple[str, ...] = ("standard", "hollywood")
+
+#: Fields added after hand logs and run manifests were first written: ``to_dict`` leaves them
+#: out while they hold these defaults, so records of standard play keep their exact bytes.
+_LATER_DEFAULTS: dict[str, Any] = {"scoring": "standard", "shutout_doubling": False}
 
 # The rules array, declared once: (name, slots, value of a Rules in those slots). The RI_*
 # offsets and Rules.to_array both come from this list (layout in the module docstring).
@@ -68,11 +78,14 @@ _RULES_ARRAY: tuple[tuple[str, int, Callable[[Rules], Any]], ...] = (
     ("GAME_BONUS", 1, lambda r: r.game_bonus),
     ("SHUTOUT_BONUS", 1, lambda r: r.shutout_bonus),
     ("INITIAL_ROLES", 3, lambda r: r.initial_roles or ()),  # unused slots stay -1
+    ("HOLLYWOOD", 1, lambda r: int(r.scoring == "hollywood")),
+    ("SHUTOUT_DOUBLING", 1, lambda r: int(r.shutout_doubling)),
 )
 RULES_LAYOUT = Layout("RI_", [(name, size) for name, size, _ in _RULES_ARRAY])
 (RI_PLAYERS, RI_GIN_BONUS, RI_UNDERCUT_BONUS, RI_KNOCK_LIMIT, RI_TARGET, RI_WALL, RI_MAX_TURNS,
  RI_FORBID_TAKEN_DISCARD, RI_OKLAHOMA, RI_SPADE_DOUBLING, RI_TEAM_ADVISOR, RI_HAND_BONUS,
- RI_GAME_BONUS, RI_SHUTOUT_BONUS, RI_INITIAL_ROLES) = RULES_LAYOUT.offsets
+ RI_GAME_BONUS, RI_SHUTOUT_BONUS, RI_INITIAL_ROLES, RI_HOLLYWOOD,
+ RI_SHUTOUT_DOUBLING) = RULES_LAYOUT.offsets
 RULES_LAYOUT.check(globals())
 RULES_ARRAY_LEN = RULES_LAYOUT.length
 
@@ -141,6 +154,11 @@ class Rules:
     ``game_bonus``            bonus for winning the game (0..1000)
     ``shutout_bonus``         extra points to the game winner when the loser(s) scored
                               nothing (0..1000)
+    ``scoring``               ``"standard"`` (one game to ``target``) or ``"hollywood"``
+                              (three games scored at once; docs/rules.md, "Hollywood
+                              scoring"); the bonuses above apply to each game
+    ``shutout_doubling``      a shutout doubles the game winner's total for that game
+                              (hand points and every bonus), after ``shutout_bonus``
     ========================  ===========================================================
 
     Build variants with :meth:`preset`, :meth:`replace` and :meth:`from_dict`; every path
@@ -163,6 +181,8 @@ class Rules:
     hand_bonus: int = 0
     game_bonus: int = 0
     shutout_bonus: int = 0
+    scoring: str = "standard"
+    shutout_doubling: bool = False
 
     def __post_init__(self) -> None:
         """Validate every field and normalise numpy scalars and lists to plain Python values."""
@@ -170,8 +190,13 @@ class Rules:
             raise ValueError(f"name={self.name!r} is not valid: expected a non-empty string")
         for field_name, lo, hi, accepted in INT_RANGES:
             _check_int(self, field_name, lo, hi, accepted)
-        for field_name in ("forbid_taken_discard", "oklahoma", "spade_doubling"):
+        for field_name in ("forbid_taken_discard", "oklahoma", "spade_doubling",
+                           "shutout_doubling"):
             _check_bool(self, field_name)
+        if not isinstance(self.scoring, str) or self.scoring not in SCORINGS:
+            raise ValueError(
+                f"scoring={self.scoring!r} is not valid: expected one of " + ", ".join(SCORINGS)
+            )
         if not isinstance(self.team_policy, str) or self.team_policy not in TEAM_POLICIES:
             raise ValueError(
                 f"team_policy={self.team_policy!r} is not valid: expected one of "
@@ -202,8 +227,14 @@ class Rules:
         return dataclasses.replace(self, **overrides)
 
     def to_dict(self) -> dict[str, Any]:
-        """All fields as plain JSON/TOML-friendly values (``initial_roles`` a list or None)."""
-        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        """All fields as plain JSON/TOML-friendly values (``initial_roles`` a list or None).
+
+        ``scoring`` and ``shutout_doubling`` appear only when they differ from their defaults:
+        they came after the log and manifest formats, whose existing records must not change.
+        """
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+               if f.name not in _LATER_DEFAULTS
+               or getattr(self, f.name) != _LATER_DEFAULTS[f.name]}
         if out["initial_roles"] is not None:
             out["initial_roles"] = list(out["initial_roles"])
         return out
@@ -292,6 +323,24 @@ _PRESET_OVERRIDES: dict[str, dict[str, Any]] = {
         "target": 100,
     },
     "oklahoma": {"oklahoma": True, "spade_doubling": True},
+    # docs/rules.md, "Hollywood scoring": classic play and bonuses, three games at once, and
+    # a shutout doubling the game's total instead of adding a second game bonus
+    "hollywood": {
+        "players": 2,
+        "gin_bonus": 20,
+        "undercut_bonus": 10,
+        "hand_bonus": 20,
+        "game_bonus": 100,
+        "scoring": "hollywood",
+        "shutout_doubling": True,
+    },
+    # the ruling for three players (docs/rules.md): the three-handed rules, the same bonuses
+    "three-handed-hollywood": {
+        "hand_bonus": 20,
+        "game_bonus": 100,
+        "scoring": "hollywood",
+        "shutout_doubling": True,
+    },
 }
 assert tuple(_PRESET_OVERRIDES) == PRESETS
 

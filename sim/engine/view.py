@@ -10,6 +10,7 @@ holds by construction. The advisor decides from the captain's view.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
@@ -80,11 +81,23 @@ V_LAYOUT = Layout("V_", [
     ("DEADWOOD", 1),  # least deadwood of the mover's 10 cards before this turn's draw
     ("FORBIDDEN", 1),  # the card the mover may not discard this turn, or -1
     ("PILE_MASK", 1),  # the cards in the discard pile
+    # Hollywood scoring (all 0 under standard scoring, where SCORE_* above are the scores;
+    # under Hollywood SCORE_* above are the first open game's scores)
+    ("HOLLYWOOD", 1),  # 1 under Hollywood scoring
+    ("GAME_SCORE_SELF", 3),  # own points in games 1, 2, 3
+    ("GAME_SCORE_OPP", 3),
+    ("GAME_SCORE_OTHER", 3),  # the third player's (three-handed), else 0
+    ("GAME_OPEN", 3),  # 1 while game 1, 2, 3 is still being played
+    ("OPENED_SELF", 1),  # games opened, 0..3: the next win scores in games up to one more
+    ("OPENED_OPP", 1),
+    ("OPENED_OTHER", 1),
 ])
 (V_HAND, V_ROLE, V_DECISION, V_STOCK, V_TURN, V_PILE_LEN, V_TOP, V_OPP_TOOK, V_OPP_DISCARDED,
  V_OPP_DECLINED, V_SELF_DECLINED, V_SELF_TOOK, V_DRAWN, V_TAKEN, V_KNOCK_LIMIT, V_UPCARD,
  V_SCORE_SELF, V_SCORE_OPP, V_SCORE_OTHER, V_TARGET, V_WALL, V_GIN_BONUS, V_UNDERCUT_BONUS,
- V_SELF_DISCARDED, V_KNOCKED, V_DEADWOOD, V_FORBIDDEN, V_PILE_MASK) = V_LAYOUT.offsets
+ V_SELF_DISCARDED, V_KNOCKED, V_DEADWOOD, V_FORBIDDEN, V_PILE_MASK, V_HOLLYWOOD,
+ V_GAME_SCORE_SELF, V_GAME_SCORE_OPP, V_GAME_SCORE_OTHER, V_GAME_OPEN, V_OPENED_SELF,
+ V_OPENED_OPP, V_OPENED_OTHER) = V_LAYOUT.offsets
 V_LAYOUT.check(globals())
 V_LEN = V_LAYOUT.length
 
@@ -93,8 +106,14 @@ GI_LAYOUT = Layout("GI_", [
     ("SCORE", 2),  # score of the seat holding hand player 0's and 1's role
     ("SCORE_OTHER", 1),  # the sitter's score (three-handed)
     ("TARGET", 1),
+    # Hollywood scoring (left 0 under standard scoring); roles 0, 1 as above, 2 the sitter
+    ("HOLLYWOOD", 1),
+    ("GAME_SCORE", 9),  # [game, role] at 3 * game + role
+    ("GAME_OPEN", 3),
+    ("OPENED", 3),  # by role
 ])
-GI_SCORE, GI_SCORE_OTHER, GI_TARGET = GI_LAYOUT.offsets
+(GI_SCORE, GI_SCORE_OTHER, GI_TARGET, GI_HOLLYWOOD, GI_GAME_SCORE, GI_GAME_OPEN,
+ GI_OPENED) = GI_LAYOUT.offsets
 GI_LAYOUT.check(globals())
 GI_LEN = GI_LAYOUT.length
 
@@ -134,6 +153,17 @@ def fill_view(view: np.ndarray, hs: np.ndarray, pile: np.ndarray, game_info: np.
     view[V_DEADWOOD] = hs[HS_DEADWOOD + p]
     view[V_FORBIDDEN] = forbidden_discard(hs)
     view[V_PILE_MASK] = hs[HS_PILE_MASK]
+    # Hollywood's games (game_info leaves them 0 under standard scoring); written always, so
+    # that every field of the view is filled on every decision
+    view[V_HOLLYWOOD] = game_info[GI_HOLLYWOOD]
+    for k in range(3):
+        view[V_GAME_SCORE_SELF + k] = game_info[GI_GAME_SCORE + 3 * k + p]
+        view[V_GAME_SCORE_OPP + k] = game_info[GI_GAME_SCORE + 3 * k + o]
+        view[V_GAME_SCORE_OTHER + k] = game_info[GI_GAME_SCORE + 3 * k + 2]
+        view[V_GAME_OPEN + k] = game_info[GI_GAME_OPEN + k]
+    view[V_OPENED_SELF] = game_info[GI_OPENED + p]
+    view[V_OPENED_OPP] = game_info[GI_OPENED + o]
+    view[V_OPENED_OTHER] = game_info[GI_OPENED + 2]
 
 
 @kernel
@@ -219,6 +249,16 @@ class View:
     deadwood_after: dict[int, int]
     rng: np.random.Generator | None = None
     forbidden: int | None = None  # the card that may not be discarded this turn (just taken)
+    # Hollywood scoring (docs/rules.md): games 1, 2, 3 in order; empty under standard scoring,
+    # where ``score`` and the others are the scores (under Hollywood: the first open game's)
+    hollywood: bool = False
+    game_scores: tuple[int, ...] = ()  # own points in each game
+    opponent_game_scores: tuple[int, ...] = ()
+    other_game_scores: tuple[int, ...] = ()  # the third player's (three-handed), else zeros
+    games_open: tuple[bool, ...] = ()  # which games are still being played
+    games_opened: int = 0  # own games opened, 0..3 (the next win scores in one more)
+    opponent_games_opened: int = 0
+    other_games_opened: int = 0
 
     @property
     def top(self) -> int | None:
@@ -287,6 +327,20 @@ class View:
             return None if x < 0 else int(x)
 
         decision = int(view[V_DECISION])
+        hollywood: dict[str, Any] = {}
+        if view[V_HOLLYWOOD]:
+            def three(at: int) -> tuple[int, ...]:
+                return tuple(int(v) for v in view[at:at + 3])
+
+            hollywood = {
+                "hollywood": True, "game_scores": three(V_GAME_SCORE_SELF),
+                "opponent_game_scores": three(V_GAME_SCORE_OPP),
+                "other_game_scores": three(V_GAME_SCORE_OTHER),
+                "games_open": tuple(bool(v) for v in view[V_GAME_OPEN:V_GAME_OPEN + 3]),
+                "games_opened": int(view[V_OPENED_SELF]),
+                "opponent_games_opened": int(view[V_OPENED_OPP]),
+                "other_games_opened": int(view[V_OPENED_OTHER]),
+            }
         deadwood_after: dict[int, int] = {}
         if decision >= 2:  # 11 cards: what each legal discard would leave
             table = np.empty(N_CODES, np.int64)
@@ -323,4 +377,5 @@ class View:
             deadwood_after=deadwood_after,
             rng=rng,
             forbidden=opt(int(view[V_FORBIDDEN])),
+            **hollywood,
         )

@@ -30,6 +30,7 @@ from sim.engine.game import (
     GS_ROLE_SEAT,
     GS_SCORE,
     GS_WINNER,
+    HOLLYWOOD_COLUMNS,
     SITTER,
     decider_seat,
     end_hand,
@@ -63,7 +64,7 @@ from sim.engine.rng import seed_words, stream_seed
 from sim.engine.rules import Rules
 from sim.engine.view import GI_LEN, V_LEN, View, fill_view
 from sim.play.batch import play_batch_kernel
-from sim.records.log import hand_result
+from sim.records.log import hand_result, hollywood_record
 from strategies._dispatch import decide
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
 from strategies.registry import StrategySpec, build_strategy, parse_strategies
@@ -364,6 +365,8 @@ class GameDriver:
         }
         if self.rules.team_policy == "advisor" and self.rules.players == 3:
             record["advisor"] = roles[SITTER]
+        if self.rules.scoring == "hollywood":
+            record["hollywood"] = hollywood_record(gs, self.rules.players)
         if gs[GS_OVER]:  # hand points plus end-of-game bonuses (classic scoring)
             record["final_scores"] = [int(gs[GS_SCORE + s] + gs[GS_BONUS + s])
                                       for s in range(self.rules.players)]
@@ -537,7 +540,10 @@ def play_games(strategies: Sequence[Any] | str, rules: Rules | str | None = None
     frame: pd.DataFrame | None = None
     if keep_games:
         table = np.concatenate(rows) if rows else np.zeros((0, GO_LEN), np.int64)
-        frame = pd.DataFrame(table, columns=GAME_COLUMNS).drop(columns=["end_none", "error"])
+        hidden = ["end_none", "error"]
+        if rules.scoring != "hollywood":
+            hidden += HOLLYWOOD_COLUMNS
+        frame = pd.DataFrame(table, columns=GAME_COLUMNS).drop(columns=hidden)
         frame.insert(0, "game", np.arange(len(frame)))
     kept = records if log and on_records is None else None
     return PlayResult(rules, [s.text for s in specs], frame, kept, tally)

@@ -32,6 +32,7 @@ import pandas as pd
 
 from sim.engine import hand as engine_hand
 from sim.engine.cards import parse_card
+from sim.engine.game import GS_HW_FINAL, GS_HW_HANDS_WON, GS_HW_OPENED, GS_HW_SCORE, GS_HW_WINNER
 from sim.engine.hand import (
     DISCARD_NAME,
     END_DRAW,
@@ -284,6 +285,50 @@ def hand_result(hs: np.ndarray, hand_seat: Sequence[int]) -> dict[str, Any]:
         "winner": hand_seat[int(hs[HS_WINNER])],
         "points": int(hs[HS_POINTS]),
     }
+
+
+def hollywood_record(gs: np.ndarray, players: int) -> dict[str, Any]:
+    """The ``hollywood`` object of a hand-log line (Hollywood scoring only): each seat's games
+    opened, and per game its points and hands won by seat, its winner (null while open) and,
+    once it has ended, each seat's total with the game's bonuses (``final``)."""
+    def seats(at: int) -> list[int]:
+        return [int(gs[at + s]) for s in range(players)]
+
+    games = []
+    for k in range(3):
+        winner = int(gs[GS_HW_WINNER + k])
+        games.append({"scores": seats(GS_HW_SCORE + 3 * k),
+                      "hands_won": seats(GS_HW_HANDS_WON + 3 * k),
+                      "winner": winner if winner >= 0 else None,
+                      "final": seats(GS_HW_FINAL + 3 * k) if winner >= 0 else None})
+    return {"opened": seats(GS_HW_OPENED), "games": games}
+
+
+def load_hollywood(value: Any, gs: np.ndarray, players: int) -> None:
+    """Put a record's ``hollywood`` object back into a game state (``ValueError`` if it is not
+    one): what :func:`sim.records.replay.replay_hand` continues the next hand from."""
+    def ints(v: Any, where: str) -> list[int]:
+        if not isinstance(v, list) or len(v) != players or not all(
+                is_int(x, numpy=False) and x >= 0 for x in v):
+            raise ValueError(f"'hollywood.{where}' is {v!r}, not {players} integers >= 0")
+        return v
+
+    if not isinstance(value, dict) or not isinstance(value.get("games"), list) or len(
+            value["games"]) != 3 or not all(isinstance(g, dict) for g in value["games"]):
+        raise ValueError(f"'hollywood' is {value!r}, not an object with 'opened' and 3 'games'")
+    for s, v in enumerate(ints(value.get("opened"), "opened")):
+        gs[GS_HW_OPENED + s] = v
+    for k, game in enumerate(value["games"]):
+        winner = game.get("winner")
+        if winner is not None and not (is_int(winner, numpy=False) and 0 <= winner < players):
+            raise ValueError(f"'hollywood.games[{k}].winner' is {winner!r}, not a seat or null")
+        gs[GS_HW_WINNER + k] = -1 if winner is None else winner
+        for at, key in ((GS_HW_SCORE, "scores"), (GS_HW_HANDS_WON, "hands_won"),
+                        (GS_HW_FINAL, "final")):
+            if key == "final" and winner is None:
+                continue
+            for s, v in enumerate(ints(game.get(key), f"games[{k}].{key}")):
+                gs[at + 3 * k + s] = v
 
 
 def rules_of(record: dict[str, Any]) -> Rules:

@@ -31,7 +31,17 @@ from typing import Any
 import numpy as np
 
 from sim.engine.cards import card_str, parse_card, sort_for_display
-from sim.engine.game import GS_HANDS, GS_LEN, GS_OVER, GS_ROLE_SEAT, GS_SCORE, GS_WINNER, end_hand
+from sim.engine.game import (
+    GS_BONUS,
+    GS_HANDS,
+    GS_HW_WINNER,
+    GS_LEN,
+    GS_OVER,
+    GS_ROLE_SEAT,
+    GS_SCORE,
+    GS_WINNER,
+    end_hand,
+)
 from sim.engine.hand import (
     DEC_DISCARD,
     DEC_DRAW,
@@ -53,7 +63,14 @@ from sim.engine.hand import (
 )
 from sim.engine.melds import merge_runs
 from sim.engine.rules import Rules
-from sim.records.log import RESULT_KEYS, check_record, hand_result, rules_of
+from sim.records.log import (
+    RESULT_KEYS,
+    check_record,
+    hand_result,
+    hollywood_record,
+    load_hollywood,
+    rules_of,
+)
 from sim.records.render import fan, render_hand
 
 _DECISION_TEXT = {
@@ -312,6 +329,13 @@ def _replay(record: dict[str, Any], previous: dict[str, Any] | None,
             gs[GS_SCORE + s] = score
         gs[GS_HANDS] = record["hand"]
         gs[GS_WINNER] = -1
+        gs[GS_HW_WINNER:GS_HW_WINNER + 3] = -1
+        hollywood = rules.scoring == "hollywood"
+        if hollywood and previous is not None:
+            try:
+                load_hollywood(previous.get("hollywood"), gs, n)
+            except ValueError as exc:
+                raise ValueError(f"{where}: the previous hand's {exc}") from None
         end_hand(gs, hs, rules_array)
         roles = [int(gs[GS_ROLE_SEAT + r]) for r in range(3)]
         next_roles = (roles[0], roles[1], roles[2] if n == 3 else None)
@@ -319,9 +343,16 @@ def _replay(record: dict[str, Any], previous: dict[str, Any] | None,
             scores = [int(gs[GS_SCORE + s]) for s in range(n)]
             game_over = bool(gs[GS_OVER])
             game_winner = int(gs[GS_WINNER]) if game_over else None
-            for key, got, want in (("scores", record["scores"], scores),
-                                   ("game_over", record["game_over"], game_over),
-                                   ("game_winner", record["game_winner"], game_winner)):
+            compared = [("scores", record["scores"], scores),
+                        ("game_over", record["game_over"], game_over),
+                        ("game_winner", record["game_winner"], game_winner)]
+            if hollywood:
+                compared.append(("hollywood", record.get("hollywood"),
+                                 hollywood_record(gs, n)))
+                finals = [int(gs[GS_SCORE + s] + gs[GS_BONUS + s]) for s in range(n)]
+                compared.append(("final_scores", record.get("final_scores"),
+                                 finals if game_over else None))
+            for key, got, want in compared:
                 if got != want:
                     diffs.append(f"{key}: recorded {_fmt(got)}, rules give {_fmt(want)}")
     check = ReplayCheck(

@@ -1,4 +1,6 @@
-"""Regenerate the golden playthroughs: ``python tests/golden/make_golden.py``.
+"""Regenerate the golden playthroughs: ``python tests/golden/make_golden.py [PRESET ...]``.
+
+Naming presets writes only theirs (a new preset's first golden files, leaving the others).
 
 Only when a change is *meant* to alter play (a rule fix, a strategy change); say so in the
 commit. A refactor must leave every file here byte for byte unchanged.
@@ -18,6 +20,8 @@ GOLDEN: dict[str, tuple[str, int, int]] = {
     "classic": ("simple,gin-hunter", 2, 13),
     "eaai": ("discard-tracking:knock_at=0,greedy-knock:knock_at=6", 2, 14),
     "oklahoma": ("gin-hunter,greedy-knock,discard-tracking", 2, 15),
+    "hollywood": ("discard-tracking,greedy-knock:knock_at=4", 2, 16),
+    "three-handed-hollywood": ("simple,discard-tracking,gin-hunter", 2, 17),
 }
 
 
@@ -48,7 +52,7 @@ def write_log(preset: str, path: Path) -> None:
 
 
 if __name__ == "__main__":
-    for name in GOLDEN:
+    for name in sys.argv[1:] or GOLDEN:  # names given: only those presets
         write_log(name, log_path(name))
         table_path(name).write_text(games_csv(name))
         print(name, log_path(name).stat().st_size, "bytes of log")

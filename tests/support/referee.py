@@ -17,6 +17,7 @@ from typing import Any
 from sim.engine.cards import card_str, parse_card, parse_cards
 from sim.engine.rules import Rules
 from support.decks import ALL_CARDS, mask
+from support.hollywood import HollywoodSheet
 from support.oracle import (
     brute_settle,
     defender_reply,
@@ -101,6 +102,7 @@ class Referee:
         self.knocked = False
         self.limit, self.multiplier = hand_terms(rules, self.upcard)
         self.points: list[Point] = []
+        self.sheet_before: HollywoodSheet | None = None  # set by referee_game (Hollywood)
         self.moves = list(record["moves"])
         self.i = 0
         self.end: str | None = None
@@ -332,6 +334,7 @@ def referee_game(records: Sequence[dict[str, Any]], rules: Rules,
     scores = [0] * n
     roles: tuple[int, ...] | None = None
     refs = []
+    sheet = HollywoodSheet(rules) if rules.scoring == "hollywood" else None
     for r in records:
         here = (r["dealer"], r["nondealer"]) + ((r["sitter"],) if n == 3 else ())
         if n == 2:
@@ -343,8 +346,14 @@ def referee_game(records: Sequence[dict[str, Any]], rules: Rules,
         else:
             assert here == roles, f"hand {r['hand']}: roles {here}, the rules give {roles}"
         ref = Referee(r, rules)
+        ref.sheet_before = None if sheet is None else sheet.copy()
         refs.append(ref)
         res = r["result"]
+        if sheet is not None:
+            check_hollywood_hand(r, sheet, records[-1])
+            roles = next_roles(rules, here, None if res["winner"] is None
+                               else res["winner"] == r["dealer"])
+            continue
         new = list(scores)
         if res["winner"] is None:
             dealer_won = None
@@ -369,3 +378,23 @@ def referee_game(records: Sequence[dict[str, Any]], rules: Rules,
         roles = next_roles(rules, here, dealer_won)
     assert records[-1]["game_over"], "the game ended before a score reached the target"
     return refs
+
+
+def check_hollywood_hand(r: dict[str, Any], sheet: HollywoodSheet,
+                         last: dict[str, Any]) -> None:
+    """One hand under Hollywood scoring: enter it on the sheet, compare the record."""
+    res = r["result"]
+    if res["winner"] is not None:
+        assert res["winner"] in (r["dealer"], r["nondealer"]) and res["points"] > 0
+        sheet.win(res["winner"], res["points"])
+    n = sheet.rules.players
+    assert r["scores"] == [sheet.points(s) for s in range(n)], f"hand {r['hand']}: scores"
+    assert r["hollywood"] == sheet.record(), (
+        f"hand {r['hand']}: hollywood {r['hollywood']}, the sheet gives {sheet.record()}")
+    assert r["game_over"] == sheet.over, f"hand {r['hand']}: game_over {r['game_over']}"
+    if sheet.over:
+        assert r is last, "hands were played after the match was over"
+        assert r["game_winner"] == sheet.match_winner()
+        assert r["final_scores"] == sheet.match_totals()
+    else:
+        assert r["game_winner"] is None and "final_scores" not in r

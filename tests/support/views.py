@@ -20,6 +20,7 @@ from sim.engine.cards import card_str, mask_cards
 from sim.engine.rules import Rules
 from sim.engine.view import V_LAYOUT, View
 from support.decks import mask
+from support.hollywood import HollywoodSheet
 from support.oracle import min_deadwood_of_mask
 from support.referee import Point, deadwood_after, referee_game
 
@@ -30,7 +31,13 @@ DECISIONS = ("offer", "draw", "knock", "discard")
 #: View-array fields holding a mask of cards, and one card (or -1).
 ARRAY_MASKS = ("HAND", "OPP_TOOK", "OPP_DISCARDED", "SELF_TOOK", "SELF_DISCARDED", "PILE_MASK")
 ARRAY_CARDS = ("TOP", "OPP_DECLINED", "SELF_DECLINED", "DRAWN", "TAKEN", "UPCARD", "FORBIDDEN")
-OFFSET = dict(zip(V_LAYOUT.names, V_LAYOUT.offsets, strict=True))
+#: View fields that are tuples of numbers but not cards (Hollywood's per-game facts).
+NOT_CARDS = ("game_scores", "opponent_game_scores", "other_game_scores", "games_open")
+#: Every slot of the view array by name: ``V_NAME``, and ``V_NAME+k`` for slot k > 0 of a
+#: piece with several (the three Hollywood games).
+OFFSET = {name + ("" if k == 0 else f"+{k}"): at + k
+          for name, at in zip(V_LAYOUT.names, V_LAYOUT.offsets, strict=True)
+          for k in range(V_LAYOUT.size(name))}
 
 
 def view_cards(view: View) -> set[int]:
@@ -42,6 +49,8 @@ def view_cards(view: View) -> set[int]:
     out: set[int] = set()
     for f in dataclasses.fields(view):
         value = getattr(view, f.name)
+        if f.name in NOT_CARDS:
+            continue
         if f.name in CARD_FIELDS:
             if value is not None:
                 out.add(int(value))
@@ -73,8 +82,19 @@ def secret_cards(pt: Point) -> set[int]:
     return (set(pt.hands[o]) - set(pt.took[o])) | set(pt.stock)
 
 
+def hollywood_view(sheet: HollywoodSheet | None, pt: Point,
+                   roles: Sequence[int | None]) -> dict[str, Any]:
+    """The View's Hollywood fields: from the referee's sheet, or empty under standard scoring."""
+    if sheet is None:
+        return {"hollywood": False, "game_scores": (), "opponent_game_scores": (),
+                "other_game_scores": (), "games_open": (), "games_opened": 0,
+                "opponent_games_opened": 0, "other_games_opened": 0}
+    return sheet.view_fields(roles[pt.player], roles[1 - pt.player],  # type: ignore[arg-type]
+                             roles[2])
+
+
 def check_view(view: View, pt: Point, rules: Rules, scores: Sequence[int],
-               roles: Sequence[int | None]) -> None:
+               roles: Sequence[int | None], sheet: HollywoodSheet | None = None) -> None:
     """The view of hand player ``pt.player`` shows exactly the facts it may see, and no hidden
     card: nothing the opponent holds that he did not take from the pile, no stock card."""
     p, o = pt.player, 1 - pt.player
@@ -113,6 +133,7 @@ def check_view(view: View, pt: Point, rules: Rules, scores: Sequence[int],
         "deadwood": own_deadwood(pt),
         "deadwood_after": after,
         "forbidden": forbidden_card(pt, rules),
+        **hollywood_view(sheet, pt, roles),
     }
     fields = {f.name for f in dataclasses.fields(view)} - {"rng"}
     assert fields == set(expect), f"View fields without an expected value: {fields - set(expect)}"
@@ -123,11 +144,22 @@ def check_view(view: View, pt: Point, rules: Rules, scores: Sequence[int],
 
 
 def expected_view_array(pt: Point, rules: Rules, scores: Sequence[int],
-                        roles: Sequence[int | None]) -> dict[str, int]:
+                        roles: Sequence[int | None],
+                        sheet: HollywoodSheet | None = None) -> dict[str, int]:
     """Every field of the compiled view array (by ``V_`` name) as the rules and the replayed
     state give it."""
     p, o = pt.player, 1 - pt.player
-    return {
+    hw = hollywood_view(sheet, pt, roles)
+    three = {"GAME_SCORE_SELF": "game_scores", "GAME_SCORE_OPP": "opponent_game_scores",
+             "GAME_SCORE_OTHER": "other_game_scores", "GAME_OPEN": "games_open"}
+    hollywood = {f"V_{name}{'' if k == 0 else '+' + str(k)}":
+                 int(hw[key][k]) if hw["hollywood"] else 0
+                 for name, key in three.items() for k in range(3)}
+    hollywood.update({"V_HOLLYWOOD": int(hw["hollywood"]),
+                      "V_OPENED_SELF": hw["games_opened"],
+                      "V_OPENED_OPP": hw["opponent_games_opened"],
+                      "V_OPENED_OTHER": hw["other_games_opened"]})
+    return hollywood | {
         "V_HAND": mask(pt.hands[p]),
         "V_ROLE": p,
         "V_DECISION": DECISIONS.index(pt.decision),
@@ -160,10 +192,10 @@ def expected_view_array(pt: Point, rules: Rules, scores: Sequence[int],
 
 
 def check_view_array(view: np.ndarray, pt: Point, rules: Rules, scores: Sequence[int],
-                     roles: Sequence[int | None]) -> None:
+                     roles: Sequence[int | None], sheet: HollywoodSheet | None = None) -> None:
     """Every field of a compiled view array equals its expected value, and no card or mask
     field names a hidden card."""
-    expect = expected_view_array(pt, rules, scores, roles)
+    expect = expected_view_array(pt, rules, scores, roles, sheet)
     assert set(expect) == set(OFFSET), (
         f"view-array fields without an expected value: {set(OFFSET) - set(expect)}")
     assert view.shape == (V_LAYOUT.length,), f"view array of shape {view.shape}"
@@ -241,10 +273,12 @@ def check_views(records: Sequence[dict[str, Any]],
                     f"game {r['game']} hand {r['hand']}: seat {seat} was asked {pt.decision} "
                     f"for hand player {pt.player}, expected seat {decider}"
                 )
+                sheet = ref.sheet_before
+                shown = scores if sheet is None else sheet.first_open_scores()
                 if isinstance(view, View):
-                    check_view(view, pt, rules, scores, roles)
+                    check_view(view, pt, rules, shown, roles, sheet)
                 else:
-                    check_view_array(view, pt, rules, scores, roles)
+                    check_view_array(view, pt, rules, shown, roles, sheet)
             scores = list(r["scores"])
     assert i == len(calls), f"{len(calls) - i} decisions asked beyond those of the log"
     return i
