@@ -54,6 +54,7 @@ from sim.analysis.tables import (
     box_retention,
     box_runs,
     hand_outcomes,
+    hollywood_matches,
     pool_box,
     seat_win_rates,
     win_rates,
@@ -68,7 +69,7 @@ _verdict = paired_verdict  # its name before the split, which the tests use
 REPORT_FILES: tuple[str, ...] = (
     "report.md", "win_rates.csv", "seat_win_rates.csv", "box_retention.csv",
     "box_retention_pooled.csv", "box_runs.csv", "hand_outcomes.csv", "comparisons.csv",
-    "knock_sweep.csv",
+    "knock_sweep.csv", "hollywood.csv",
     "win_rates.png", "box_retention.png", "comparisons.png", "knock_sweep.png",
 )
 
@@ -82,7 +83,8 @@ class Report:
     ``box_retention_pooled`` (arms with the same rules summed), ``box_runs``,
     ``hand_outcomes``, ``comparisons`` (paired differences between arms that differ only in
     their rules; empty when there are none; the gin bonus study when only gin_bonus differs)
-    and ``knock_sweep`` (None unless the arms sweep knock_at).
+    ``knock_sweep`` (None unless the arms sweep knock_at) and ``hollywood`` (matches won,
+    games won and points per match; None unless an arm uses Hollywood scoring).
     """
 
     result: RunResult
@@ -96,6 +98,7 @@ class Report:
     knock_sweep: pd.DataFrame | None
     sweep: SweepDesign | None = None
     arms: list[Arm] = field(default_factory=list)
+    hollywood: pd.DataFrame | None = None  # arms under Hollywood scoring, else None
 
     # ----------------------------------------------------------------- facts of the run
 
@@ -152,6 +155,9 @@ class Report:
                                            off + 6})]
         if self.knock_sweep is not None:
             lines += ["", "Knock sweep: " + knock_sweep_summary(self.knock_sweep)]
+        if self.hollywood is not None:
+            lines += ["", "Hollywood scoring (a game above is a match of three), per match:"]
+            lines += ["  " + self._hollywood_line(r) for r in self.hollywood.itertuples()]
         if not self.comparisons.empty:
             kind = "Gin bonus" if self.comparison_kind == "gin_bonus" else "Rule comparison"
             lines += ["", f"{kind}, paired differences (all metrics in comparisons.csv):"]
@@ -169,6 +175,13 @@ class Report:
         return (f"{r.arm_b_name} vs {r.arm_a_name}: {m.label}{who} {diff}{unit} "
                 f"(95% CI {ci}, {r.games:,} paired games): {r.verdict}")
 
+    @staticmethod
+    def _hollywood_line(r: Any) -> str:
+        return (f"{r.arm_name}: {r.strategy} games won {fmt_num(r.games_won_per_match, 3)} of 3 "
+                f"({fmt_interval(r.games_won_ci_low, r.games_won_ci_high, percent=False, digits=3)}"
+                f"), points {fmt_num(r.points_per_match, 1)} ("
+                f"{fmt_interval(r.points_ci_low, r.points_ci_high, percent=False, digits=1)})")
+
     def tables(self) -> dict[str, pd.DataFrame]:
         """The tables this report holds, by CSV name (study tables only when they apply)."""
         out = {"win_rates": self.win_rates, "seat_win_rates": self.seat_win_rates,
@@ -180,6 +193,8 @@ class Report:
             out["comparisons"] = self.comparisons
         if self.knock_sweep is not None:
             out["knock_sweep"] = self.knock_sweep
+        if self.hollywood is not None:
+            out["hollywood"] = self.hollywood
         return out
 
     def figures(self) -> dict[str, Any]:
@@ -250,6 +265,12 @@ class Report:
                     knock_sweep_summary(self.knock_sweep) + ".", "", self._md_sweep(), ""]
             if "knock_sweep" in figs:
                 out += ["![knock sweep](knock_sweep.png)", ""]
+        if self.hollywood is not None:
+            out += ["## Hollywood matches", "", "Under Hollywood scoring a game of the tables "
+                    "above is a match of three games, won by the highest total over the three. "
+                    "Per seat the strategy holds: games of the three won and points (bonuses "
+                    "included) per match, with normal 95% intervals over matches.", "",
+                    self._md_hollywood(), ""]
         out += ["## Box retention", "", "The chance that the box wins a hand and so keeps the "
                 "box, by the strategies of the box and of the captain (hands counted include "
                 "drawn ones).", "", self._md_box_pairs(), "", "### Spells in the box", "",
@@ -308,6 +329,20 @@ class Report:
         return md_table(rows, ["knock_at", "arm", "games", "wins", "win rate", "95% CI",
                                "rank", "vs best", "95% CI (paired)", "verdict"],
                         {0, 2, 3, 4, 5, 6, 7})
+
+    def _md_hollywood(self) -> str:
+        assert self.hollywood is not None
+        rows = [[r.arm_name, r.strategy, f"{r.matches:,}", f"{r.match_wins:,}",
+                 fmt_pct(r.match_win_rate, pct_digits(r.ci_low, r.ci_high)),
+                 fmt_interval(r.ci_low, r.ci_high), fmt_num(r.games_won_per_match, 3),
+                 fmt_interval(r.games_won_ci_low, r.games_won_ci_high, percent=False,
+                              digits=3),
+                 fmt_num(r.points_per_match, 1),
+                 fmt_interval(r.points_ci_low, r.points_ci_high, percent=False, digits=1)]
+                for r in self.hollywood.itertuples()]
+        return md_table(rows, ["arm", "strategy", "matches", "match wins", "match win rate",
+                               "95% CI", "games won of 3", "95% CI", "points per match",
+                               "95% CI"], {2, 3, 4, 5, 6, 7, 8, 9})
 
     def _md_box_pairs(self) -> str:
         rows = [[r.arm_name, r.box_strategy, r.captain_strategy, f"{r.hands:,}",
@@ -389,7 +424,8 @@ def report(result_or_dir: RunResult | str | Path) -> Report:
     ``result_or_dir``: a :class:`~sim.play.runner.RunResult` or a results directory. Sections:
     always win rates, box retention and hand outcomes; paired comparisons when arms differ only
     in their rules (the gin bonus study when only in gin_bonus); the knock sweep when the arms
-    sweep one seat's knock_at. Raises ``ValueError`` for a directory that is not a finished run.
+    sweep one seat's knock_at; the Hollywood matches when an arm scores Hollywood. Raises
+    ``ValueError`` for a directory that is not a finished run.
     """
     result = open_run(result_or_dir)
     arms = arms_of(result)
@@ -409,6 +445,7 @@ def report(result_or_dir: RunResult | str | Path) -> Report:
         knock_sweep=knock_sweep(result) if design is not None else None,
         sweep=design,
         arms=arms,
+        hollywood=hollywood_matches(result),
     )
 
 

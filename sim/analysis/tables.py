@@ -340,5 +340,67 @@ def hand_outcomes(result: RunResult | str | Path) -> pd.DataFrame:
     return df.astype({"rate": float, "ci_low": float, "ci_high": float})
 
 
-__all__ = ["ROLES", "box_retention", "box_runs", "hand_outcomes", "pool_box", "seat_win_rates",
-           "win_rates", "with_rate"]
+#: Columns of :func:`hollywood_matches`.
+HOLLYWOOD_TABLE_COLUMNS: list[str] = [
+    "arm", "arm_name", "strategy", "seats", "matches", "match_wins", "match_win_rate",
+    "ci_low", "ci_high", "games_won_per_match", "games_won_ci_low", "games_won_ci_high",
+    "points_per_match", "points_ci_low", "points_ci_high"]
+
+
+def is_hollywood(arm: Arm) -> bool:
+    """Whether the arm was played under Hollywood scoring (three games a match)."""
+    return arm.rules.get("scoring") == "hollywood"
+
+
+def hollywood_matches(result: RunResult | str | Path) -> pd.DataFrame | None:
+    """Per strategy in each Hollywood arm: matches won, games won and points per match.
+
+    Under ``scoring = "hollywood"`` a stored game is a match of three games: its ``winner``
+    has the highest total over the three (docs/rules.md), ``games_won_<s>`` counts the games
+    of the three each seat won and ``final_<s>`` is the seat's total, bonuses included. A
+    strategy holding several seats is counted per seat (its means divide by the seats).
+    None when no arm is Hollywood (the columns read here are then not needed).
+
+    Columns: ``arm``, ``arm_name``, ``strategy``, ``seats``, ``matches`` (n), ``match_wins``,
+    ``match_win_rate``, ``ci_low``, ``ci_high`` (Wilson 95%), ``games_won_per_match`` (0..3,
+    per seat) with ``games_won_ci_low``/``_high``, ``points_per_match`` (per seat) with
+    ``points_ci_low``/``_high`` (normal 95% intervals over matches).
+    """
+    result = open_run(result)
+    arms = [a for a in arms_of(result) if is_hollywood(a)]
+    if not arms:
+        return None
+    wanted = {a.index for a in arms}
+    cols = ["winner", *(f"{p}_{s}" for p in ("games_won", "final") for s in range(3))]
+    wins: dict[tuple[int, str], int] = {}
+    games: dict[int, int] = {}
+    means: dict[tuple[int, str, str], Ratio] = {}
+    for a, frame in arm_frames(result, cols):
+        if a not in wanted:
+            continue
+        arm = next(x for x in arms if x.index == a)
+        games[a] = games.get(a, 0) + len(frame)
+        winner = frame["winner"].to_numpy()
+        for strategy in arm.distinct():
+            seats = arm.seats(strategy)
+            wins[(a, strategy)] = (wins.get((a, strategy), 0)
+                                   + int(np.isin(winner, seats).sum()))
+            for prefix in ("games_won_", "final_"):
+                means.setdefault((a, strategy, prefix), Ratio()).add(
+                    seat_sum(frame, prefix, seats) / len(seats))
+    rows = []
+    for arm in arms:
+        for strategy in arm.distinct():
+            n = games.get(arm.index, 0)
+            k = wins.get((arm.index, strategy), 0)
+            low, high = wilson(k, n)
+            gw = means.get((arm.index, strategy, "games_won_"), Ratio()).estimate()
+            pts = means.get((arm.index, strategy, "final_"), Ratio()).estimate()
+            rows.append([arm.index, arm.name, strategy, len(arm.seats(strategy)), n, k,
+                         k / n if n else np.nan, float(low), float(high), *gw, *pts])
+    return pd.DataFrame(rows, columns=HOLLYWOOD_TABLE_COLUMNS)
+
+
+__all__ = ["HOLLYWOOD_TABLE_COLUMNS", "ROLES", "box_retention", "box_runs", "hand_outcomes",
+           "hollywood_matches", "is_hollywood", "pool_box", "seat_win_rates", "win_rates",
+           "with_rate"]

@@ -53,6 +53,12 @@ def format_summary(result: PlayResult, seconds: float, seed: int) -> str:
         lines.append(f"{row.seat:>4}  {row.strategy:<{width}}  {row.games_won:>9}  "
                      f"{row.win_rate:>8.1%}  {lo:>5.1%} - {hi:<6.1%}  {row.hands_won:>9}  "
                      f"{row.points:>6}")
+    if result.rules.scoring == "hollywood":
+        lines.append("Hollywood scoring: a game above is a match of three games; per match:")
+        for row in table.itertuples():
+            lines.append(f"{row.seat:>4}  {row.strategy:<{width}}  games won "
+                         f"{row.hollywood_games_won / max(games, 1):.2f} of 3, points "
+                         f"{row.final_points / max(games, 1):,.1f} (bonuses included)")
     out = result.outcomes()
     hands = out.pop("hands")
     parts = ", ".join(f"{k} {v} ({v / hands:.1%})" if hands else f"{k} {v}"
@@ -132,6 +138,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     """``ginbox play``: play, print the summary, write the log atomically when asked. Only
     running totals are kept, so memory does not grow with ``--games``."""
     rules = Rules.preset(args.rules)
+    if args.scoring is not None:
+        rules = rules.replace(scoring=args.scoring)
     add_cwd_to_path()
     if args.log is not None and not args.log.strip():
         raise UsageError(f"--log needs a file name, got {args.log!r}")

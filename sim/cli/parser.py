@@ -6,7 +6,7 @@ import argparse
 
 from sim.cli.common import PROG, Parser, int_at_least, seconds, version_text
 from sim.cli.games import DEMO_GAMES, DEMO_SEED, DEMO_STRATEGIES
-from sim.engine.rules import PRESETS
+from sim.engine.rules import PRESETS, SCORINGS
 from sim.play.driver import (
     MAX_GAMES,
 )
@@ -25,6 +25,10 @@ def build_parser() -> argparse.ArgumentParser:
                            "greedy-knock:knock_at=6,simple,simple (see 'ginbox strategies')")
     play.add_argument("--rules", default="three-handed", metavar="PRESET",
                       help="rules preset: " + ", ".join(PRESETS) + " (default three-handed)")
+    play.add_argument("--scoring", metavar="SCORING",
+                      help="scoring: " + " or ".join(SCORINGS) + " (default: the preset's); "
+                           "hollywood scores three games at once, a game of the summary "
+                           "being the match (docs/rules.md)")
     play.add_argument("--games", default=100, metavar="N",
                       type=int_at_least(1, MAX_GAMES, " (the game numbers the seed streams "
                                                        "give)"),

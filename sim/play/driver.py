@@ -386,10 +386,13 @@ class GameTally:
         self.wins = [0] * players
         self.hands_won = [0] * players
         self.points = [0] * players
+        self.final_points = [0] * players  # with the end-of-game bonuses
+        self.games_won = [0] * players  # Hollywood: games of the three, over all matches
         self.sums = dict.fromkeys(self._SUMS, 0)
         self._cols = {c: GAME_COLUMNS.index(c) for c in
-                      (*self._SUMS, "winner", *(f"hands_won_{s}" for s in range(players)),
-                       *(f"score_{s}" for s in range(players)))}
+                      (*self._SUMS, "winner",
+                       *(f"{p}_{s}" for p in ("hands_won", "score", "final", "games_won")
+                         for s in range(players)))}
 
     def add(self, rows: np.ndarray) -> None:
         """Count a batch of per-game rows (``GAME_COLUMNS``)."""
@@ -400,6 +403,8 @@ class GameTally:
             self.wins[s] += int((winners == s).sum())
             self.hands_won[s] += int(rows[:, c[f"hands_won_{s}"]].sum())
             self.points[s] += int(rows[:, c[f"score_{s}"]].sum())
+            self.final_points[s] += int(rows[:, c[f"final_{s}"]].sum())
+            self.games_won[s] += int(rows[:, c[f"games_won_{s}"]].sum())
         for key in self._SUMS:
             self.sums[key] += int(rows[:, c[key]].sum())
 
@@ -429,18 +434,28 @@ class PlayResult:
         return self.tally
 
     def summary(self) -> pd.DataFrame:
-        """Games won per seat and strategy, with hands and hand outcomes."""
+        """Games won per seat and strategy, with hands and hand outcomes.
+
+        Under Hollywood scoring a game is a match of three: ``games_won`` and ``win_rate``
+        count matches, and two columns are added, ``hollywood_games_won`` (games of the three
+        won, over all matches) and ``final_points`` (match totals with every bonus).
+        """
         t = self._totals()
+        hollywood = self.rules.scoring == "hollywood"
         rows = []
         for seat, name in enumerate(self.strategies):
-            rows.append({
+            row = {
                 "seat": seat,
                 "strategy": name,
                 "games_won": t.wins[seat],
                 "win_rate": t.wins[seat] / t.games if t.games else float("nan"),
                 "hands_won": t.hands_won[seat],
                 "points": t.points[seat],
-            })
+            }
+            if hollywood:
+                row["hollywood_games_won"] = t.games_won[seat]
+                row["final_points"] = t.final_points[seat]
+            rows.append(row)
         return pd.DataFrame(rows)
 
     def outcomes(self) -> dict[str, int]:
