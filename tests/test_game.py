@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from support.decks import DEFENDER, GIN_DEFENDER, GIN_HAND, KNOCKER, make_deck, shuffled_deck
+from support.endings import finish, new_game
 from support.fixtures import fixed_decks
 from support.hands import HandRunner
 from support.hypothesis_profile import PROFILE
@@ -29,13 +30,10 @@ from sim.engine.game import (
     GS_BONUS,
     GS_HANDS,
     GS_HANDS_WON,
-    GS_LEN,
     GS_OVER,
     GS_ROLE_SEAT,
     GS_SCORE,
     GS_WINNER,
-    end_hand,
-    game_init,
     record_game,
 )
 from sim.engine.hand import (
@@ -45,11 +43,6 @@ from sim.engine.hand import (
     END_KNOCK,
     END_TURN_LIMIT,
     END_UNDERCUT,
-    HS_END,
-    HS_KNOCKER,
-    HS_LEN,
-    HS_POINTS,
-    HS_WINNER,
 )
 from sim.engine.rules import Rules
 from sim.engine.view import GI_LEN, V_LEN, fill_view
@@ -63,25 +56,6 @@ COL = {name: i for i, name in enumerate(GAME_COLUMNS)}
 
 
 # ------------------------------------------------------------------ end_hand, one hand at a time
-
-
-def new_game(rules: Rules, roles: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """A game state with fixed initial roles, and the rules array."""
-    arr = rules.replace(initial_roles=roles).to_array()
-    gs = np.zeros(GS_LEN, np.int64)
-    game_init(gs, arr, np.array([123], np.uint64), -1)
-    return gs, arr
-
-
-def finish(gs: np.ndarray, rules: np.ndarray, end: int, winner: int = -1,
-           points: int = 0) -> int:
-    """Run end_hand on a finished hand state with the given result."""
-    hs = np.zeros(HS_LEN, np.int64)
-    hs[HS_END] = end
-    hs[HS_WINNER] = winner
-    hs[HS_POINTS] = points
-    hs[HS_KNOCKER] = -1 if winner < 0 else (winner if end != END_UNDERCUT else 1 - winner)
-    return int(end_hand(gs, hs, rules))
 
 
 def roles_of(gs: np.ndarray) -> tuple[int, int, int]:

@@ -29,6 +29,7 @@ CARDS_AND_RULES = {"sim.engine.cards", "sim.engine.rules"}
 @pytest.mark.parametrize(("module", "allowed"), [
     ("oracle.py", {"sim.engine.cards"}),
     ("referee.py", CARDS_AND_RULES),
+    ("hollywood.py", {"sim.engine.rules"}),  # the referee's Hollywood score sheet
     # the view's declarations (V_LAYOUT, View), and the driver the spy patches
     ("views.py", CARDS_AND_RULES | {"sim.engine.view", "sim.play.driver"}),
 ])

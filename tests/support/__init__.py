@@ -11,7 +11,9 @@ on which test file pytest collects first.
 - :mod:`support.hands`: one hand through the compiled kernels, with readable accessors.
 - :mod:`support.scripted`: scripted, random and spying Python strategies.
 - :mod:`support.fixtures`: make ``GameDriver`` deal fixed decks (a monkeypatch).
+- :mod:`support.endings`: game states driven hand by hand through ``end_hand``.
 - :mod:`support.referee`: an independent referee that re-checks hand logs by docs/rules.md.
+- :mod:`support.hollywood`: the referee's own Hollywood score sheet (three games at once).
 - :mod:`support.views`: checks that every strategy view shows exactly what it may see.
 - :mod:`support.oracle`: brute-force reference for melds, deadwood and the showdown.
 """
