@@ -451,6 +451,6 @@ def report(result_or_dir: RunResult | str | Path) -> Report:
 
 __all__ = ["HEADLINE_METRICS", "METRICS", "MIN_DISCORDANT", "PAIRED_COLUMNS", "REPORT_FILES",
            "ROLES", "Arm", "Metric", "Report", "SweepDesign", "Z95", "arms_of", "box_retention",
-           "box_runs", "comparisons_table", "gin_bonus_study", "hand_outcomes", "knock_sweep",
-           "knock_sweep_summary", "paired_difference", "report", "rule_comparisons",
-           "seat_win_rates", "sweep_design", "wilson", "win_rates"]
+           "box_runs", "comparisons_table", "gin_bonus_study", "hand_outcomes",
+           "hollywood_matches", "knock_sweep", "knock_sweep_summary", "paired_difference",
+           "report", "rule_comparisons", "seat_win_rates", "sweep_design", "wilson", "win_rates"]
