@@ -38,6 +38,7 @@ RULES = {
     "fixed": Rules(initial_roles=(2, 1, 0), wall=5, gin_bonus=20),
     "classic": Rules.preset("classic"),
     "eaai": Rules.preset("eaai"),
+    "hollywood": Rules.preset("three-handed-hollywood").replace(target=60),
 }
 
 
@@ -147,6 +148,11 @@ def expected_row(records: list[dict[str, Any]], rules: Rules) -> dict[str, int]:
     plural = {"knock": "knocks", "gin": "gins", "undercut": "undercuts", "draw": "draws",
               "turn_limit": "turn_limits"}
     how = {"knock": "knock_wins", "gin": "gins", "undercut": "undercut_wins"}
+    if "hollywood" in last:  # the games of the match each seat won
+        for game in last["hollywood"]["games"]:
+            e[f"games_won_{game['winner']}"] += 1
+    else:
+        e[f"games_won_{last['game_winner']}"] = 1
     prev_box = None
     for r in records:
         res = r["result"]
@@ -173,7 +179,7 @@ def expected_row(records: list[dict[str, Any]], rules: Rules) -> dict[str, int]:
     return dict(e)
 
 
-@pytest.mark.parametrize("rules", ["three-handed", "advisor", "classic", "fixed"])
+@pytest.mark.parametrize("rules", ["three-handed", "advisor", "classic", "fixed", "hollywood"])
 def test_statistics_rows_agree_with_the_log(rules: str) -> None:
     r = RULES[rules]
     names = ["simple", "greedy-knock", "random"][: r.players]

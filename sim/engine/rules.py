@@ -303,18 +303,30 @@ def hand_terms(rules: np.ndarray, upcard: int) -> tuple[int, int]:
     return limit, multiplier
 
 
+#: Two-player gin with pagat/Bicycle scoring (the ``classic`` preset).
+_CLASSIC: dict[str, Any] = {
+    "players": 2,
+    "gin_bonus": 20,
+    "undercut_bonus": 10,
+    "hand_bonus": 20,
+    "game_bonus": 100,
+    "shutout_bonus": 100,  # a shutout doubles the game bonus
+}
+#: Hollywood scoring and its bonuses per game (docs/rules.md, "Hollywood scoring"): 100 per
+#: game, 20 per hand won in it, a shutout doubling the game's total.
+_HOLLYWOOD: dict[str, Any] = {
+    "hand_bonus": 20,
+    "game_bonus": 100,
+    "shutout_bonus": 0,
+    "scoring": "hollywood",
+    "shutout_doubling": True,
+}
+
 #: Field overrides of each preset relative to the defaults (the name is added by Rules.preset).
 _PRESET_OVERRIDES: dict[str, dict[str, Any]] = {
     "three-handed": {},
     "three-handed-20": {"gin_bonus": 20},
-    "classic": {
-        "players": 2,
-        "gin_bonus": 20,
-        "undercut_bonus": 10,
-        "hand_bonus": 20,
-        "game_bonus": 100,
-        "shutout_bonus": 100,  # a shutout doubles the game bonus
-    },
+    "classic": _CLASSIC,
     "eaai": {
         "players": 2,
         "gin_bonus": 25,
@@ -323,24 +335,8 @@ _PRESET_OVERRIDES: dict[str, dict[str, Any]] = {
         "target": 100,
     },
     "oklahoma": {"oklahoma": True, "spade_doubling": True},
-    # docs/rules.md, "Hollywood scoring": classic play and bonuses, three games at once, and
-    # a shutout doubling the game's total instead of adding a second game bonus
-    "hollywood": {
-        "players": 2,
-        "gin_bonus": 20,
-        "undercut_bonus": 10,
-        "hand_bonus": 20,
-        "game_bonus": 100,
-        "scoring": "hollywood",
-        "shutout_doubling": True,
-    },
-    # the ruling for three players (docs/rules.md): the three-handed rules, the same bonuses
-    "three-handed-hollywood": {
-        "hand_bonus": 20,
-        "game_bonus": 100,
-        "scoring": "hollywood",
-        "shutout_doubling": True,
-    },
+    "hollywood": {**_CLASSIC, **_HOLLYWOOD},  # classic play, scored Hollywood
+    "three-handed-hollywood": _HOLLYWOOD,  # the ruling for three players (docs/rules.md)
 }
 assert tuple(_PRESET_OVERRIDES) == PRESETS
 
