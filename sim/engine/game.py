@@ -52,6 +52,7 @@ from sim.engine.view import (
     GI_GAME_OPEN,
     GI_GAME_SCORE,
     GI_HOLLYWOOD,
+    GI_LEN,
     GI_OPENED,
     GI_SCORE,
     GI_SCORE_OTHER,
@@ -208,6 +209,9 @@ def start_hand(gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarra
     game_info[GI_TARGET] = rules[RI_TARGET]
     if rules[RI_HOLLYWOOD]:
         hollywood_info(gs, game_info)
+    elif game_info[GI_HOLLYWOOD]:  # a buffer last used under Hollywood scoring
+        for j in range(GI_HOLLYWOOD, GI_LEN):
+            game_info[j] = 0
 
 
 @kernel

@@ -153,8 +153,18 @@ def fill_view(view: np.ndarray, hs: np.ndarray, pile: np.ndarray, game_info: np.
     view[V_DEADWOOD] = hs[HS_DEADWOOD + p]
     view[V_FORBIDDEN] = forbidden_discard(hs)
     view[V_PILE_MASK] = hs[HS_PILE_MASK]
-    # Hollywood's games (game_info leaves them 0 under standard scoring); written always, so
-    # that every field of the view is filled on every decision
+    # Hollywood's games. Under standard scoring game_info holds 0 there and a view buffer is
+    # allocated with 0, so the copy is skipped on this hot path (one branch per decision); a
+    # buffer holding anything else in V_HOLLYWOOD (a Hollywood view, or garbage) is rewritten.
+    if game_info[GI_HOLLYWOOD] or view[V_HOLLYWOOD]:
+        fill_hollywood_view(view, game_info, p)
+
+
+@kernel
+def fill_hollywood_view(view: np.ndarray, game_info: np.ndarray, p: int) -> None:
+    """The Hollywood slots of hand player ``p``'s view: every game's scores, which games are
+    open, and how many games each player has opened (all 0 under standard scoring)."""
+    o = 1 - p
     view[V_HOLLYWOOD] = game_info[GI_HOLLYWOOD]
     for k in range(3):
         view[V_GAME_SCORE_SELF + k] = game_info[GI_GAME_SCORE + 3 * k + p]
