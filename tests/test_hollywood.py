@@ -184,7 +184,15 @@ def test_scripted_match_through_the_driver(monkeypatch: Any) -> None:
     assert records[-1]["game_winner"] == 1 and records[-1]["game_over"]
     assert [r["game_over"] for r in records[:-1]] == [False] * 4
     assert int(row[COL["games_won_1"]]) == 3 and int(row[COL["final_1"]]) == 1460
-    assert all(c.ok for c in replay_log(records))
+    checks = replay_log(records)
+    assert all(c.ok for c in checks)
+    text = checks[-1].text
+    assert "  game 1: seat 0 76, seat 1 152 (won by seat 1; with its bonuses seat 0 96, " \
+           "seat 1 292)" in text
+    assert "  game 3: seat 0 0, seat 1 152 (won by seat 1; with its bonuses seat 0 0, " \
+           "seat 1 584)" in text
+    assert "wins the match on the total, bonuses included (seat 0 96, seat 1 1460)." in text
+    assert "  game 3: seat 0 0, seat 1 0 (open)" in checks[0].text
 
 
 # -------------------------------------------------- random matches: referee, replay, seeds

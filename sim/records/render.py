@@ -158,10 +158,19 @@ def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
 
     out.extend(_render_result(record, rules, hands, who, role, stock, top))
     scores = record["scores"]
-    out.append("Scores after the hand: " + ", ".join(
-        f"seat {s} ({seats[s] if s < len(seats) else '?'}) {v}" for s, v in enumerate(scores))
-        + f"   (target {rules.target})")
-    if record["game_over"] and record["game_winner"] is not None:
+    hollywood = record.get("hollywood") if rules.scoring == "hollywood" else None
+    if isinstance(hollywood, dict):
+        out.extend(_hollywood_lines(hollywood, rules.target))
+    else:
+        out.append("Scores after the hand: " + ", ".join(
+            f"seat {s} ({seats[s] if s < len(seats) else '?'}) {v}"
+            for s, v in enumerate(scores)) + f"   (target {rules.target})")
+    if hollywood is not None and record["game_over"] and record["game_winner"] is not None:
+        totals = record.get("final_scores") or []
+        out.append(f"Match over: all three games have ended; {who(record['game_winner'])} wins "
+                   "the match on the total, bonuses included ("
+                   + ", ".join(f"seat {s} {v}" for s, v in enumerate(totals)) + ").")
+    elif record["game_over"] and record["game_winner"] is not None:
         gw = record["game_winner"]
         out.append(f"Game over: {who(gw)} reaches {rules.target} and wins the game.")
         if rules.hand_bonus or rules.game_bonus or rules.shutout_bonus:
@@ -173,6 +182,20 @@ def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
         else:
             out.append(f"Next hand: seat {nd} deals.")
     return "\n".join(out)
+
+
+def _hollywood_lines(hollywood: dict[str, Any], target: int) -> list[str]:
+    """The Hollywood sheet after the hand: each game's points by seat, open or won."""
+    out = [f"Hollywood sheet after the hand (target {target} in each game):"]
+    for k, game in enumerate(hollywood.get("games") or []):
+        points = ", ".join(f"seat {s} {v}" for s, v in enumerate(game.get("scores") or []))
+        if game.get("winner") is None:
+            state = "open"
+        else:
+            finals = ", ".join(f"seat {s} {v}" for s, v in enumerate(game.get("final") or []))
+            state = f"won by seat {game['winner']}; with its bonuses {finals}"
+        out.append(f"  game {k + 1}: {points} ({state})")
+    return out
 
 
 def _render_result(record: dict[str, Any], rules: Rules, hands: dict[int, list[int]],
