@@ -3,12 +3,20 @@
 ``tests/`` has no ``__init__.py``: pytest's default import mode already puts it on ``sys.path``
 for each test module it collects, and this conftest (collected first) does it explicitly, so
 ``from support.decks import make_deck`` works whichever file runs and under any import mode.
+
+It also turns off hypothesis's per-example time limit for every test: a property test checks
+what the code does, not how fast a loaded machine (or a first call that compiles) runs it.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+
+from hypothesis import settings
+
+settings.register_profile("ginbox", deadline=None)
+settings.load_profile("ginbox")
 
 TESTS = str(Path(__file__).resolve().parent)
 if TESTS not in sys.path:
