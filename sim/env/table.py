@@ -26,6 +26,7 @@ from sim.env.core import (
     ES_DECISION,
     ES_GAME,
     ES_HAND,
+    ES_ACTED,
     ES_LEN,
     ES_PLAYER,
     ES_ROLES,
@@ -169,10 +170,17 @@ class Table:
             self.start(new_seed())
             return
         elif self.status == ST_EPISODE_OVER and not self.gs[GS_OVER]:
-            self.es[ES_STATUS] = ST_HAND_DONE  # the game goes on: its next hand
+            self._next_hand()  # the game goes on
         else:
             self._new_game(self.game + 1)
-        self.advance()
+        while self.advance() == ST_EPISODE_OVER:  # over before any controlled seat decided
+            self._new_game(self.game + 1) if self.gs[GS_OVER] else self._next_hand()
+        self.take_rewards()  # nothing a controlled seat did: not its reward
+
+    def _next_hand(self) -> None:
+        """Let advance() deal the game's next hand (as after a hand no one controlled)."""
+        self.es[ES_STATUS] = ST_HAND_DONE
+        self.es[ES_ACTED] = 0
 
     def _new_game(self, game: int) -> None:
         assert self.seeds is not None
