@@ -31,8 +31,8 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from sim.engine.rules import Rules
 from sim.engine.game import GS_SCORE
+from sim.engine.rules import Rules
 from sim.env.core import ES_HAND, ST_EPISODE_OVER
 from sim.env.encoding import N_ACTIONS, OBS_LEN, observation_bounds
 from sim.env.table import Table, check_rules
@@ -107,8 +107,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for it)
     def render(self) -> str | None:
         """The game's position as text: scores, and whose decision it is."""
         table = self._table
-        lines = [f"game {table.game}, hand {int(table.es[ES_HAND])}: scores "
-                 + ", ".join(f"seat_{s} {int(table.gs[GS_SCORE + s])}" for s in range(table.players))]
+        scores = ", ".join(f"seat_{s} {int(table.gs[GS_SCORE + s])}"
+                           for s in range(table.players))
+        lines = [f"game {table.game}, hand {int(table.es[ES_HAND])}: scores {scores}"]
         if not all(self.terminations.values()):
             lines.append(f"{self.agent_selection} to decide")
         text = "\n".join(lines)

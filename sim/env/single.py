@@ -10,6 +10,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from sim.engine.game import GS_SCORE
 from sim.engine.rules import Rules
 from sim.env.core import ST_EPISODE_OVER
 from sim.env.encoding import N_ACTIONS, OBS_LEN, observation_bounds
@@ -26,7 +27,8 @@ class SingleAgentEnv(gymnasium.Env):
     :class:`sim.env.aec.raw_env`; an episode of ``"hand"`` ends after a hand the learner played
     (hands it sat out are played through). Observations are the float32 vectors of
     :mod:`sim.env.encoding`; ``info["action_mask"]`` marks the legal actions (int8). The
-    opponents' moves happen inside ``step``; the reward is the learner's.
+    opponents' moves happen inside ``step``; the reward is the learner's. An illegal action
+    ends the episode with ``illegal_reward`` (see :meth:`step`).
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -34,7 +36,8 @@ class SingleAgentEnv(gymnasium.Env):
     def __init__(self, rules: Rules | str | Mapping[str, Any] | None = None,
                  opponents: Any = "simple", seat: int = 0, episode: str = "game",
                  reward: str = "game", log_path: str | os.PathLike[str] | None = None,
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, illegal_reward: float = -1.0) -> None:
+        self.illegal_reward = float(illegal_reward)
         self.rules = check_rules(rules)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not valid: expected 'ansi' or "
@@ -60,6 +63,17 @@ class SingleAgentEnv(gymnasium.Env):
         return self._table.observe(self.seat), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Play the learner's action and the opponents' moves up to its next decision.
+
+        An illegal action (one the mask rules out) ends the episode with ``illegal_reward``
+        and ``info["illegal_action"] = True``, as PettingZoo's ``TerminateIllegalWrapper``
+        does; the game is abandoned (the next ``reset()`` starts the next game)."""
+        mask = self._table.action_mask(self.seat)
+        if not (0 <= int(action) < N_ACTIONS and mask[int(action)]):
+            self._table.abandon()
+            info = self._info()
+            info["illegal_action"] = True
+            return self._table.observe(self.seat), self.illegal_reward, True, False, info
         status = self._table.step(int(action))
         reward = float(self._table.take_rewards()[self.seat])
         return (self._table.observe(self.seat), reward, status == ST_EPISODE_OVER, False,
@@ -68,7 +82,8 @@ class SingleAgentEnv(gymnasium.Env):
     def render(self) -> str | None:
         """Scores and the learner's hand as text."""
         t = self._table
-        return (f"game {t.game}: scores {[int(x) for x in t.gs[3:3 + t.players]]}, "
+        scores = [int(x) for x in t.gs[GS_SCORE:GS_SCORE + t.players]]
+        return (f"game {t.game}: scores {scores}, "
                 f"learner seat {self.seat}")
 
     def close(self) -> None:

@@ -23,10 +23,10 @@ from sim.engine.view import GI_LEN, V_LEN, View
 from sim.env.core import (
     ERR_MASKED,
     ERR_NOT_DECIDING,
+    ES_ACTED,
     ES_DECISION,
     ES_GAME,
     ES_HAND,
-    ES_ACTED,
     ES_LEN,
     ES_PLAYER,
     ES_ROLES,
@@ -122,6 +122,7 @@ class Table:
         self.log_path = log_path
         self.opts[OPT_STOP_AT_HAND_END] = log_path is not None
         self._writer: LogWriter | None = None
+        self._log_games = -1  # games begun in the log: its "game" numbers
         self.gs = np.zeros(GS_LEN, np.int64)
         self.hs = np.zeros(HS_LEN, np.int64)
         self.pile = np.zeros(52, np.int64)
@@ -251,6 +252,12 @@ class Table:
             raise RuntimeError(f"the engine refused a masked action: {ERROR_TEXT[err]}")
         return self.advance()
 
+    def abandon(self) -> None:
+        """Give up the game (after an illegal action): the next start() begins a new game."""
+        self.es[ES_STATUS] = ST_ERROR
+        self.mask[:] = 0
+        self.rewards[:] = 0
+
     def take_rewards(self) -> np.ndarray:
         """Each seat's reward since the last call (and reset them)."""
         out = self.rewards[: self.players].copy()
@@ -276,16 +283,32 @@ class Table:
         if self._writer is None:
             assert self.log_path is not None
             self._writer = LogWriter(self.log_path).__enter__()
-        roles = [int(r) for r in self.es[ES_ROLES:ES_ROLES + 3]]
-        self._writer.write(hand_record(self.rules, self.seat_names, self.game,
-                                       int(self.es[ES_HAND]), roles, self.deck, self.hs,
-                                       self.moves, self.gs))
+        hand = int(self.es[ES_HAND])
+        if hand == 0:
+            self._log_games += 1
+        self._writer.write(env_record(self, self._log_games, self.es, self.deck, self.hs,
+                                      self.moves, self.gs))
 
     def close(self) -> None:
         """Finish the hand log (it appears, complete, only now)."""
         if self._writer is not None:
             writer, self._writer = self._writer, None
             writer.__exit__(None, None, None)
+
+
+def env_record(table: Table, log_game: int, es: np.ndarray, deck: np.ndarray, hs: np.ndarray,
+               moves: np.ndarray, gs: np.ndarray) -> dict[str, Any]:
+    """The hand-log line of a finished hand of a table (the line ``ginbox play --log`` writes).
+
+    ``game`` numbers the games in the log's order (an environment may be reset to a seed
+    again); the extra keys ``env_seed`` and ``env_game`` say which game of which seed it was
+    (game ``env_game`` of ``ginbox play --seed env_seed`` deals the same cards).
+    """
+    record = hand_record(table.rules, table.seat_names, log_game, int(es[ES_HAND]),
+                         [int(r) for r in es[ES_ROLES:ES_ROLES + 3]], deck, hs, moves, gs)
+    record["env_seed"] = table.seed
+    record["env_game"] = int(es[ES_GAME])
+    return record
 
 
 def opponent_specs(rules: Rules, learner: int, opponents: Any) -> list[StrategySpec | None]:

@@ -29,7 +29,6 @@ from sim.env.core import (
     ES_GAME,
     ES_HAND,
     ES_LEN,
-    ES_ROLES,
     ES_STATUS,
     ST_DECIDE,
     ST_EPISODE_OVER,
@@ -48,8 +47,8 @@ from sim.env.encoding import (
     fill_action_mask,
     observation_bounds,
 )
-from sim.env.table import Table, check_rules, new_seed, opponent_specs
-from sim.play.driver import Seeds, check_seed, hand_record
+from sim.env.table import Table, check_rules, env_record, new_seed, opponent_specs
+from sim.play.driver import Seeds, check_seed
 from sim.records.log import LogWriter
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
 
@@ -185,6 +184,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.copy = copy
         self.log_path = log_path
         self._writer: LogWriter | None = None
+        self._held: dict[int, list[dict[str, Any]]] = {}  # each row's logged hands, this game
+        self._log_games = -1
         low, high = observation_bounds()
         self.single_observation_space = spaces.Box(low=low, high=high, shape=(OBS_LEN,),
                                                    dtype=np.float32)
@@ -245,14 +246,27 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         raise RuntimeError(f"env {row}: the engine refused a move (code {code}); a bug")
 
     def _log_pending(self) -> None:
+        """Log the hands the rows stopped at. A game's hands are held until it ends, then
+        written together (a hand log keeps each game's hands together; rows finish hands in
+        any order), so memory holds at most one game per row."""
         if self._writer is None:
             self._writer = LogWriter(self.log_path).__enter__()  # type: ignore[arg-type]
         for i in np.flatnonzero(self._pending):
-            es = self._es[i]
-            self._writer.write(hand_record(
-                self.rules, self._proto.seat_names, int(es[ES_GAME]), int(es[ES_HAND]),
-                [int(r) for r in es[ES_ROLES:ES_ROLES + 3]], self._deck[i], self._hs[i],
-                self._moves[i], self._gs[i]))
+            held = self._held.setdefault(int(i), [])
+            if self._es[i, ES_HAND] == 0:
+                held.clear()  # a game abandoned by reset() was flushed already
+            held.append(env_record(self._proto, 0, self._es[i], self._deck[i], self._hs[i],
+                                   self._moves[i], self._gs[i]))
+            if self._gs[i, GS_OVER]:
+                self._flush(int(i))
+
+    def _flush(self, row: int) -> None:
+        held = self._held.pop(row, [])
+        if held and self._writer is not None:
+            self._log_games += 1
+            for record in held:
+                record["game"] = self._log_games
+                self._writer.write(record)
 
     def _out(self, a: np.ndarray) -> np.ndarray:
         return a.copy() if self.copy else a
@@ -267,9 +281,12 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         num_envs games of the last seed, or of a fresh one)."""
         first = int(self._es[:, ES_GAME].max()) + 1  # past every game played so far
         if seed is not None or self.seeds is None:
-            self.seeds = Seeds.from_seed(check_seed(seed if seed is not None else new_seed()))
+            self._proto.seed = check_seed(seed if seed is not None else new_seed())
+            self.seeds = Seeds.from_seed(self._proto.seed)
             first = 0
         self._rewards[:] = 0
+        for row in sorted(self._held):  # the games reset() abandons
+            self._flush(row)
         self._run(M_RESET, first)
         return self._out(self._obs), self._infos()
 
@@ -287,7 +304,10 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                 self._out(self._truncs), self._infos())
 
     def close_extras(self, **kwargs: Any) -> None:
-        """Finish the hand log, if one was asked for."""
+        """Finish the hand log, if one was asked for (games still running end it with the
+        hands they played)."""
+        for row in sorted(self._held):
+            self._flush(row)
         if self._writer is not None:
             writer, self._writer = self._writer, None
             writer.__exit__(None, None, None)
