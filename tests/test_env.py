@@ -17,6 +17,7 @@ import sim.env
 from sim.cli import main as cli_main
 from sim.engine.cards import card_str, mask_cards
 from sim.engine.hand import HS_HAND, HS_TO_MOVE
+from sim.engine.view import View
 from sim.env.core import ERR_MASKED, ES_DECISION, ES_PLAYER, act
 from sim.env.encoding import (
     A_DISCARD,
@@ -28,7 +29,9 @@ from sim.env.encoding import (
     O_UNSEEN,
     OBS_LEN,
     action_name,
+    view_array,
 )
+from sim.env.policy import NumpyPolicy, choose, load_policy, save_policy
 from sim.env.vector import VectorEnv, random_actions
 from sim.play.driver import play_games
 from sim.records.log import read_log
@@ -300,3 +303,61 @@ def test_bad_options_are_refused_in_one_line() -> None:
                                          "take_upcard"):
         env.step(A_DISCARD)
     assert json.dumps(action_name(A_KNOCK)) == '"knock AS"'
+
+
+# ----------------------------------------------------------------------- a policy as a strategy
+
+
+def _layers(seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    return [(rng.normal(0, 0.3, (OBS_LEN, 16)), rng.normal(0, 0.3, 16)),
+            (rng.normal(0, 0.3, (16, N_ACTIONS)), rng.normal(0, 0.3, N_ACTIONS))]
+
+
+@pytest.mark.parametrize("rules", PRESETS)
+def test_view_array_gives_back_the_engines_view(rules: str) -> None:
+    env = sim.env.raw_env(rules=rules)
+    env.reset(seed=2)
+    table = env._table
+    rng = np.random.default_rng(3)
+    for _ in range(400):
+        rebuilt = view_array(View.from_arrays(table.view, table.pile))
+        assert np.array_equal(rebuilt, table.view)
+        env.step(int(rng.choice(np.flatnonzero(table.mask))))
+        if all(env.terminations.values()):
+            break
+
+
+def test_a_policy_plays_the_same_game_as_a_strategy_and_in_the_environment(
+        tmp_path: Path) -> None:
+    layers = _layers(0)
+    env = sim.env.SingleAgentEnv(rules="eaai", opponents="simple", seat=0,
+                                 log_path=tmp_path / "env.jsonl")
+    obs, info = env.reset(seed=3)
+    term = False
+    while not term:
+        obs, _, term, _, info = env.step(int(choose(layers, obs, info["action_mask"])))
+    env.close()
+    played = play_games([NumpyPolicy(layers=layers), "simple"], rules="eaai", games=1, seed=3,
+                        log=True).log
+    in_env = read_log(tmp_path / "env.jsonl")
+    keys = ("deal", "dealer", "moves", "result", "scores", "game_winner")
+    assert [{k: r[k] for k in keys} for r in in_env] == [{k: r[k] for k in keys}
+                                                         for r in played]
+
+
+def test_a_saved_policy_plays_from_the_command_line(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "policy.npz"
+    save_policy(path, _layers(1))
+    loaded = load_policy(path)
+    assert all(np.array_equal(a, b) for la, lb in zip(loaded, _layers(1), strict=True)
+               for a, b in zip(la, lb, strict=True))
+    code = cli_main(["play", "--strategies", f"sim.env.policy:NumpyPolicy:path={path},random",
+                     "--rules", "eaai", "--games", "3", "--seed", "1"])
+    assert code == 0 and "sim.env.policy:NumpyPolicy" in capsys.readouterr().out
+    (tmp_path / "bad.npz").write_bytes(b"not a policy")
+    with pytest.raises(ValueError, match="cannot read the policy"):
+        load_policy(tmp_path / "bad.npz")
+    with pytest.raises(ValueError, match="expected one per action"):
+        save_policy(path, [(np.zeros((OBS_LEN, 3)), np.zeros(3))])

@@ -29,6 +29,8 @@ the table).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
@@ -47,20 +49,37 @@ from sim.engine.hand import (
 from sim.engine.jit import kernel
 from sim.engine.layout import Layout
 from sim.engine.view import (
+    DECISION_NAMES,
+    V_DEADWOOD,
     V_DECISION,
+    V_DRAWN,
+    V_FORBIDDEN,
+    V_GIN_BONUS,
     V_HAND,
     V_KNOCK_LIMIT,
     V_KNOCKED,
+    V_LEN,
+    V_OPP_DECLINED,
     V_OPP_DISCARDED,
     V_OPP_TOOK,
+    V_PILE_LEN,
     V_PILE_MASK,
     V_ROLE,
     V_SCORE_OPP,
     V_SCORE_OTHER,
     V_SCORE_SELF,
+    V_SELF_DECLINED,
+    V_SELF_DISCARDED,
+    V_SELF_TOOK,
     V_STOCK,
+    V_TAKEN,
     V_TARGET,
     V_TOP,
+    V_TURN,
+    V_UNDERCUT_BONUS,
+    V_UPCARD,
+    V_WALL,
+    View,
     legal_moves,
 )
 
@@ -242,6 +261,51 @@ def card_of_action(action: int) -> int:
     if A_KNOCK <= action < N_ACTIONS:
         return CARD_OF_INDEX[action - A_KNOCK]
     return -1
+
+
+def view_array(view: View) -> np.ndarray:
+    """The engine's view array of a plain-Python :class:`~sim.engine.view.View`: the inverse of
+    ``View.from_arrays``, so a plain-Python strategy can encode the observation a learning
+    environment gives (tests/test_env.py checks it gives back every slot)."""
+    def opt(x: int | None) -> int:
+        return -1 if x is None else int(x)
+
+    def mask(cards: Iterable[int]) -> int:
+        m = 0
+        for c in cards:
+            m |= 1 << int(c)
+        return m
+
+    arr = np.zeros(V_LEN, np.int64)
+    arr[V_HAND] = view.hand_mask
+    arr[V_ROLE] = 0 if view.role == "dealer" else 1
+    arr[V_DECISION] = DECISION_NAMES.index(view.decision)
+    arr[V_STOCK] = view.stock_count
+    arr[V_TURN] = view.turn
+    arr[V_PILE_LEN] = len(view.discard_pile)
+    arr[V_TOP] = opt(view.top)
+    arr[V_OPP_TOOK] = mask(view.opponent_took)
+    arr[V_OPP_DISCARDED] = mask(view.opponent_discarded)
+    arr[V_OPP_DECLINED] = opt(view.opponent_declined)
+    arr[V_SELF_DECLINED] = opt(view.self_declined)
+    arr[V_SELF_TOOK] = mask(view.self_took)
+    arr[V_DRAWN] = opt(view.drawn)
+    arr[V_TAKEN] = opt(view.taken)
+    arr[V_KNOCK_LIMIT] = view.knock_limit
+    arr[V_UPCARD] = view.upcard
+    arr[V_SCORE_SELF] = view.score
+    arr[V_SCORE_OPP] = view.opponent_score
+    arr[V_SCORE_OTHER] = view.other_score
+    arr[V_TARGET] = view.target
+    arr[V_WALL] = view.wall
+    arr[V_GIN_BONUS] = view.gin_bonus
+    arr[V_UNDERCUT_BONUS] = view.undercut_bonus
+    arr[V_SELF_DISCARDED] = mask(view.self_discarded)
+    arr[V_KNOCKED] = int(view.knocked)
+    arr[V_DEADWOOD] = view.deadwood
+    arr[V_FORBIDDEN] = opt(view.forbidden)
+    arr[V_PILE_MASK] = mask(view.discard_pile)
+    return arr
 
 
 def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
