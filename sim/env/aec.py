@@ -80,7 +80,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for it)
         """Start an episode: game 0 of ``seed``, or without a seed the next hand or game."""
         self._table.start(seed)
         self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._no_rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards = self._no_rewards.copy()
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
@@ -93,9 +94,13 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for it)
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        status = self._table.step(int(action))  # type: ignore[arg-type]
-        rewards = self._table.take_rewards()
-        self.rewards = {a: float(rewards[s]) for s, a in enumerate(self.possible_agents)}
+        table = self._table
+        status = table.step(int(action))  # type: ignore[arg-type]
+        if table.rewards.any():  # a hand ended: someone scored, or the game is over
+            self.rewards = dict(zip(self.possible_agents,
+                                    table.take_rewards().tolist(), strict=False))
+        else:
+            self.rewards = self._no_rewards.copy()
         if status == ST_EPISODE_OVER:
             self.terminations = dict.fromkeys(self.agents, True)
         else:

@@ -43,7 +43,13 @@ from sim.engine.layout import Layout
 from sim.engine.rng import stream_seed
 from sim.engine.rules import RI_PLAYERS, RI_TEAM_ADVISOR
 from sim.engine.view import fill_view
-from sim.env.encoding import N_ACTIONS, card_of_action, encode_observation, first_move
+from sim.env.encoding import (
+    N_ACTIONS,
+    card_of_action,
+    encode_observation,
+    fill_action_mask,
+    first_move,
+)
 from strategies._dispatch import decide
 
 # The env state of one table, declared once (offsets computed by Layout).
@@ -136,7 +142,7 @@ def _finish_hand(rules: np.ndarray, opts: np.ndarray, gs: np.ndarray, hs: np.nda
     es[ES_STATUS] = ST_HAND_DONE
 
 
-@kernel
+@kernel(inline="always")
 def advance_table(rules: np.ndarray, ids: np.ndarray, params: np.ndarray, opts: np.ndarray,
                   gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
                   after: np.ndarray, moves: np.ndarray, view: np.ndarray,
@@ -180,7 +186,7 @@ def advance_table(rules: np.ndarray, ids: np.ndarray, params: np.ndarray, opts: 
             return ST_ERROR
 
 
-@kernel
+@kernel(inline="always")
 def act(action: int, mask: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
         after: np.ndarray, moves: np.ndarray, es: np.ndarray) -> int:
     """Play ``action`` for the deciding seat: OK, or an error code and nothing changed.
@@ -200,6 +206,39 @@ def act(action: int, mask: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: n
         es[ES_ACTED] = 1
         es[ES_STATUS] = ST_RUNNING
     return err
+
+
+@kernel
+def settle_table(rules: np.ndarray, ids: np.ndarray, params: np.ndarray, opts: np.ndarray,
+                 gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
+                 after: np.ndarray, moves: np.ndarray, view: np.ndarray, game_info: np.ndarray,
+                 mem: np.ndarray, scratch: np.ndarray, rng: np.ndarray, es: np.ndarray,
+                 rewards: np.ndarray, mask: np.ndarray, buf: np.ndarray) -> int:
+    """:func:`advance_table`, then the action mask of the decision it stops at (all zero if
+    none): one compiled call for the Python-driven environments."""
+    status = advance_table(rules, ids, params, opts, gs, hs, pile, deck, after, moves, view,
+                           game_info, mem, scratch, rng, es, rewards)
+    if status == ST_DECIDE:
+        fill_action_mask(view, after, buf, mask)
+    else:
+        for j in range(N_ACTIONS):
+            mask[j] = 0
+    return status
+
+
+@kernel
+def step_table(action: int, rules: np.ndarray, ids: np.ndarray, params: np.ndarray,
+               opts: np.ndarray, gs: np.ndarray, hs: np.ndarray, pile: np.ndarray,
+               deck: np.ndarray, after: np.ndarray, moves: np.ndarray, view: np.ndarray,
+               game_info: np.ndarray, mem: np.ndarray, scratch: np.ndarray, rng: np.ndarray,
+               es: np.ndarray, rewards: np.ndarray, mask: np.ndarray, buf: np.ndarray) -> int:
+    """:func:`act`, then :func:`settle_table`: the new status, or ``-1 - error`` when the
+    action was refused (nothing changed then)."""
+    err = act(action, mask, hs, pile, deck, after, moves, es)
+    if err != OK:
+        return -1 - err
+    return settle_table(rules, ids, params, opts, gs, hs, pile, deck, after, moves, view,
+                        game_info, mem, scratch, rng, es, rewards, mask, buf)
 
 
 @kernel

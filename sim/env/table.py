@@ -41,13 +41,13 @@ from sim.env.core import (
     ST_EPISODE_OVER,
     ST_ERROR,
     ST_HAND_DONE,
-    act,
-    advance_table,
     new_game,
     observe_seat,
     play_move,
+    settle_table,
+    step_table,
 )
-from sim.env.encoding import N_ACTIONS, OBS_LEN, action_name, fill_action_mask
+from sim.env.encoding import N_ACTIONS, OBS_LEN, action_name
 from sim.play.driver import Seeds, StrategyError, check_seed, hand_record, strategy_answer
 from sim.records.log import LogWriter
 from strategies.builtin import MEM_LEN, N_PARAMS, SCRATCH_LEN
@@ -144,17 +144,10 @@ class Table:
         self.seeds: Seeds | None = None
         self.seed: int | None = None
         self.py_rng = np.random.default_rng(0)
+        self.status = int(ST_ERROR)  # no game yet: start() begins one
+        self.seat = -1  # the seat deciding now (when status is ST_DECIDE)
 
     # ------------------------------------------------------------------------- the game
-
-    @property
-    def status(self) -> int:
-        return int(self.es[ES_STATUS])
-
-    @property
-    def seat(self) -> int:
-        """The seat deciding now."""
-        return int(self.es[ES_SEAT])
 
     @property
     def game(self) -> int:
@@ -194,25 +187,29 @@ class Table:
     def advance(self) -> int:
         """Play on to the next decision of a controlled seat, or the end of the episode;
         plain-Python opponents are asked here, finished hands logged."""
-        while True:
-            status = advance_table(
-                self.rules_array, self.ids, self.params, self.opts, self.gs, self.hs,
+        return self._settle(settle_table(*self._arrays()))
+
+    def _arrays(self) -> tuple[np.ndarray, ...]:
+        return (self.rules_array, self.ids, self.params, self.opts, self.gs, self.hs,
                 self.pile, self.deck, self.after, self.moves, self.view, self.game_info,
-                self.mem, self.scratch, self.rng, self.es, self.rewards)
+                self.mem, self.scratch, self.rng, self.es, self.rewards, self.mask, self.buf)
+
+    def _settle(self, status: int) -> int:
+        """Handle what the compiled code stopped for until a controlled seat decides or the
+        episode ends: a hand to log, a plain-Python opponent's decision."""
+        while True:
+            self.seat = int(self.es[ES_SEAT])
             if status == ST_HAND_DONE:
                 self._log_hand()
                 self._started = set()
-                continue
-            if status == ST_ERROR:
+            elif status == ST_ERROR:
                 raise StrategyError("a built-in strategy made an illegal move (engine bug)")
-            if status == ST_DECIDE and self.seat in self.python:
+            elif status == ST_DECIDE and self.seat in self.python:
                 self._python_move()
-                continue
-            if status == ST_DECIDE:
-                fill_action_mask(self.view, self.after, self.buf, self.mask)
             else:
-                self.mask[:] = 0
-            return status
+                self.status = status
+                return status
+            status = settle_table(*self._arrays())
 
     def _python_move(self) -> None:
         seat = self.seat
@@ -238,8 +235,10 @@ class Table:
 
     def step(self, action: int) -> int:
         """Play the deciding seat's action and advance; the new status."""
-        err = act(int(action), self.mask, self.hs, self.pile, self.deck, self.after,
-                  self.moves, self.es)
+        status = step_table(int(action), *self._arrays())
+        if status >= 0:
+            return self._settle(status)
+        err = -1 - status
         if err == ERR_NOT_DECIDING:
             raise ValueError("no seat is deciding now: the episode is over (reset the "
                              "environment)")
@@ -248,13 +247,11 @@ class Table:
             what = action_name(action) if 0 <= int(action) < N_ACTIONS else str(action)
             raise ValueError(f"action {int(action)} ({what}) is not legal now: legal actions "
                              f"are {legal}")
-        if err != 0:
-            raise RuntimeError(f"the engine refused a masked action: {ERROR_TEXT[err]}")
-        return self.advance()
+        raise RuntimeError(f"the engine refused a masked action: {ERROR_TEXT[err]}")
 
     def abandon(self) -> None:
         """Give up the game (after an illegal action): the next start() begins a new game."""
-        self.es[ES_STATUS] = ST_ERROR
+        self.es[ES_STATUS] = self.status = ST_ERROR
         self.mask[:] = 0
         self.rewards[:] = 0
 
@@ -266,7 +263,7 @@ class Table:
 
     def observe(self, seat: int) -> np.ndarray:
         """The observation of ``seat`` now (float32, ``OBS_LEN``)."""
-        obs = np.zeros(OBS_LEN, np.float32)
+        obs = np.empty(OBS_LEN, np.float32)
         observe_seat(seat, self.rules_array, self.hs, self.pile, self.game_info, self.obs_view,
                      self.es, obs)
         return obs
