@@ -4,7 +4,11 @@ that allow exactly what the engine accepts, and the same episodes for the same s
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +31,7 @@ from sim.env.encoding import (
     O_HAND,
     O_OPP_HOLDS,
     O_UNSEEN,
+    OBS_LAYOUT,
     OBS_LEN,
     action_name,
     view_array,
@@ -361,3 +366,60 @@ def test_a_saved_policy_plays_from_the_command_line(tmp_path: Path,
         load_policy(tmp_path / "bad.npz")
     with pytest.raises(ValueError, match="expected one per action"):
         save_policy(path, [(np.zeros((OBS_LEN, 3)), np.zeros(3))])
+
+
+# ----------------------------------------------------------------------------------- the docs
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "environments.md"
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.M | re.S)
+
+
+def test_environments_md_examples_print_what_they_show(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every python block runs, in order, in one namespace; a text block right after one is
+    exactly what it prints."""
+    monkeypatch.chdir(tmp_path)
+    blocks = FENCE.findall(DOC.read_text(encoding="utf-8"))
+    namespace: dict[str, Any] = {}
+    ran = 0
+    for (lang, body), nxt in zip(blocks, [*blocks[1:], ("", "")], strict=True):
+        if lang != "python":
+            continue
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(body, str(DOC), "exec"), namespace)
+        ran += 1
+        if nxt[0] == "text":
+            assert out.getvalue() == nxt[1], body
+    assert ran >= 4 and (tmp_path / "policy.npz").is_file()
+    commands = [line[2:] for lang, body in blocks if lang == "console"
+                for line in body.splitlines() if line.startswith("$ ginbox ")]
+    assert commands
+    for command in commands:  # they use the policy saved above
+        assert cli_main(shlex.split(command)[1:]) == 0, command
+
+
+def test_environments_md_tables_match_the_encoding() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d+)(?:-(\d+))? \| `(\w+)` \|", text, re.M)
+    documented = [(name, int(lo), int(hi or lo)) for lo, hi, name in rows]
+    actual = [(name, OBS_LAYOUT.offset(name), OBS_LAYOUT.offset(name) + size - 1)
+              for name, size in OBS_LAYOUT.pieces]
+    assert documented == actual
+    assert f"A float32 vector of {OBS_LEN} numbers" in text
+    assert f"{N_ACTIONS} actions" in text and f"| {A_KNOCK} + i |" in text
+
+
+def test_the_card_planes_cover_each_card_once() -> None:
+    env = sim.env.raw_env(rules="three-handed")
+    env.reset(seed=6)
+    rng = np.random.default_rng(6)
+    for _ in range(200):
+        for agent in env.possible_agents:
+            obs = env.observe(agent)["observation"]
+            planes = obs[:6 * 52].reshape(6, 52)
+            assert np.array_equal(planes[[0, 1, 2, 3, 5]].sum(axis=0), np.ones(52))
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)
+                                                ["action_mask"]))))
+        if all(env.terminations.values()):
+            break
