@@ -103,12 +103,13 @@ def choose(layers: Layers, obs: np.ndarray, masks: np.ndarray,
            rng: np.random.Generator | None = None) -> np.ndarray | int:
     """The legal action(s) with the highest logit; with ``rng``, sampled from the softmax
     over the legal actions instead. Works on one observation or a batch."""
-    z = logits(layers, obs)
-    z = np.where(np.asarray(masks) > 0, z, -np.inf)
+    legal = np.asarray(masks) > 0
+    z = np.where(legal, logits(layers, obs), -np.inf)
     if rng is None:
-        return z.argmax(axis=-1)
-    z = z - z.max(axis=-1, keepdims=True)
-    p = np.exp(z)
+        return z.argmax(axis=-1)  # 0 for a row with no legal action (a finished game)
+    top = z.max(axis=-1, keepdims=True)
+    p = np.where(legal, np.exp(z - np.where(np.isfinite(top), top, 0.0)), 0.0)
+    p[~legal.any(axis=-1)] = 1.0 / N_ACTIONS
     p /= p.sum(axis=-1, keepdims=True)
     u = rng.random(p.shape[:-1] + (1,))
     return (p.cumsum(axis=-1) < u).sum(axis=-1).clip(0, N_ACTIONS - 1)
