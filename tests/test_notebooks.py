@@ -13,8 +13,8 @@ without outputs.
 
 The notebooks are designed to run in under a minute each on 2 cores with numba's compiled code
 cached (06, which trains a policy, reads ``GINBOX_NOTEBOOK_SMOKE``, set here, and runs a tiny
-budget instead); the ceiling asserted here is looser, since the first run after an engine change compiles
-for half a minute or more, but it still catches a default parameter left at full size.
+budget instead); the ceiling asserted here is looser, since the first run after an engine change
+compiles for half a minute or more, but it still catches a default parameter left at full size.
 """
 
 from __future__ import annotations
