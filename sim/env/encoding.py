@@ -177,13 +177,15 @@ def encode_observation(view: np.ndarray, obs: np.ndarray, hide_hand: bool) -> No
 
 @kernel(inline="always")
 def _discard_mask(view: np.ndarray, after: np.ndarray, buf: np.ndarray, mask: np.ndarray,
-                  knocked: int, base: int) -> None:
-    """Mark ``base + index`` for every card the engine's legal_moves allows at a discard."""
+                  knocked: int, base: int) -> int:
+    """Mark ``base + index`` for every card the engine's legal_moves allows at a discard;
+    return how many."""
     view[V_DECISION] = DEC_DISCARD
     view[V_KNOCKED] = knocked
     n = legal_moves(view, after, buf)
     for k in range(n):
         mask[base + INDEX_OF_CARD[buf[k]]] = 1
+    return n
 
 
 @kernel
@@ -198,9 +200,10 @@ def fill_action_mask(view: np.ndarray, after: np.ndarray, buf: np.ndarray,
     for j in range(N_ACTIONS):
         mask[j] = 0
     decision = view[V_DECISION]
+    count = 0
     if decision == DEC_OFFER or decision == DEC_DRAW:
-        n = legal_moves(view, after, buf)
-        for k in range(n):
+        count = legal_moves(view, after, buf)
+        for k in range(count):
             move = buf[k]
             if move == MOVE_PASS:
                 mask[A_PASS] = 1
@@ -210,16 +213,12 @@ def fill_action_mask(view: np.ndarray, after: np.ndarray, buf: np.ndarray,
                 mask[A_TAKE_UPCARD if decision == DEC_OFFER else A_DRAW_PILE] = 1
     elif decision == DEC_KNOCK:
         knocked = view[V_KNOCKED]
-        _discard_mask(view, after, buf, mask, 0, A_DISCARD)
-        _discard_mask(view, after, buf, mask, 1, A_KNOCK)
+        count = _discard_mask(view, after, buf, mask, 0, A_DISCARD)
+        count += _discard_mask(view, after, buf, mask, 1, A_KNOCK)
         view[V_DECISION] = DEC_KNOCK
         view[V_KNOCKED] = knocked
     elif decision == DEC_DISCARD:
-        knocked = view[V_KNOCKED]
-        _discard_mask(view, after, buf, mask, knocked, A_DISCARD)
-    count = 0
-    for j in range(N_ACTIONS):
-        count += mask[j]
+        count = _discard_mask(view, after, buf, mask, view[V_KNOCKED], A_DISCARD)
     return count
 
 
