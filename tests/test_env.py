@@ -423,3 +423,17 @@ def test_the_card_planes_cover_each_card_once() -> None:
                                                 ["action_mask"]))))
         if all(env.terminations.values()):
             break
+
+
+def test_a_saved_policy_plays_in_a_league(tmp_path: Path) -> None:
+    from sim.league import run_league
+
+    path = tmp_path / "policy.npz"
+    save_policy(path, _layers(2))
+    policy = f"sim.env.policy:NumpyPolicy:path={path}"
+    result = run_league({"name": "policy_league", "seed": 1, "games": 2, "rules": "eaai",
+                         "strategies": [policy, "random", "simple"]}, jobs=1,
+                        out=tmp_path / "league", quiet=True)
+    board = result.leaderboard
+    assert set(board["strategy"]) == {policy, "random", "simple"}
+    assert int(board["games"].sum()) == 2 * 2 * 6  # 6 ordered pairings, 2 games, 2 seats
