@@ -437,3 +437,15 @@ def test_a_saved_policy_plays_in_a_league(tmp_path: Path) -> None:
     board = result.leaderboard
     assert set(board["strategy"]) == {policy, "random", "simple"}
     assert int(board["games"].sum()) == 2 * 2 * 6  # 6 ordered pairings, 2 games, 2 seats
+
+
+def test_a_saved_policy_passes_the_strategy_conformance_harness(tmp_path: Path) -> None:
+    from sim.testing import check_strategy
+
+    path = tmp_path / "policy.npz"
+    layers = _layers(3)
+    layers[-1][1][A_KNOCK:] += 20.0  # knocks when it may, so self-play games end soon
+    save_policy(path, layers)
+    report = check_strategy(f"sim.env.policy:NumpyPolicy:path={path}",
+                            presets=("eaai",), games=1)
+    assert report.games > 0 and report.hands > 0
