@@ -227,6 +227,8 @@ def test_single_agent_env_ends_the_episode_on_an_illegal_action() -> None:
     illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
     _, reward, term, _, info = env.step(illegal)
     assert (reward, term, info["illegal_action"]) == (-1.0, True, True)
+    with pytest.raises(ValueError, match="the episode is over: call reset"):
+        env.step(illegal)
     _, info = env.reset()
     assert info["game"] == 1 and info["action_mask"].any()
 

@@ -12,7 +12,7 @@ from gymnasium import spaces
 
 from sim.engine.game import GS_SCORE
 from sim.engine.rules import Rules
-from sim.env.core import ST_EPISODE_OVER
+from sim.env.core import ST_DECIDE, ST_EPISODE_OVER
 from sim.env.encoding import N_ACTIONS, OBS_LEN, observation_bounds
 from sim.env.table import Table, check_rules, opponent_specs
 
@@ -68,6 +68,8 @@ class SingleAgentEnv(gymnasium.Env):
         An illegal action (one the mask rules out) ends the episode with ``illegal_reward``
         and ``info["illegal_action"] = True``, as PettingZoo's ``TerminateIllegalWrapper``
         does; the game is abandoned (the next ``reset()`` starts the next game)."""
+        if self._table.status != ST_DECIDE:
+            raise ValueError("the episode is over: call reset() before step()")
         mask = self._table.action_mask(self.seat)
         if not (0 <= int(action) < N_ACTIONS and mask[int(action)]):
             self._table.abandon()
