@@ -127,12 +127,14 @@ def vector_run(mode: int, first_game: int, actions: np.ndarray, rules: np.ndarra
                 return
             if status == ST_EPISODE_OVER and not started[i]:
                 # the game ended before the learner's first decision: not its episode
-                rewards[i, learner] = 0.0
+                for s in range(3):
+                    rewards[i, s] = 0.0
                 _next_episode(rules, deck_base, strategy_base, n, gs[i], hs[i], pile[i],
                               deck[i], game_info[i], mem[i], rng[i], es[i])
                 continue
             out_rewards[i] += rewards[i, learner]
-            rewards[i, learner] = 0.0
+            for s in range(3):  # the opponents' rewards are not reported
+                rewards[i, s] = 0.0
             if status == ST_DECIDE:
                 started[i] = 1
                 encode_observation(view[i], obs[i], False)
