@@ -142,7 +142,7 @@ def _finish_hand(rules: np.ndarray, opts: np.ndarray, gs: np.ndarray, hs: np.nda
     es[ES_STATUS] = ST_HAND_DONE
 
 
-@kernel(inline="always")
+@kernel
 def advance_table(rules: np.ndarray, ids: np.ndarray, params: np.ndarray, opts: np.ndarray,
                   gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
                   after: np.ndarray, moves: np.ndarray, view: np.ndarray,
@@ -186,7 +186,7 @@ def advance_table(rules: np.ndarray, ids: np.ndarray, params: np.ndarray, opts: 
             return ST_ERROR
 
 
-@kernel(inline="always")
+@kernel
 def act(action: int, mask: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
         after: np.ndarray, moves: np.ndarray, es: np.ndarray) -> int:
     """Play ``action`` for the deciding seat: OK, or an error code and nothing changed.
