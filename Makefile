@@ -1,7 +1,7 @@
 # Two entry points, each self-sufficient on a fresh clone:
 #   make run   - create .venv if missing, install ginbox, run experiments/quick.toml and print
 #                its report (written to results/quick/)
-#   make test  - the same set-up with the dev extras, then ruff and pytest
+#   make test  - the same set-up with the dev extras (dask and rl too), then ruff and pytest
 # The install steps leave a stamp in .venv and run again only when pyproject.toml changes.
 VENV   ?= .venv
 PYTHON ?= python3
@@ -18,7 +18,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[dev,dask]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,dask,rl]"
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed

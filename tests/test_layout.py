@@ -17,8 +17,11 @@ import sim
 ROOT = Path(__file__).resolve().parent.parent
 
 # Each layer may import only itself and the layers before it.
-LAYERS = ("sim.engine", "strategies", "sim.records", "sim.play", "sim.analysis", "sim.tune",
-          "sim.league", "sim.testing", "sim.bench", "sim.cli")
+# sim.env (the learning environments) sits right after sim.play: it plays through the engine,
+# asks the built-in strategies' dispatcher, writes hand logs with sim.records and shares the
+# play layer's seeds and log lines; nothing below the CLI needs it.
+LAYERS = ("sim.engine", "strategies", "sim.records", "sim.play", "sim.env", "sim.analysis",
+          "sim.tune", "sim.league", "sim.testing", "sim.bench", "sim.cli")
 MAX_LINES = 650
 
 

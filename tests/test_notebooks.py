@@ -12,8 +12,9 @@ without outputs.
   parameter cell, and name their results directories under ``results/``.
 
 The notebooks are designed to run in under a minute each on 2 cores with numba's compiled code
-cached; the ceiling asserted here is looser, since the first run after an engine change compiles
-for half a minute or more, but it still catches a default parameter left at full size.
+cached (06, which trains a policy, reads ``GINBOX_NOTEBOOK_SMOKE``, set here, and runs a tiny
+budget instead); the ceiling asserted here is looser, since the first run after an engine change
+compiles for half a minute or more, but it still catches a default parameter left at full size.
 """
 
 from __future__ import annotations
@@ -32,8 +33,11 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 EXPECTED = ("01_quickstart.ipynb", "02_gin_bonus_20_vs_25.ipynb", "03_box_retention.ipynb",
-            "04_write_a_strategy.ipynb")
+            "04_write_a_strategy.ipynb", "06_train_a_policy.ipynb")
 KERNEL = "ginbox-notebook-test"
+#: Set for the notebooks' kernels: a notebook whose defaults take minutes (06 trains a policy)
+#: reads it and shrinks its budget to seconds.
+SMOKE = "GINBOX_NOTEBOOK_SMOKE"
 CELL_TIMEOUT = 300  # seconds per cell: a guard against a hung kernel, not a speed test
 OUT = re.compile(r"""\bout\s*=\s*["']([^"']+)["']|Path\(\s*["']([^"']+)["']\s*\)""")
 
@@ -74,6 +78,7 @@ def layout(tmp_path: Path, kernel_dir: Path, monkeypatch: pytest.MonkeyPatch) ->
     (tmp_path / "results").mkdir()
     monkeypatch.setenv("JUPYTER_PATH", str(kernel_dir))
     monkeypatch.setenv("IPYTHONDIR", str(tmp_path.parent / f"{tmp_path.name}-ipython"))
+    monkeypatch.setenv(SMOKE, "1")
     yield tmp_path
 
 

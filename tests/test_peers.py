@@ -102,3 +102,21 @@ def test_rlcard_sees_the_same_cards() -> None:
     assert fn(peers.rlcard_hands(np.array([hand_mask(TRAP_10)]))[0]) == 13
     m10 = random_masks(100, 10, seed=9)
     assert [fn(h) for h in peers.rlcard_hands(m10)] == min_deadwood_batch(m10).tolist()
+
+
+def test_environment_rows_without_gin_rummy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The --envs measurement on tiny inputs: ginbox's four rates, and gin_rummy_v4's rows say
+    how to get it when no interpreter has it."""
+    rows = peers.env_rows(aec_steps=300, vector_total=2000, num_envs=16, repeats=1,
+                          python=None)
+    ours = [r for r in rows if r["engine"] == "ginbox"]
+    assert [r["metric"].split(",")[0] for r in ours] == [
+        "AEC steps/s", "AEC steps/s", "VectorEnv steps/s", "VectorEnv steps/s"]
+    assert all(isinstance(r["value"], float) and r["value"] > 0 for r in ours)
+    missing = [r for r in rows if r["engine"] == "PettingZoo gin_rummy_v4"]
+    assert len(missing) == 2 and all(r["value"] is None and "--setup-gin-rummy" in r["notes"]
+                                     for r in missing)
+    text = peers.env_section(rows, "python -m benchmarks.peers --envs", 1.0, peers.machine())
+    assert text.startswith("### The learning environments") and "| n/a |" in text
+    monkeypatch.delenv("GINBOX_GIN_RUMMY_PYTHON", raising=False)
+    assert peers.gin_rummy_python(sys.executable) == sys.executable

@@ -186,6 +186,19 @@ def _check_seats(rules: Rules, specs: Sequence[StrategySpec]) -> None:
         )
 
 
+def strategy_answer(player: Any, decision: int, view: View) -> Any:
+    """Ask a plain-Python strategy the method of ``decision``: the engine move it answers
+    (``MOVE_*``), or at a discard the card as the strategy gave it (code or text)."""
+    if decision == DEC_OFFER:
+        return MOVE_DRAW_DISCARD if player.take_upcard(view) else MOVE_PASS
+    if decision == DEC_DRAW:
+        return MOVE_DRAW_DISCARD if player.draw_from_discard(view) else MOVE_DRAW_STOCK
+    if decision == DEC_KNOCK:
+        return MOVE_KNOCK if player.knock(view) else MOVE_NO_KNOCK
+    assert decision == DEC_DISCARD
+    return player.discard(view)
+
+
 class GameDriver:
     """Plays one game at a time from Python through the compiled rule kernels.
 
@@ -302,14 +315,7 @@ class GameDriver:
             ) from None
 
     def _decide(self, player: Any, decision: int, view: View) -> Any:
-        if decision == DEC_OFFER:
-            return MOVE_DRAW_DISCARD if player.take_upcard(view) else MOVE_PASS
-        if decision == DEC_DRAW:
-            return MOVE_DRAW_DISCARD if player.draw_from_discard(view) else MOVE_DRAW_STOCK
-        if decision == DEC_KNOCK:
-            return MOVE_KNOCK if player.knock(view) else MOVE_NO_KNOCK
-        assert decision == DEC_DISCARD
-        return player.discard(view)
+        return strategy_answer(player, decision, view)
 
     def _ask(self, player: Any, seat: int, decision: int, view: View) -> int:
         try:
@@ -334,43 +340,55 @@ class GameDriver:
     def _record(self, game: int, hand: int, roles: list[int], dealt: np.ndarray,
                 hs: np.ndarray, moves: np.ndarray, gs: np.ndarray) -> dict[str, Any]:
         """One line of the hand log (format: docs/cli.md, "The hand log")."""
-        hand_seat = roles[:2]
-        move_list = []
-        for player, move in moves[: int(hs[HS_N_MOVES])]:
-            seat = hand_seat[int(player)]
-            if move < 64:
-                move_list.append({"seat": seat, "move": "discard", "card": card_str(int(move))})
-            else:
-                move_list.append({"seat": seat, "move": MOVE_NAMES[int(move)]})
-        record: dict[str, Any] = {
-            "game": game,
-            "hand": hand,
-            "rules": self.rules.name,
-            "seats": [s.text for s in self.specs],
-            "dealer": roles[0],
-            "nondealer": roles[1],
-            "sitter": roles[SITTER] if self.rules.players == 3 else None,
-            "deal": {
-                "dealer": [card_str(int(c)) for c in dealt[0:10]],
-                "nondealer": [card_str(int(c)) for c in dealt[10:20]],
-                "upcard": card_str(int(dealt[20])),
-                "stock": [card_str(int(c)) for c in dealt[21:]],
-            },
-            "moves": move_list,
-            "result": hand_result(hs, hand_seat),
-            "scores": [int(gs[GS_SCORE + s]) for s in range(self.rules.players)],
-            "game_over": bool(gs[GS_OVER]),
-            "game_winner": int(gs[GS_WINNER]) if gs[GS_OVER] else None,
-            "rules_config": self.rules.to_dict(),
-        }
-        if self.rules.team_policy == "advisor" and self.rules.players == 3:
-            record["advisor"] = roles[SITTER]
-        if self.rules.scoring == "hollywood":
-            record["hollywood"] = hollywood_record(gs, self.rules.players)
-        if gs[GS_OVER]:  # hand points plus end-of-game bonuses (classic scoring)
-            record["final_scores"] = [int(gs[GS_SCORE + s] + gs[GS_BONUS + s])
-                                      for s in range(self.rules.players)]
-        return record
+        return hand_record(self.rules, [s.text for s in self.specs], game, hand, roles, dealt,
+                           hs, moves, gs)
+
+
+def hand_record(rules: Rules, seat_names: Sequence[str], game: int, hand: int,
+                roles: Sequence[int], dealt: np.ndarray, hs: np.ndarray, moves: np.ndarray,
+                gs: np.ndarray) -> dict[str, Any]:
+    """One line of the hand log from a finished, scored hand (format: docs/cli.md, "The hand
+    log"): ``roles`` are the seats of the box (dealer), captain and sitter during the hand,
+    ``dealt`` the deck it was dealt from, ``gs`` the game state after ``end_hand``. Shared by
+    :class:`GameDriver` and the learning environments of ``sim.env``, so both write the same
+    bytes."""
+    hand_seat = list(roles[:2])
+    move_list = []
+    for player, move in moves[: int(hs[HS_N_MOVES])]:
+        seat = hand_seat[int(player)]
+        if move < 64:
+            move_list.append({"seat": seat, "move": "discard", "card": card_str(int(move))})
+        else:
+            move_list.append({"seat": seat, "move": MOVE_NAMES[int(move)]})
+    record: dict[str, Any] = {
+        "game": game,
+        "hand": hand,
+        "rules": rules.name,
+        "seats": list(seat_names),
+        "dealer": int(roles[0]),
+        "nondealer": int(roles[1]),
+        "sitter": int(roles[SITTER]) if rules.players == 3 else None,
+        "deal": {
+            "dealer": [card_str(int(c)) for c in dealt[0:10]],
+            "nondealer": [card_str(int(c)) for c in dealt[10:20]],
+            "upcard": card_str(int(dealt[20])),
+            "stock": [card_str(int(c)) for c in dealt[21:]],
+        },
+        "moves": move_list,
+        "result": hand_result(hs, hand_seat),
+        "scores": [int(gs[GS_SCORE + s]) for s in range(rules.players)],
+        "game_over": bool(gs[GS_OVER]),
+        "game_winner": int(gs[GS_WINNER]) if gs[GS_OVER] else None,
+        "rules_config": rules.to_dict(),
+    }
+    if rules.team_policy == "advisor" and rules.players == 3:
+        record["advisor"] = int(roles[SITTER])
+    if rules.scoring == "hollywood":
+        record["hollywood"] = hollywood_record(gs, rules.players)
+    if gs[GS_OVER]:  # hand points plus end-of-game bonuses (classic scoring)
+        record["final_scores"] = [int(gs[GS_SCORE + s] + gs[GS_BONUS + s])
+                                  for s in range(rules.players)]
+    return record
 
 
 class GameTally:

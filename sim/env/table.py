@@ -1,0 +1,333 @@
+"""One game table driven from Python: what the PettingZoo and Gymnasium environments share.
+
+:class:`Table` owns the engine arrays of one game and steps them through the compiled
+functions of :mod:`sim.env.core`. It asks plain-Python opponents for their moves (the way
+``sim.play.driver.GameDriver`` does), writes the hand log through
+``sim.records.log.LogWriter`` with ``sim.play.driver.hand_record`` (the bytes ``ginbox play
+--log`` writes), and keeps each seat's reward since it was last collected.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from sim.engine.cards import parse_cards
+from sim.engine.game import GS_LEN, GS_OVER
+from sim.engine.hand import DEC_DISCARD, ERROR_TEXT, HS_LEN, new_after
+from sim.engine.rules import Rules
+from sim.engine.view import GI_LEN, V_LEN, View
+from sim.env.core import (
+    ERR_MASKED,
+    ERR_NOT_DECIDING,
+    ES_ACTED,
+    ES_DECISION,
+    ES_GAME,
+    ES_HAND,
+    ES_LEN,
+    ES_PLAYER,
+    ES_ROLES,
+    ES_SEAT,
+    ES_STATUS,
+    OPT_CONTROLLED,
+    OPT_EPISODE_HAND,
+    OPT_LEN,
+    OPT_REWARD_POINTS,
+    OPT_STOP_AT_HAND_END,
+    ST_DECIDE,
+    ST_EPISODE_OVER,
+    ST_ERROR,
+    ST_HAND_DONE,
+    new_game,
+    observe_seat,
+    play_move,
+    settle_table,
+    step_table,
+)
+from sim.env.encoding import N_ACTIONS, OBS_LEN, action_name
+from sim.play.driver import Seeds, StrategyError, check_seed, hand_record, strategy_answer
+from sim.records.log import LogWriter
+from strategies.builtin import MEM_LEN, N_PARAMS, SCRATCH_LEN
+from strategies.registry import StrategySpec, build_strategy, parse_strategies
+
+EPISODES = ("game", "hand")
+REWARDS = ("game", "points")
+#: The seat name the hand log gives a seat that an environment's caller plays.
+AGENT_NAME = "agent"
+
+
+def check_rules(rules: Rules | str | Mapping[str, Any] | None) -> Rules:
+    """Rules from a preset name, a ``Rules`` or a mapping (``Rules.from_dict``)."""
+    if rules is None:
+        return Rules()
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, str):
+        return Rules.preset(rules)
+    if isinstance(rules, Mapping):
+        return Rules.from_dict(rules)
+    raise ValueError(f"rules={rules!r} is not valid: expected a preset name, a Rules or a "
+                     "mapping of rules fields")
+
+
+def check_choice(name: str, value: object, accepted: Sequence[str]) -> str:
+    """``value`` if it is one of ``accepted``; else a one-line ValueError."""
+    if not isinstance(value, str) or value not in accepted:
+        raise ValueError(f"{name}={value!r} is not valid: expected one of "
+                         + ", ".join(repr(a) for a in accepted))
+    return value
+
+
+def new_seed() -> int:
+    """A fresh seed from the operating system, for a reset without one."""
+    return int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
+
+
+class Table:
+    """One game of gin stepped decision by decision, with the caller playing ``controlled``
+    seats and ``specs`` (built-in or plain-Python strategies) playing the others."""
+
+    def __init__(self, rules: Rules, controlled: Sequence[int],
+                 specs: Sequence[StrategySpec | None], episode: str, reward: str,
+                 log_path: str | os.PathLike[str] | None = None) -> None:
+        self.rules = rules
+        self.players = rules.players
+        self.controlled = sorted(set(controlled))
+        self.specs = list(specs)
+        self.rules_array = rules.to_array()
+        self.ids = np.full(3, -1, np.int64)
+        self.params = np.full((3, N_PARAMS), -1, np.int64)
+        self.python: dict[int, Any] = {}
+        for seat, spec in enumerate(self.specs):
+            if spec is None or seat in self.controlled:
+                continue
+            self.params[seat] = spec.params_array()
+            if spec.compiled:
+                self.ids[seat] = spec.strategy_id
+            elif spec.kernel is not None:
+                raise ValueError(f"strategy {spec.text!r} is compiled but not registered: "
+                                 "an environment can seat registered built-ins and "
+                                 "plain-Python strategies")
+            else:
+                self.python[seat] = build_strategy(spec, seat)
+        self.seat_names = [AGENT_NAME if s in self.controlled or self.specs[s] is None
+                           else self.specs[s].text for s in range(self.players)]  # type: ignore
+        self.opts = np.zeros(OPT_LEN, np.int64)
+        self.opts[OPT_CONTROLLED] = sum(1 << s for s in self.controlled)
+        self.opts[OPT_EPISODE_HAND] = check_choice("episode", episode, EPISODES) == "hand"
+        self.opts[OPT_REWARD_POINTS] = check_choice("reward", reward, REWARDS) == "points"
+        self.log_path = log_path
+        self.opts[OPT_STOP_AT_HAND_END] = log_path is not None
+        self._writer: LogWriter | None = None
+        self._log_games = -1  # games begun in the log: its "game" numbers
+        self.gs = np.zeros(GS_LEN, np.int64)
+        self.hs = np.zeros(HS_LEN, np.int64)
+        self.pile = np.zeros(52, np.int64)
+        self.deck = np.zeros(52, np.int64)
+        self.after = new_after()
+        # a turn logs at most draw, knock, discard; the first turn adds two passes
+        self.moves = np.zeros((3 * rules.max_turns + 8 if log_path is not None else 0, 2),
+                              np.int64)
+        self.view = np.zeros(V_LEN, np.int64)
+        self.obs_view = np.zeros(V_LEN, np.int64)
+        self.game_info = np.zeros(GI_LEN, np.int64)
+        self.mem = np.zeros((2, MEM_LEN), np.int64)
+        self.scratch = np.zeros(SCRATCH_LEN, np.int64)
+        self.buf = np.zeros(64, np.int64)
+        self.rng = np.zeros(2, np.uint64)
+        self.es = np.zeros(ES_LEN, np.int64)
+        self.rewards = np.zeros(3, np.float64)
+        self.mask = np.zeros(N_ACTIONS, np.int8)
+        self.seeds: Seeds | None = None
+        self.seed: int | None = None
+        self.py_rng = np.random.default_rng(0)
+        self.status = int(ST_ERROR)  # no game yet: start() begins one
+        self.seat = -1  # the seat deciding now (when status is ST_DECIDE)
+
+    # ------------------------------------------------------------------------- the game
+
+    @property
+    def game(self) -> int:
+        return int(self.es[ES_GAME])
+
+    def start(self, seed: int | None) -> None:
+        """Start an episode. With a seed: game 0 of that seed. Without: the next hand of the
+        current game when episodes are hands and the game goes on, else the next game."""
+        if seed is not None:
+            self.seed = check_seed(seed)
+            self.seeds = Seeds.from_seed(self.seed)
+            self._new_game(0)
+        elif self.seeds is None:
+            self.start(new_seed())
+            return
+        elif self.status == ST_EPISODE_OVER and not self.gs[GS_OVER]:
+            self._next_hand()  # the game goes on
+        else:
+            self._new_game(self.game + 1)
+        while self.advance() == ST_EPISODE_OVER:  # over before any controlled seat decided
+            self._new_game(self.game + 1) if self.gs[GS_OVER] else self._next_hand()
+        self.take_rewards()  # nothing a controlled seat did: not its reward
+
+    def _next_hand(self) -> None:
+        """Let advance() deal the game's next hand (as after a hand no one controlled)."""
+        self.es[ES_STATUS] = ST_HAND_DONE
+        self.es[ES_ACTED] = 0
+
+    def _new_game(self, game: int) -> None:
+        assert self.seeds is not None
+        new_game(self.rules_array, self.seeds.deck, self.seeds.strategy, game, self.gs, self.hs,
+                 self.pile, self.deck, self.game_info, self.mem, self.rng, self.es)
+        self.py_rng = np.random.default_rng(int(self.rng[1]))
+        self.rewards[:] = 0
+        self._started: set[int] = set()
+
+    def advance(self) -> int:
+        """Play on to the next decision of a controlled seat, or the end of the episode;
+        plain-Python opponents are asked here, finished hands logged."""
+        return self._settle(settle_table(*self._arrays()))
+
+    def _arrays(self) -> tuple[np.ndarray, ...]:
+        return (self.rules_array, self.ids, self.params, self.opts, self.gs, self.hs,
+                self.pile, self.deck, self.after, self.moves, self.view, self.game_info,
+                self.mem, self.scratch, self.rng, self.es, self.rewards, self.mask, self.buf)
+
+    def _settle(self, status: int) -> int:
+        """Handle what the compiled code stopped for until a controlled seat decides or the
+        episode ends: a hand to log, a plain-Python opponent's decision."""
+        while True:
+            self.seat = int(self.es[ES_SEAT])
+            if status == ST_HAND_DONE:
+                self._log_hand()
+                self._started = set()
+            elif status == ST_ERROR:
+                raise StrategyError("a built-in strategy made an illegal move (engine bug)")
+            elif status == ST_DECIDE and self.seat in self.python:
+                self._python_move()
+            else:
+                self.status = status
+                return status
+            status = settle_table(*self._arrays())
+
+    def _python_move(self) -> None:
+        seat = self.seat
+        player = self.python[seat]
+        spec = self.specs[seat]
+        assert spec is not None
+        decision = int(self.es[ES_DECISION])
+        view = View.from_arrays(self.view, self.pile, self.py_rng)
+        key = int(self.es[ES_HAND]) * 2 + int(self.es[ES_PLAYER])
+        try:
+            if key not in self._started and hasattr(player, "start_hand"):
+                player.start_hand(view)
+            self._started.add(key)
+            answer = strategy_answer(player, decision, view)
+            move = parse_cards([answer])[0] if decision == DEC_DISCARD else int(answer)
+        except Exception as exc:
+            raise StrategyError(f"strategy {spec.text!r} (seat {seat}) raised "
+                                f"{type(exc).__name__}: {exc}") from exc
+        err = play_move(move, self.hs, self.pile, self.deck, self.after, self.moves, self.es)
+        if err != 0:
+            raise StrategyError(f"strategy {spec.text!r} (seat {seat}) made an illegal move in "
+                                f"game {self.game}: {ERROR_TEXT[err]}")
+
+    def step(self, action: int) -> int:
+        """Play the deciding seat's action and advance; the new status."""
+        status = step_table(int(action), *self._arrays())
+        if status >= 0:
+            return self._settle(status)
+        err = -1 - status
+        if err == ERR_NOT_DECIDING:
+            raise ValueError("no seat is deciding now: the episode is over (reset the "
+                             "environment)")
+        if err == ERR_MASKED:
+            legal = ", ".join(action_name(a) for a in np.flatnonzero(self.mask))
+            what = action_name(action) if 0 <= int(action) < N_ACTIONS else str(action)
+            raise ValueError(f"action {int(action)} ({what}) is not legal now: legal actions "
+                             f"are {legal}")
+        raise RuntimeError(f"the engine refused a masked action: {ERROR_TEXT[err]}")
+
+    def abandon(self) -> None:
+        """Give up the game (after an illegal action): the next start() begins a new game."""
+        self.es[ES_STATUS] = self.status = ST_ERROR
+        self.mask[:] = 0
+        self.rewards[:] = 0
+
+    def take_rewards(self) -> np.ndarray:
+        """Each seat's reward since the last call (and reset them)."""
+        out = self.rewards[: self.players].copy()
+        self.rewards[:] = 0
+        return out
+
+    def observe(self, seat: int) -> np.ndarray:
+        """The observation of ``seat`` now (float32, ``OBS_LEN``)."""
+        obs = np.empty(OBS_LEN, np.float32)
+        observe_seat(seat, self.rules_array, self.hs, self.pile, self.game_info, self.obs_view,
+                     self.es, obs)
+        return obs
+
+    def action_mask(self, seat: int) -> np.ndarray:
+        """The legal actions of ``seat`` now (int8; all zero unless it is deciding)."""
+        if self.status == ST_DECIDE and self.seat == seat:
+            return self.mask.copy()
+        return np.zeros(N_ACTIONS, np.int8)
+
+    # -------------------------------------------------------------------------- the log
+
+    def _log_hand(self) -> None:
+        if self._writer is None:
+            assert self.log_path is not None
+            self._writer = LogWriter(self.log_path).__enter__()
+        hand = int(self.es[ES_HAND])
+        if hand == 0:
+            self._log_games += 1
+        self._writer.write(env_record(self, self._log_games, self.es, self.deck, self.hs,
+                                      self.moves, self.gs))
+
+    def close(self) -> None:
+        """Finish the hand log (it appears, complete, only now)."""
+        if self._writer is not None:
+            writer, self._writer = self._writer, None
+            writer.__exit__(None, None, None)
+
+
+def env_record(table: Table, log_game: int, es: np.ndarray, deck: np.ndarray, hs: np.ndarray,
+               moves: np.ndarray, gs: np.ndarray) -> dict[str, Any]:
+    """The hand-log line of a finished hand of a table (the line ``ginbox play --log`` writes).
+
+    ``game`` numbers the games in the log's order (an environment may be reset to a seed
+    again); the extra keys ``env_seed`` and ``env_game`` say which game of which seed it was
+    (game ``env_game`` of ``ginbox play --seed env_seed`` deals the same cards).
+    """
+    record = hand_record(table.rules, table.seat_names, log_game, int(es[ES_HAND]),
+                         [int(r) for r in es[ES_ROLES:ES_ROLES + 3]], deck, hs, moves, gs)
+    record["env_seed"] = table.seed
+    record["env_game"] = int(es[ES_GAME])
+    return record
+
+
+def opponent_specs(rules: Rules, learner: int, opponents: Any) -> list[StrategySpec | None]:
+    """The seat specs of a single-learner table: None for the learner, the opponents in the
+    other seats in order (one opponent given fills every other seat)."""
+    if isinstance(opponents, str):
+        specs = parse_strategies(opponents)
+    elif isinstance(opponents, Sequence):
+        specs = parse_strategies(list(opponents))
+    else:
+        specs = parse_strategies([opponents])
+    others = rules.players - 1
+    if len(specs) == 1 and others > 1:
+        if not specs[0].compiled and not isinstance(specs[0].factory, type):
+            raise ValueError("one plain-Python opponent object cannot sit in two seats: give "
+                             f"{others} opponents")
+        specs = specs * others
+    if len(specs) != others:
+        raise ValueError(f"{rules.name} rules seat {rules.players} players: expected 1 or "
+                         f"{others} opponents, got {len(specs)}")
+    if not isinstance(learner, int | np.integer) or not 0 <= learner < rules.players:
+        raise ValueError(f"seat={learner!r} is not valid: expected 0..{rules.players - 1}")
+    out: list[StrategySpec | None] = list(specs)
+    out.insert(int(learner), None)
+    return out

@@ -1,0 +1,335 @@
+"""The compiled vector environment: N games stepped together inside one compiled call.
+
+Each game is a table of :mod:`sim.env.core` (the engine's arrays, one row per game); one call
+of :func:`vector_run` plays every game's learner action, the built-in opponents' moves up to the
+learner's next decision (through the compiled dispatcher, as the batch loop does), and encodes
+the observations and action masks: numpy arrays in, numpy arrays out, no Python per game.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from sim.engine.game import GS_LEN, GS_OVER
+from sim.engine.hand import HS_LEN, OK, new_after
+from sim.engine.jit import kernel
+from sim.engine.rules import Rules
+from sim.engine.view import GI_LEN, V_LEN
+from sim.env.core import (
+    ERR_MASKED,
+    ES_ACTED,
+    ES_GAME,
+    ES_HAND,
+    ES_LEN,
+    ES_STATUS,
+    ST_DECIDE,
+    ST_EPISODE_OVER,
+    ST_ERROR,
+    ST_HAND_DONE,
+    act,
+    advance_table,
+    new_game,
+    observe_seat,
+)
+from sim.env.encoding import (
+    N_ACTIONS,
+    OBS_LEN,
+    action_name,
+    encode_observation,
+    fill_action_mask,
+    observation_bounds,
+)
+from sim.env.table import Table, check_rules, env_record, new_seed, opponent_specs
+from sim.play.driver import Seeds, check_seed
+from sim.records.log import LogWriter
+from strategies.builtin import MEM_LEN, SCRATCH_LEN
+
+M_STEP = 0  # play each game's action (or autoreset a finished one)
+M_RESET = 1  # start game first_game + i in row i
+M_CONTINUE = 2  # go on in the rows left pending at a logged hand end
+
+ERR_ENGINE = -2  # a built-in strategy made an illegal move (engine bug)
+
+
+@kernel
+def _next_episode(rules: np.ndarray, deck_base: np.uint64, strategy_base: np.uint64,
+                  n: int, gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
+                  game_info: np.ndarray, mem: np.ndarray, rng: np.ndarray,
+                  es: np.ndarray) -> None:
+    """Autoreset one row: the game's next hand (episodes of one hand), else the row's next
+    game (game numbers step by ``n``, so row i plays games i, i + n, i + 2n, ...)."""
+    if gs[GS_OVER]:
+        new_game(rules, deck_base, strategy_base, es[ES_GAME] + n, gs, hs, pile, deck,
+                 game_info, mem, rng, es)
+    else:
+        es[ES_STATUS] = ST_HAND_DONE
+        es[ES_ACTED] = 0
+
+
+@kernel
+def vector_run(mode: int, first_game: int, actions: np.ndarray, rules: np.ndarray,
+               ids: np.ndarray, params: np.ndarray, opts: np.ndarray, deck_base: np.uint64,
+               strategy_base: np.uint64, learner: int, gs: np.ndarray, hs: np.ndarray,
+               pile: np.ndarray, deck: np.ndarray, after: np.ndarray, moves: np.ndarray,
+               view: np.ndarray, game_info: np.ndarray, mem: np.ndarray, scratch: np.ndarray,
+               rng: np.ndarray, es: np.ndarray, rewards: np.ndarray, started: np.ndarray,
+               buf: np.ndarray, obs: np.ndarray, masks: np.ndarray, out_rewards: np.ndarray,
+               terms: np.ndarray, pending: np.ndarray, error: np.ndarray) -> None:
+    """One vector step (``mode`` M_*) over every row; fills obs, masks, rewards, terms.
+
+    A row whose episode ended last step is reset instead of acting (Gymnasium's next-step
+    autoreset). ``pending`` marks rows stopped at a hand end to be logged (only when
+    ``opts`` asks for it): call again with M_CONTINUE after logging them. ``error`` gets
+    (row, code) of the first illegal action, and the call stops there.
+    """
+    n = gs.shape[0]
+    for i in range(n):
+        if mode == M_CONTINUE:
+            if not pending[i]:
+                continue
+            pending[i] = 0
+        else:
+            out_rewards[i] = 0.0
+            terms[i] = False
+            if mode == M_RESET:
+                new_game(rules, deck_base, strategy_base, first_game + i, gs[i], hs[i],
+                         pile[i], deck[i], game_info[i], mem[i], rng[i], es[i])
+                started[i] = 0
+            elif es[i, ES_STATUS] == ST_EPISODE_OVER:
+                _next_episode(rules, deck_base, strategy_base, n, gs[i], hs[i], pile[i],
+                              deck[i], game_info[i], mem[i], rng[i], es[i])
+                started[i] = 0
+            else:
+                err = act(actions[i], masks[i], hs[i], pile[i], deck[i], after[i], moves[i],
+                          es[i])
+                if err != OK:
+                    error[0] = i
+                    error[1] = err
+                    return
+        while True:
+            status = advance_table(rules, ids, params, opts, gs[i], hs[i], pile[i], deck[i],
+                                   after[i], moves[i], view[i], game_info[i], mem[i], scratch,
+                                   rng[i], es[i], rewards[i])
+            if status == ST_HAND_DONE:
+                pending[i] = 1
+                break
+            if status == ST_ERROR:
+                error[0] = i
+                error[1] = ERR_ENGINE
+                return
+            if status == ST_EPISODE_OVER and not started[i]:
+                # the game ended before the learner's first decision: not its episode
+                for s in range(3):
+                    rewards[i, s] = 0.0
+                _next_episode(rules, deck_base, strategy_base, n, gs[i], hs[i], pile[i],
+                              deck[i], game_info[i], mem[i], rng[i], es[i])
+                continue
+            out_rewards[i] += rewards[i, learner]
+            for s in range(3):  # the opponents' rewards are not reported
+                rewards[i, s] = 0.0
+            if status == ST_DECIDE:
+                started[i] = 1
+                encode_observation(view[i], obs[i], False)
+                fill_action_mask(view[i], after[i], buf, masks[i])
+            else:  # the episode is over: the learner's last view, no legal action
+                terms[i] = True
+                observe_seat(learner, rules, hs[i], pile[i], game_info[i], view[i], es[i],
+                             obs[i])
+                for j in range(N_ACTIONS):
+                    masks[i, j] = 0
+            break
+
+
+class VectorEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` games of gin stepped together in compiled code, one learner per game.
+
+    The learner sits in ``seat`` of every game; ``opponents`` (built-in strategies only: they
+    play inside the compiled step) fill the other seats. ``rules``, ``episode``, ``reward`` and
+    ``log_path`` are those of :class:`sim.env.aec.raw_env`. Follows ``gymnasium.vector``:
+    ``reset(seed=...) -> (obs, infos)``, ``step(actions) -> (obs, rewards, terminations,
+    truncations, infos)`` with arrays of shape ``(num_envs, ...)``, next-step autoreset
+    (``metadata["autoreset_mode"]``): the step after an episode ends resets that game and
+    ignores its action. ``infos["action_mask"]`` (also ``action_masks``) holds the legal
+    actions (int8, ``(num_envs, 108)``). Row ``i`` plays games ``i, i + num_envs, ...`` of the
+    seed's streams. ``copy=False`` returns the internal buffers (valid until the next step),
+    which saves a copy per step.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int, rules: Rules | str | Mapping[str, Any] | None = None,
+                 opponents: Any = "random", seat: int = 0, episode: str = "game",
+                 reward: str = "game", log_path: str | os.PathLike[str] | None = None,
+                 copy: bool = True) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or not (
+                1 <= num_envs <= 10**7):
+            raise ValueError(f"num_envs={num_envs!r} is not valid: expected an integer "
+                             "1..10000000")
+        n = self.num_envs = int(num_envs)
+        self.rules = check_rules(rules)
+        specs = opponent_specs(self.rules, seat, opponents)
+        python = [s.text for s in specs if s is not None and not s.compiled]
+        if python:
+            raise ValueError(f"VectorEnv plays built-in strategies only (inside the compiled "
+                             f"step); {python[0]!r} is not one: use SingleAgentEnv for it")
+        # one table's bookkeeping (ids, params, options, seat names), shared by every row
+        self._proto = Table(self.rules, [int(seat)], specs, episode, reward, log_path)
+        self.seat = int(seat)
+        self.copy = copy
+        self.log_path = log_path
+        self._writer: LogWriter | None = None
+        self._held: dict[int, list[dict[str, Any]]] = {}  # each row's logged hands, this game
+        self._log_games = -1
+        low, high = observation_bounds()
+        self.single_observation_space = spaces.Box(low=low, high=high, shape=(OBS_LEN,),
+                                                   dtype=np.float32)
+        self.single_action_space = spaces.Discrete(N_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, n)
+        self.action_space = batch_space(self.single_action_space, n)
+        moves = self._proto.moves.shape[0]
+        self._gs = np.zeros((n, GS_LEN), np.int64)
+        self._hs = np.zeros((n, HS_LEN), np.int64)
+        self._pile = np.zeros((n, 52), np.int64)
+        self._deck = np.zeros((n, 52), np.int64)
+        self._after = np.tile(new_after(), (n, 1))
+        self._moves = np.zeros((n, moves, 2), np.int64)
+        self._view = np.zeros((n, V_LEN), np.int64)
+        self._game_info = np.zeros((n, GI_LEN), np.int64)
+        self._mem = np.zeros((n, 2, MEM_LEN), np.int64)
+        self._scratch = np.zeros(SCRATCH_LEN, np.int64)
+        self._rng = np.zeros((n, 2), np.uint64)
+        self._es = np.zeros((n, ES_LEN), np.int64)
+        self._rewards = np.zeros((n, 3), np.float64)
+        self._started = np.zeros(n, np.int64)
+        self._buf = np.zeros(64, np.int64)
+        self._obs = np.zeros((n, OBS_LEN), np.float32)
+        self.action_masks = np.zeros((n, N_ACTIONS), np.int8)
+        self._out_rewards = np.zeros(n, np.float64)
+        self._terms = np.zeros(n, np.bool_)
+        self._truncs = np.zeros(n, np.bool_)
+        self._pending = np.zeros(n, np.int64)
+        self._error = np.full(2, -1, np.int64)
+        self._actions = np.zeros(n, np.int64)
+        self.seeds: Seeds | None = None
+
+    def _run(self, mode: int, first_game: int = 0) -> None:
+        self._error[:] = -1
+        p = self._proto
+        while True:
+            vector_run(mode, first_game, self._actions, p.rules_array, p.ids, p.params, p.opts,
+                       self.seeds.deck, self.seeds.strategy, self.seat,  # type: ignore
+                       self._gs, self._hs, self._pile, self._deck, self._after, self._moves,
+                       self._view, self._game_info, self._mem, self._scratch, self._rng,
+                       self._es, self._rewards, self._started, self._buf, self._obs,
+                       self.action_masks, self._out_rewards, self._terms, self._pending,
+                       self._error)
+            if self._error[0] >= 0:
+                self._raise()
+            if not self._pending.any():
+                return
+            self._log_pending()
+            mode = M_CONTINUE
+
+    def _raise(self) -> None:
+        row, code = int(self._error[0]), int(self._error[1])
+        if code == ERR_MASKED:
+            action = int(self._actions[row])
+            what = action_name(action) if 0 <= action < N_ACTIONS else "out of range"
+            raise ValueError(f"action {action} ({what}) of env {row} is not legal now "
+                             "(see action_masks)")
+        raise RuntimeError(f"env {row}: the engine refused a move (code {code}); a bug")
+
+    def _log_pending(self) -> None:
+        """Log the hands the rows stopped at. A game's hands are held until it ends, then
+        written together (a hand log keeps each game's hands together; rows finish hands in
+        any order), so memory holds at most one game per row."""
+        if self._writer is None:
+            self._writer = LogWriter(self.log_path).__enter__()  # type: ignore[arg-type]
+        for i in np.flatnonzero(self._pending):
+            held = self._held.setdefault(int(i), [])
+            if self._es[i, ES_HAND] == 0:
+                held.clear()  # a game abandoned by reset() was flushed already
+            held.append(env_record(self._proto, 0, self._es[i], self._deck[i], self._hs[i],
+                                   self._moves[i], self._gs[i]))
+            if self._gs[i, GS_OVER]:
+                self._flush(int(i))
+
+    def _flush(self, row: int) -> None:
+        held = self._held.pop(row, [])
+        if held and self._writer is not None:
+            self._log_games += 1
+            for record in held:
+                record["game"] = self._log_games
+                self._writer.write(record)
+
+    def _out(self, a: np.ndarray) -> np.ndarray:
+        return a.copy() if self.copy else a
+
+    def _infos(self) -> dict[str, Any]:
+        return {"action_mask": self._out(self.action_masks),
+                "_action_mask": np.ones(self.num_envs, np.bool_)}
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """New games in every row: games 0..num_envs-1 of ``seed`` (without a seed: the next
+        num_envs games of the last seed, or of a fresh one)."""
+        first = int(self._es[:, ES_GAME].max()) + 1  # past every game played so far
+        if seed is not None or self.seeds is None:
+            self._proto.seed = check_seed(seed if seed is not None else new_seed())
+            self.seeds = Seeds.from_seed(self._proto.seed)
+            first = 0
+        self._rewards[:] = 0
+        for row in sorted(self._held):  # the games reset() abandons
+            self._flush(row)
+        self._run(M_RESET, first)
+        return self._out(self._obs), self._infos()
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                          dict[str, Any]]:
+        """Play one action per game (ignored for games that autoreset now)."""
+        if self.seeds is None:
+            raise ValueError("call reset() before step()")
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,):
+            raise ValueError(f"actions have shape {a.shape}: expected ({self.num_envs},)")
+        self._actions[:] = a
+        self._run(M_STEP)
+        return (self._out(self._obs), self._out(self._out_rewards), self._out(self._terms),
+                self._out(self._truncs), self._infos())
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Finish the hand log, if one was asked for (games still running end it with the
+        hands they played)."""
+        for row in sorted(self._held):
+            self._flush(row)
+        if self._writer is not None:
+            writer, self._writer = self._writer, None
+            writer.__exit__(None, None, None)
+
+
+def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of ``masks`` (int8 or bool), numpy only;
+    0 for a row with no legal action (a finished game, whose action is ignored).
+
+    The legal actions of all rows in one ``flatnonzero``, each row's slice of them found by
+    ``searchsorted``: about 0.1 us a row, ten times an argmax over random keys.
+    """
+    n, width = masks.shape
+    flat = masks.view(np.bool_) if masks.dtype == np.int8 else masks.astype(np.bool_)
+    legal = np.flatnonzero(flat)
+    row_start = np.arange(n, dtype=np.int64) * width
+    starts = np.searchsorted(legal, row_start)
+    counts = np.diff(starts, append=len(legal))
+    pick = starts + (rng.random(n) * counts).astype(np.int64)
+    np.minimum(pick, max(len(legal) - 1, 0), out=pick)
+    if len(legal) == 0:
+        return np.zeros(n, np.int64)
+    return np.where(counts > 0, legal[pick] - row_start, 0)
