@@ -18,7 +18,9 @@ Importing :mod:`sim` points numba's on-disk cache at a directory named after a h
 engine's source. Numba only checks the modification time of the file that defines a cached
 function, not of the modules it calls, so after an edit (or an upgrade) a cached kernel could
 silently run stale code inlined from another module. One directory per source version rules
-that out; older directories are pruned. ``NUMBA_CACHE_DIR`` set by the user wins.
+that out; older directories are pruned. The directories live under ``NUMBA_CACHE_DIR`` when the
+user sets it (a cluster's shared cache, say), else under ``~/.cache/ginbox``: a cache directory
+reused across versions of ginbox would otherwise serve one version's kernels to the next.
 """
 
 from __future__ import annotations
@@ -71,9 +73,9 @@ def _configure_jit_cache(keep: int = 3, idle_days: float = 7.0) -> str | None:
     """Point numba at this source version's cache; prune old versions' caches, but only those
     beyond the ``keep`` newest that nothing has used for ``idle_days`` (another checkout or
     version may be compiling into a recent one right now)."""
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return None
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ginbox"
+    user_dir = os.environ.get("NUMBA_CACHE_DIR")
+    base = (Path(user_dir) if user_dir
+            else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ginbox")
     target = base / f"numba-{_source_stamp()}"
     try:
         target.mkdir(parents=True, exist_ok=True)

@@ -136,3 +136,19 @@ def test_cache_pruning_spares_caches_in_recent_use(tmp_path: Path, monkeypatch: 
     assert target.parent == base and target.name == f"numba-{sim._source_stamp()}"
     assert sorted(p.name for p in base.iterdir()) == sorted(
         ["numba-a", "numba-b", "numba-c", target.name])
+
+
+def test_a_users_numba_cache_dir_holds_one_directory_per_source_version(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """A ``NUMBA_CACHE_DIR`` kept across versions must not serve one version's kernels to the
+    next (numba checks only the defining file's time): ginbox compiles into a stamped
+    directory under it and prunes only its own old ``numba-*`` directories."""
+    (tmp_path / "someone-elses").mkdir()
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    saved = numba.config.CACHE_DIR
+    try:
+        target = Path(sim._configure_jit_cache(keep=1, idle_days=0))
+    finally:
+        numba.config.CACHE_DIR = saved
+    assert target == tmp_path / f"numba-{sim._source_stamp()}" and target.is_dir()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["someone-elses", target.name])
