@@ -43,7 +43,7 @@ from sim.engine.rules import (
     RI_TARGET,
     RI_TEAM_ADVISOR,
 )
-from sim.engine.view import GI_SCORE, GI_SCORE_OTHER, GI_TARGET
+from sim.engine.view import GI_PLAYERS, GI_SCORE, GI_SCORE_OTHER, GI_TARGET
 
 BOX = 0
 CAPTAIN = 1
@@ -179,6 +179,7 @@ def start_hand(gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarra
     sitter = gs[GS_ROLE_SEAT + SITTER]
     game_info[GI_SCORE_OTHER] = gs[GS_SCORE + sitter] if sitter >= 0 else 0
     game_info[GI_TARGET] = rules[RI_TARGET]
+    game_info[GI_PLAYERS] = rules[RI_PLAYERS]
 
 
 @kernel

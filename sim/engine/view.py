@@ -80,11 +80,12 @@ V_LAYOUT = Layout("V_", [
     ("DEADWOOD", 1),  # least deadwood of the mover's 10 cards before this turn's draw
     ("FORBIDDEN", 1),  # the card the mover may not discard this turn, or -1
     ("PILE_MASK", 1),  # the cards in the discard pile
+    ("PLAYERS", 1),  # players in the game: 2, or 3 (box, captain and sitter)
 ])
 (V_HAND, V_ROLE, V_DECISION, V_STOCK, V_TURN, V_PILE_LEN, V_TOP, V_OPP_TOOK, V_OPP_DISCARDED,
  V_OPP_DECLINED, V_SELF_DECLINED, V_SELF_TOOK, V_DRAWN, V_TAKEN, V_KNOCK_LIMIT, V_UPCARD,
  V_SCORE_SELF, V_SCORE_OPP, V_SCORE_OTHER, V_TARGET, V_WALL, V_GIN_BONUS, V_UNDERCUT_BONUS,
- V_SELF_DISCARDED, V_KNOCKED, V_DEADWOOD, V_FORBIDDEN, V_PILE_MASK) = V_LAYOUT.offsets
+ V_SELF_DISCARDED, V_KNOCKED, V_DEADWOOD, V_FORBIDDEN, V_PILE_MASK, V_PLAYERS) = V_LAYOUT.offsets
 V_LAYOUT.check(globals())
 V_LEN = V_LAYOUT.length
 
@@ -93,8 +94,9 @@ GI_LAYOUT = Layout("GI_", [
     ("SCORE", 2),  # score of the seat holding hand player 0's and 1's role
     ("SCORE_OTHER", 1),  # the sitter's score (three-handed)
     ("TARGET", 1),
+    ("PLAYERS", 1),  # 2 or 3: a search strategy values the scores differently three-handed
 ])
-GI_SCORE, GI_SCORE_OTHER, GI_TARGET = GI_LAYOUT.offsets
+GI_SCORE, GI_SCORE_OTHER, GI_TARGET, GI_PLAYERS = GI_LAYOUT.offsets
 GI_LAYOUT.check(globals())
 GI_LEN = GI_LAYOUT.length
 
@@ -134,6 +136,7 @@ def fill_view(view: np.ndarray, hs: np.ndarray, pile: np.ndarray, game_info: np.
     view[V_DEADWOOD] = hs[HS_DEADWOOD + p]
     view[V_FORBIDDEN] = forbidden_discard(hs)
     view[V_PILE_MASK] = hs[HS_PILE_MASK]
+    view[V_PLAYERS] = game_info[GI_PLAYERS]
 
 
 @kernel
@@ -219,6 +222,7 @@ class View:
     deadwood_after: dict[int, int]
     rng: np.random.Generator | None = None
     forbidden: int | None = None  # the card that may not be discarded this turn (just taken)
+    players: int = 2  # players in the game (3: this hand is box against captain)
 
     @property
     def top(self) -> int | None:
@@ -323,4 +327,5 @@ class View:
             deadwood_after=deadwood_after,
             rng=rng,
             forbidden=opt(int(view[V_FORBIDDEN])),
+            players=int(view[V_PLAYERS]) or 2,
         )
