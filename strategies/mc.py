@@ -42,7 +42,6 @@ from sim.engine.cards import CARD_VALUE, FULL_MASK
 from sim.engine.hand import (
     AF_TIES,
     AFTER_LEN,
-    DEC_DISCARD,
     DEC_DRAW,
     DEC_KNOCK,
     DEC_OFFER,
@@ -211,7 +210,7 @@ def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: 
     rng_slot = S_VALUES  # the world stream lives in a value slot until the rollouts start
     scratch[rng_slot] = np.int64(seed)
     opp = known
-    for attempt in range(ROLLOUT_TRIES):
+    for _ in range(ROLLOUT_TRIES):
         for i in range(need):  # a partial Fisher-Yates: the first `need` are his
             j = i + _below(scratch, rng_slot, n - i)
             t = scratch[S_UNSEEN + i]

@@ -128,7 +128,7 @@ _TUNED_SETS: tuple[tuple[str, dict[str, int]], ...] = (
 # ``mc``'s parameters, in the order of strategies.mc's P_* slots. Defaults: see
 # docs/strategies.md (measured for speed and strength on two-player eaai).
 _MC_PARAMS: tuple[ParamInfo, ...] = (
-    ParamInfo("samples", 32, 1, 1024, "worlds sampled per decision (the most; see stop)"),
+    ParamInfo("samples", 64, 1, 1024, "worlds sampled per decision (the most; see stop)"),
     ParamInfo("shortlist", 3, 1, 11, "discards searched: those leaving least deadwood"),
     ParamInfo("knock_at", None, 0, 10, "its own rollouts knock at this deadwood or less "
               "(default: the knock limit)"),
@@ -138,7 +138,7 @@ _MC_PARAMS: tuple[ParamInfo, ...] = (
               "standard error ahead of every other option (0: never)"),
     ParamInfo("infer", 0, 0, 100, "redraw a world with this chance (percent) when the "
               "opponent's hand would meld a card he discarded or declined"),
-    ParamInfo("trust", 10, 0, 100, "keep the heuristic's move unless another beats it by "
+    ParamInfo("trust", 15, 0, 100, "keep the heuristic's move unless another beats it by "
               "this many tenths of a standard error"),
 )
 
