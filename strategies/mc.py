@@ -93,7 +93,14 @@ from sim.engine.hand import (
     forget_after,
 )
 from sim.engine.jit import kernel
-from sim.engine.melds import CARD_MELD_COUNT, CARD_MELDS, SEARCH_MELDS, pick_highest, popcount
+from sim.engine.melds import (
+    CARD_MELD_COUNT,
+    CARD_MELDS,
+    SEARCH_MELDS,
+    min_deadwood_mask,
+    pick_highest,
+    popcount,
+)
 from sim.engine.rng import GOLDEN, mix64, next_u64, stream_seed
 from sim.engine.view import (
     V_DECISION,
@@ -108,6 +115,7 @@ from sim.engine.view import (
     V_OPP_TOOK,
     V_PILE_LEN,
     V_PILE_MASK,
+    V_PLAYERS,
     V_ROLE,
     V_SELF_DECLINED,
     V_SELF_DISCARDED,
@@ -121,15 +129,16 @@ from sim.engine.view import (
     V_WALL,
     legal_moves,
 )
-from strategies.builtin import SCRATCH_LEN, in_some_best_meld
+from strategies.builtin import SCRATCH_LEN, discard_tracking_decide, in_some_best_meld
 from strategies.game_value import game_value
 
 # Parameter slots (the order of the registry's ParamInfo entries).
-P_SAMPLES, P_SHORTLIST, P_KNOCK_AT, P_OPP_KNOCK_AT, P_STOP, P_INFER, P_TRUST = range(7)
+P_SAMPLES, P_SHORTLIST, P_KNOCK_AT, P_OPP_KNOCK_AT, P_STOP, P_INFER, P_TRUST, P_DEVELOP = range(8)
 MAX_CANDIDATES = 12
+AUTO_KNOCK = 11  # knock_at's default: decided by the number of players
 VALUE_ONE = 1 << 16  # game values are summed as integers on this scale
 MAX_TURNS = 400  # the rollouts' turn cap (the rules' own cap is not in the view)
-ROLLOUT_TRIES = 16  # most redraws of one world under inference
+MAX_DRAWS = 32  # most opponent hands drawn for one world under inference
 
 # The search buffers, as offsets into ``scratch`` (checked to fit below).
 S_HS = 0  # the rolled-out hand state (HS_LEN, with the showdown's workspace)
@@ -145,7 +154,8 @@ S_SUM = S_VALUES + MAX_CANDIDATES  # each candidate's summed value
 S_DIFF = S_SUM + MAX_CANDIDATES  # paired differences: sum, then sum of squares (C x C each)
 S_UNSEEN = S_DIFF + 2 * MAX_CANDIDATES * MAX_CANDIDATES  # the unseen cards
 S_COUNT = S_UNSEEN + 52  # candidates and worlds of the last search
-MC_SCRATCH_LEN = S_COUNT + 2
+S_BASE_PARAMS = S_COUNT + 2  # the base heuristic's parameters
+MC_SCRATCH_LEN = S_BASE_PARAMS + 3
 """Scratch slots ``mc`` needs; the shared ``SCRATCH_LEN`` must be at least this."""
 assert MC_SCRATCH_LEN <= SCRATCH_LEN
 
@@ -195,9 +205,15 @@ def opponent_known(view: np.ndarray) -> int:
 
 
 @kernel
-def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: int) -> None:
+def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: int,
+                 develop: int) -> None:
     """Deal one world consistent with the view into the base buffers of ``scratch``: the
-    opponent's hand (his known cards plus unseen ones) and the stock order."""
+    opponent's hand (his known cards plus unseen ones) and the stock order.
+
+    Inference: a hand that melds a card he discarded or declined is redrawn with chance
+    ``infer`` percent; and the hand kept is the one of least deadwood among ``1 + develop *
+    (his turns so far) / 10`` draws (at most ``MAX_DRAWS``), because by a given turn a
+    player's hand has improved on a random one."""
     known = opponent_known(view)
     unseen = FULL_MASK & ~view[V_HAND] & ~view[V_PILE_MASK] & ~known
     n = 0
@@ -209,8 +225,11 @@ def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: 
     need = 10 - popcount(known)
     rng_slot = S_VALUES  # the world stream lives in a value slot until the rollouts start
     scratch[rng_slot] = np.int64(seed)
-    opp = known
-    for _ in range(ROLLOUT_TRIES):
+    draws = min(MAX_DRAWS, 1 + develop * (view[V_TURN] // 2) // 10)
+    best = -1
+    best_deadwood = 1 << 20
+    accepted = 0
+    for _ in range(4 * MAX_DRAWS):
         for i in range(need):  # a partial Fisher-Yates: the first `need` are his
             j = i + _below(scratch, rng_slot, n - i)
             t = scratch[S_UNSEEN + i]
@@ -219,14 +238,37 @@ def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: 
         opp = known
         for i in range(need):
             opp |= 1 << scratch[S_UNSEEN + i]
-        if infer <= 0 or not _implausible(view, opp) or _below(scratch, rng_slot, 100) >= infer:
+        if best < 0:
+            best = opp  # the fallback if every draw is rejected
+        if infer > 0 and _implausible(view, opp) and _below(scratch, rng_slot, 100) < infer:
+            continue
+        accepted += 1
+        if draws == 1:
+            best = opp
             break
+        deadwood = min_deadwood_mask(opp)
+        if deadwood < best_deadwood:
+            best_deadwood = deadwood
+            best = opp
+        if accepted >= draws:
+            break
+    k = 0  # his unseen cards first, then the stock
+    m = best & ~known
+    while m:
+        scratch[S_UNSEEN + k] = trailing_zeros(m)
+        m &= m - 1
+        k += 1
+    m = unseen & ~best
+    while m:
+        scratch[S_UNSEEN + k] = trailing_zeros(m)
+        m &= m - 1
+        k += 1
     for i in range(need, n):  # the rest, shuffled, is the stock
         j = i + _below(scratch, rng_slot, n - i)
         t = scratch[S_UNSEEN + i]
         scratch[S_UNSEEN + i] = scratch[S_UNSEEN + j]
         scratch[S_UNSEEN + j] = t
-    _set_world(view, scratch, opp, need, n)
+    _set_world(view, scratch, best, need, n)
 
 
 @kernel
@@ -333,7 +375,7 @@ def _rollout_value(view: np.ndarray, scratch: np.ndarray, params: np.ndarray,
         decision = advance(hs, pile, deck, after, moves)
         if decision == DEC_OVER:
             break
-        knock_at = params[P_KNOCK_AT] if hs[HS_TO_MOVE] == me else params[P_OPP_KNOCK_AT]
+        knock_at = own_knock_at(params, view) if hs[HS_TO_MOVE] == me else params[P_OPP_KNOCK_AT]
         if apply_move(hs, pile, deck, after, moves,
                       _policy(decision, hs, pile, after, knock_at)) != OK:
             return -1  # cannot happen: the policy plays only legal moves
@@ -345,27 +387,46 @@ def _rollout_value(view: np.ndarray, scratch: np.ndarray, params: np.ndarray,
     return int(value * VALUE_ONE + 0.5)
 
 
+@kernel(inline="always")
+def own_knock_at(params: np.ndarray, view: np.ndarray) -> int:
+    """Its own knock threshold: ``knock_at``, where ``AUTO_KNOCK`` means gin only two-handed
+    (patience beats early knocks there) and the knock limit (-1) three-handed (where an early
+    knock keeps the box)."""
+    k = params[P_KNOCK_AT]
+    if k == AUTO_KNOCK:
+        return -1 if view[V_PLAYERS] == 3 else 0
+    return k
+
+
+@kernel
+def base_move(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
+              mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
+    """The base heuristic's move: ``discard-tracking`` (which reads neither ``mem`` nor
+    ``rng``) knocking at ``knock_at``."""
+    base = scratch[S_BASE_PARAMS:S_BASE_PARAMS + 3]
+    base[0] = own_knock_at(params, view)
+    base[1] = 1
+    base[2] = 1
+    return discard_tracking_decide(decision, base, view, after, mem, rng, scratch)
+
+
 @kernel
 def candidates(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
-               scratch: np.ndarray) -> int:
-    """Write this decision's candidates to ``scratch[S_CAND:]``; return how many. The
-    heuristic's favourite comes first, so it wins ties."""
+               scratch: np.ndarray, first: int) -> int:
+    """Write this decision's candidates to ``scratch[S_CAND:]``; return how many. ``first``
+    (the base heuristic's move) comes first: it wins ties and is kept unless beaten."""
     c = scratch[S_CAND:S_CAND + MAX_CANDIDATES]
     if decision == DEC_OFFER or decision == DEC_DRAW:
         stay = MOVE_PASS if decision == DEC_OFFER else MOVE_DRAW_STOCK
         if view[V_PILE_LEN] == 0:
             c[0] = stay
             return 1
-        if in_some_best_meld(view[V_HAND], view[V_TOP]):
-            c[0] = MOVE_DRAW_DISCARD
-            c[1] = stay
-        else:
-            c[0] = stay
-            c[1] = MOVE_DRAW_DISCARD
+        c[0] = first
+        c[1] = stay if first == MOVE_DRAW_DISCARD else MOVE_DRAW_DISCARD
         return 2
     if decision == DEC_KNOCK:
-        c[0] = MOVE_KNOCK
-        c[1] = MOVE_NO_KNOCK
+        c[0] = first
+        c[1] = MOVE_NO_KNOCK if first == MOVE_KNOCK else MOVE_KNOCK
         return 2
     # a discard: the legal cards by deadwood left, the higher card first among equals
     legal = scratch[S_UNSEEN:S_UNSEEN + 52]
@@ -380,9 +441,15 @@ def candidates(decision: int, params: np.ndarray, view: np.ndarray, after: np.nd
         legal[j] = card
     n = n_legal if view[V_KNOCKED] == 1 else min(n_legal, max(1, params[P_SHORTLIST]))
     n = min(n, MAX_CANDIDATES)
-    for i in range(n):
-        c[i] = legal[i]
-    return n
+    c[0] = first
+    k = 1
+    for i in range(n_legal):
+        if k >= n:
+            break
+        if legal[i] != first:
+            c[k] = legal[i]
+            k += 1
+    return k
 
 
 @kernel(inline="always")
@@ -398,13 +465,14 @@ def _before(after: np.ndarray, a: int, b: int) -> bool:
 
 @kernel
 def search(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
-           rng: np.ndarray, scratch: np.ndarray) -> int:
+           mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
     """Score the candidates on sampled worlds; return the index of the best. Afterwards
     ``scratch[S_COUNT]`` holds the number of candidates, ``scratch[S_COUNT + 1]`` the worlds
     used, ``scratch[S_CAND + i]`` candidate ``i`` and ``scratch[S_SUM + i]`` its summed value
     (times ``VALUE_ONE``). A single candidate is played without search (and without drawing
     from the stream)."""
-    n_cand = candidates(decision, params, view, after, scratch)
+    first = base_move(decision, params, view, after, mem, rng, scratch)
+    n_cand = candidates(decision, params, view, after, scratch, first)
     scratch[S_COUNT] = n_cand
     scratch[S_COUNT + 1] = 0
     for i in range(n_cand):
@@ -417,7 +485,7 @@ def search(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarra
     samples = max(1, params[P_SAMPLES])
     sq = S_DIFF + MAX_CANDIDATES * MAX_CANDIDATES
     for k in range(samples):
-        sample_world(view, scratch, stream_seed(base, k), params[P_INFER])
+        sample_world(view, scratch, stream_seed(base, k), params[P_INFER], params[P_DEVELOP])
         for i in range(n_cand):
             v = _rollout_value(view, scratch, params, scratch[S_CAND + i])
             scratch[S_VALUES + i] = v
@@ -488,4 +556,4 @@ def _clearly_best(scratch: np.ndarray, n_cand: int, n: int, z: float) -> bool:
 def mc_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
               mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
     """Determinized Monte Carlo search scored by game value (see the module docstring)."""
-    return scratch[S_CAND + search(decision, params, view, after, rng, scratch)]
+    return scratch[S_CAND + search(decision, params, view, after, mem, rng, scratch)]

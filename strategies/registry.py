@@ -128,10 +128,10 @@ _TUNED_SETS: tuple[tuple[str, dict[str, int]], ...] = (
 # ``mc``'s parameters, in the order of strategies.mc's P_* slots. Defaults: see
 # docs/strategies.md (measured for speed and strength on two-player eaai).
 _MC_PARAMS: tuple[ParamInfo, ...] = (
-    ParamInfo("samples", 64, 1, 1024, "worlds sampled per decision (the most; see stop)"),
+    ParamInfo("samples", 48, 1, 1024, "worlds sampled per decision (the most; see stop)"),
     ParamInfo("shortlist", 3, 1, 11, "discards searched: those leaving least deadwood"),
-    ParamInfo("knock_at", None, 0, 10, "its own rollouts knock at this deadwood or less "
-              "(default: the knock limit)"),
+    ParamInfo("knock_at", 11, 0, 11, "its base heuristic and its own rollouts knock at this "
+              "deadwood or less; 11: gin only two-handed, the knock limit three-handed"),
     ParamInfo("opp_knock_at", None, 0, 10, "the opponent's rollouts knock at this deadwood "
               "or less (default: the knock limit)"),
     ParamInfo("stop", 20, 0, 100, "stop sampling once the leader is this many tenths of a "
@@ -140,6 +140,8 @@ _MC_PARAMS: tuple[ParamInfo, ...] = (
               "opponent's hand would meld a card he discarded or declined"),
     ParamInfo("trust", 15, 0, 100, "keep the heuristic's move unless another beats it by "
               "this many tenths of a standard error"),
+    ParamInfo("develop", 40, 0, 100, "keep the opponent hand of least deadwood among 1 + "
+              "develop/10 draws per turn he has had (0: uniform)"),
 )
 
 
