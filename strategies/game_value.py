@@ -23,7 +23,7 @@ How the tables are built, once per player count:
 3. Rules with another target read the table at ``to-go * SCALE / target`` (the points scale
    too): exact for the presets, an approximation for custom targets and bonuses.
 
-The tables are cached on disk (``$GINBOX_CACHE_DIR``, default ``~/.cache/ginbox``), written
+The tables are cached on disk (``$GINBOX_CACHE_DIR``, default ``ginbox`` in the user's cache directory), written
 atomically; a missing or unreadable cache is rebuilt (about a second).
 """
 
@@ -208,8 +208,11 @@ def three_player_table(dist: np.ndarray) -> np.ndarray:
 
 
 def cache_dir() -> Path:
-    """Where the tables are cached: ``$GINBOX_CACHE_DIR`` or ``~/.cache/ginbox``."""
-    return Path(os.environ.get("GINBOX_CACHE_DIR") or Path.home() / ".cache" / "ginbox")
+    """Where the tables are cached: ``$GINBOX_CACHE_DIR``, else ``ginbox`` in
+    ``$XDG_CACHE_HOME`` or ``~/.cache`` (beside the compile cache)."""
+    if os.environ.get("GINBOX_CACHE_DIR"):
+        return Path(os.environ["GINBOX_CACHE_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ginbox"
 
 
 def _write_atomically(path: Path, arrays: dict[str, np.ndarray]) -> None:
@@ -256,6 +259,11 @@ def load_tables() -> dict[str, np.ndarray]:
 _TABLES = load_tables()
 W2 = _TABLES["w2"]
 W3 = _TABLES["w3"]
+
+
+def hand_outcomes_cached(players: int) -> np.ndarray:
+    """The outcome distribution the loaded tables were built from (see :func:`hand_outcomes`)."""
+    return _TABLES[f"dist{players}"]
 
 
 @kernel(inline="always")
