@@ -23,8 +23,8 @@ How the tables are built, once per player count:
 3. Rules with another target read the table at ``to-go * SCALE / target`` (the points scale
    too): exact for the presets, an approximation for custom targets and bonuses.
 
-The tables are cached on disk (``$GINBOX_CACHE_DIR``, default ``ginbox`` in the user's cache directory), written
-atomically; a missing or unreadable cache is rebuilt (about a second).
+The tables are cached on disk (``$GINBOX_CACHE_DIR``, default ``ginbox`` in the user's cache
+directory), written atomically; a missing or unreadable cache is rebuilt (about a second).
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 EXPECTED = ("01_quickstart.ipynb", "02_gin_bonus_20_vs_25.ipynb", "03_box_retention.ipynb",
-            "04_write_a_strategy.ipynb")
+            "04_write_a_strategy.ipynb", "05_why_mc.ipynb")
 KERNEL = "ginbox-notebook-test"
 CELL_TIMEOUT = 300  # seconds per cell: a guard against a hung kernel, not a speed test
 OUT = re.compile(r"""\bout\s*=\s*["']([^"']+)["']|Path\(\s*["']([^"']+)["']\s*\)""")
