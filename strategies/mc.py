@@ -155,7 +155,8 @@ S_DIFF = S_SUM + MAX_CANDIDATES  # paired differences: sum, then sum of squares 
 S_UNSEEN = S_DIFF + 2 * MAX_CANDIDATES * MAX_CANDIDATES  # the unseen cards
 S_COUNT = S_UNSEEN + 52  # candidates and worlds of the last search
 S_BASE_PARAMS = S_COUNT + 2  # the base heuristic's parameters
-MC_SCRATCH_LEN = S_BASE_PARAMS + 3
+S_TEAM = S_BASE_PARAMS + 3  # the captain's mean values under the consensus team policy
+MC_SCRATCH_LEN = S_TEAM + MAX_CANDIDATES
 """Scratch slots ``mc`` needs; the shared ``SCRATCH_LEN`` must be at least this."""
 assert MC_SCRATCH_LEN <= SCRATCH_LEN
 
@@ -466,24 +467,34 @@ def _before(after: np.ndarray, a: int, b: int) -> bool:
 @kernel
 def search(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
            mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
-    """Score the candidates on sampled worlds; return the index of the best. Afterwards
-    ``scratch[S_COUNT]`` holds the number of candidates, ``scratch[S_COUNT + 1]`` the worlds
-    used, ``scratch[S_CAND + i]`` candidate ``i`` and ``scratch[S_SUM + i]`` its summed value
-    (times ``VALUE_ONE``). A single candidate is played without search (and without drawing
-    from the stream)."""
+    """Score the candidates on sampled worlds; return the index of the one to play.
+    Afterwards ``scratch[S_COUNT]`` holds the number of candidates, ``scratch[S_COUNT + 1]``
+    the worlds used, ``scratch[S_CAND + i]`` candidate ``i`` and ``scratch[S_SUM + i]`` its
+    summed value (times ``VALUE_ONE``). A single candidate is played without search (and
+    without drawing from the stream)."""
     first = base_move(decision, params, view, after, mem, rng, scratch)
     n_cand = candidates(decision, params, view, after, scratch, first)
     scratch[S_COUNT] = n_cand
     scratch[S_COUNT + 1] = 0
+    if n_cand <= 1:
+        return 0
+    score(params, view, scratch, n_cand, next_u64(rng))
+    return choose(scratch, n_cand, scratch[S_COUNT + 1], max(0, params[P_TRUST]) / 10.0)
+
+
+@kernel
+def score(params: np.ndarray, view: np.ndarray, scratch: np.ndarray, n_cand: int,
+          base: np.uint64) -> int:
+    """Roll the ``n_cand`` candidates in ``scratch[S_CAND:]`` out on worlds drawn from
+    ``base`` with ``params``' budget, inference and rollout policies; sums in ``S_SUM``,
+    paired differences in ``S_DIFF``; return the worlds used (also in ``S_COUNT + 1``)."""
     for i in range(n_cand):
         scratch[S_SUM + i] = 0
     for i in range(2 * MAX_CANDIDATES * MAX_CANDIDATES):
         scratch[S_DIFF + i] = 0
-    if n_cand <= 1:
-        return 0
-    base = next_u64(rng)
     samples = max(1, params[P_SAMPLES])
     sq = S_DIFF + MAX_CANDIDATES * MAX_CANDIDATES
+    done = 0
     for k in range(samples):
         sample_world(view, scratch, stream_seed(base, k), params[P_INFER], params[P_DEVELOP])
         for i in range(n_cand):
@@ -495,12 +506,38 @@ def search(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarra
                 d = scratch[S_VALUES + i] - scratch[S_VALUES + j]
                 scratch[S_DIFF + i * MAX_CANDIDATES + j] += d
                 scratch[sq + i * MAX_CANDIDATES + j] += d * d
-        scratch[S_COUNT + 1] = k + 1
         done = k + 1
+        scratch[S_COUNT + 1] = done
         if params[P_STOP] > 0 and done >= 16 and done % 8 == 0 and done < samples:
             if _clearly_best(scratch, n_cand, done, params[P_STOP] / 10.0):
                 break
-    return choose(scratch, n_cand, scratch[S_COUNT + 1], max(0, params[P_TRUST]) / 10.0)
+    return done
+
+
+@kernel
+def consensus(decision: int, captain: np.ndarray, advisor: np.ndarray, view: np.ndarray,
+              after: np.ndarray, mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
+    """The team policy ``consensus`` between two ``mc``: the captain's candidates, each
+    scored by both (each with its own budget, inference and rollouts, on the same worlds),
+    and the move of highest summed mean value; ties go to the earlier candidate (the
+    captain's base move first). ``S_TEAM`` keeps the captain's means."""
+    first = base_move(decision, captain, view, after, mem, rng, scratch)
+    n_cand = candidates(decision, captain, view, after, scratch, first)
+    if n_cand <= 1:
+        return scratch[S_CAND]
+    base = next_u64(rng)
+    worlds = score(captain, view, scratch, n_cand, base)
+    for i in range(n_cand):
+        scratch[S_TEAM + i] = scratch[S_SUM + i] // worlds
+    worlds = score(advisor, view, scratch, n_cand, base)
+    best = 0
+    best_value = -1
+    for i in range(n_cand):
+        value = scratch[S_TEAM + i] + scratch[S_SUM + i] // worlds
+        if value > best_value:
+            best = i
+            best_value = value
+    return scratch[S_CAND + best]
 
 
 @kernel

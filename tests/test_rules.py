@@ -27,6 +27,7 @@ from sim.engine.rules import (
     RI_SPADE_DOUBLING,
     RI_TARGET,
     RI_TEAM_ADVISOR,
+    RI_TEAM_CONSENSUS,
     RI_UNDERCUT_BONUS,
     RI_WALL,
     RULES_ARRAY_LEN,
@@ -201,7 +202,7 @@ def test_bool_fields_reject_wrong_types(field: str, value: object) -> None:
 
 @pytest.mark.parametrize("value", ["boss", "Captain", "", 1, None])
 def test_team_policy_rejects_unknown(value: object) -> None:
-    pattern = rf"^team_policy={value!r} is not valid: expected one of captain, advisor$"
+    pattern = rf"^team_policy={value!r} is not valid: expected one of captain, advisor, consensus$"
     with pytest.raises(ValueError, match=pattern):
         Rules(team_policy=value)  # type: ignore[arg-type]
 
@@ -286,6 +287,8 @@ def test_boundary_values_are_accepted() -> None:
     assert (rules.knock_limit, rules.wall, rules.target, rules.max_turns) == (0, 29, 1, 1)
     assert Rules(wall=0).wall == 0
     assert Rules(team_policy="advisor").team_policy == "advisor"
+    consensus = Rules(team_policy="consensus").to_array()
+    assert (consensus[RI_TEAM_ADVISOR], consensus[RI_TEAM_CONSENSUS]) == (0, 1)
 
 
 def test_advisor_needs_three_players() -> None:
@@ -522,20 +525,21 @@ def test_array_index_constants() -> None:
         RI_GAME_BONUS,
         RI_SHUTOUT_BONUS,
         RI_INITIAL_ROLES,
+        RI_TEAM_CONSENSUS,
         RULES_ARRAY_LEN,
-    ) == tuple(range(15)) + (17,)
+    ) == tuple(range(15)) + (17, 18)
 
 
 def test_to_array_defaults() -> None:
     arr = Rules().to_array()
     assert arr.dtype == np.int64
     assert arr.shape == (RULES_ARRAY_LEN,)
-    assert arr.tolist() == [3, 25, 10, 10, 100, 2, 400, 1, 0, 0, 0, 0, 0, 0, -1, -1, -1]
+    assert arr.tolist() == [3, 25, 10, 10, 100, 2, 400, 1, 0, 0, 0, 0, 0, 0, -1, -1, -1, 0]
 
 
 def test_to_array_classic() -> None:
     arr = Rules.preset("classic").to_array()
-    assert arr.tolist() == [2, 20, 10, 10, 100, 2, 400, 1, 0, 0, 0, 20, 100, 100, -1, -1, -1]
+    assert arr.tolist() == [2, 20, 10, 10, 100, 2, 400, 1, 0, 0, 0, 20, 100, 100, -1, -1, -1, 0]
 
 
 def test_to_array_every_slot() -> None:
