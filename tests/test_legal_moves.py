@@ -126,8 +126,9 @@ def test_rules_array_from_the_declaration() -> None:
     arr = r.to_array()
     assert len(arr) == rules_mod.RULES_ARRAY_LEN
     assert arr[rules_mod.RI_PLAYERS] == 2 and arr[rules_mod.RI_GAME_BONUS] == 100
-    assert list(arr[rules_mod.RI_INITIAL_ROLES:]) == [1, 0, -1]
-    assert list(Rules().to_array()[rules_mod.RI_INITIAL_ROLES:]) == [-1, -1, -1]
+    roles = slice(rules_mod.RI_INITIAL_ROLES, rules_mod.RI_INITIAL_ROLES + 3)
+    assert list(arr[roles]) == [1, 0, -1]
+    assert list(Rules().to_array()[roles]) == [-1, -1, -1]
 
 
 def test_rules_docstring_table_follows_the_declaration() -> None:
