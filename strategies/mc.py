@@ -8,26 +8,29 @@ At each decision with more than one candidate it:
 1. **Samples worlds** from what its view shows and nothing else: the cards it has not seen
    (not in its hand, not in the discard pile, not known to be in the opponent's hand) are
    shuffled into the opponent's hand (which always holds every card it took from the pile
-   and has not discarded since) and the stock. With ``infer > 0`` a world whose opponent hand
-   would have melded a card the opponent discarded or declined is redrawn with chance
-   ``infer`` percent (see :func:`_meld_fit`); docs/strategies.md says how the default was
-   measured. World ``k`` of a decision is drawn from sub-stream ``k`` of one word of the
-   game's strategy stream, so every candidate meets the same worlds (common random numbers)
-   and the games are the same for any number of workers.
-2. **Evaluates every candidate on every world**: take the upcard or pass, the pile or the
-   stock, knock or play on, or a discard from a shortlist (the ``shortlist`` legal discards
-   leaving least deadwood, the higher card first among equals; after a knock every legal
-   discard). A candidate is played with the engine's own :func:`sim.engine.hand.apply_move`
-   and the hand is rolled out to its end by fast policies for both players (take a card
-   only into a meld, discard the highest of the best discards, knock at ``knock_at`` for
-   itself and ``opp_knock_at`` for the opponent).
-3. **Scores** the end of each rolled-out hand by its game value
+   and has not discarded since) and the stock. Inference: the opponent hand kept is the one
+   of least deadwood among ``1 + develop * (his turns) / 10`` draws, because by a given turn
+   a hand has improved on a random one (``experiments/mc_inference.py`` measured how far);
+   with ``infer > 0`` a hand that would meld a card he discarded or declined is redrawn with
+   chance ``infer`` percent (:func:`_implausible`). World ``k`` of a decision is drawn from
+   sub-stream ``k`` of one word of the game's strategy stream, so every candidate meets the
+   same worlds (common random numbers) and the games are the same for any number of workers.
+2. **Lists the candidates**: take the upcard or pass, the pile or the stock, knock or play
+   on, or a discard from a shortlist (the base heuristic's card, then the legal discards
+   leaving least deadwood, the higher card first among equals, ``shortlist`` in all; after a
+   knock every legal discard). The base heuristic, ``discard-tracking`` knocking at
+   ``knock_at`` (:func:`base_move`), gives the first candidate.
+3. **Rolls each world out**: a candidate is played with the engine's own
+   :func:`sim.engine.hand.apply_move` and the hand is rolled out to its end by fast policies
+   for both players (take a card only into a meld, discard the highest of the best discards,
+   knock at ``knock_at`` for itself and ``opp_knock_at`` for the opponent).
+4. **Scores** the end of each rolled-out hand by its game value
    (:func:`strategies.game_value.game_value`): the chance of winning the game from the
    scores (and, three-handed, the roles) it leaves.
-4. **Stops early**, after at least 16 worlds and every 8 worlds after, once the leading
+5. **Stops early**, after at least 16 worlds and every 8 worlds after, once the leading
    candidate beats every other by more than ``stop``/10 standard errors of the paired
-   difference (0: never stop early), and plays the candidate of highest mean value; ties go
-   to the earlier candidate (the heuristic's choice comes first).
+   difference (0: never stop early), and **decides** (:func:`choose`): the base move unless
+   another beats it by more than ``trust``/10 standard errors, then the best of those.
 
 It reads only the view, ``after`` (the rules' per-turn deadwood table for its own hand) and
 the game's strategy stream; its search buffers live in ``scratch`` (:data:`MC_SCRATCH_LEN`).
