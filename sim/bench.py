@@ -79,6 +79,19 @@ def bench_games(strategies: str, games: int, rules: str = "three-handed",
             "games": games, "seconds": dt}
 
 
+def bench_mc(games: int = 40) -> float:
+    """Whole two-player ``eaai`` games per CPU second of ``mc`` at its defaults against
+    ``simple`` (the issue's speed yardstick). CPU time (``time.process_time``), not wall
+    time: the search is single-threaded, and CPU time is what other work on a shared machine
+    disturbs least."""
+    from sim.play.driver import play_games
+
+    play_games("mc,simple", rules="eaai", games=2, seed=1)  # warm-up (compile or cache load)
+    t = time.process_time()
+    play_games("mc,simple", rules="eaai", games=games, seed=7)
+    return games / (time.process_time() - t)
+
+
 def bench_python_strategy(games: int = 20) -> float:
     """Hands per second with a plain-Python strategy in one seat (the slow, open path)."""
     from sim.play.driver import play_games
@@ -149,12 +162,15 @@ def run(games: int = 20_000, cold: bool = False) -> dict[str, Any]:
     result["hands_per_s"] = greedy["hands_per_s"]
     result["games_per_s"] = greedy["games_per_s"]
     for name in BUILTINS:
+        if name == "mc":  # a search: measured on its own below, on fewer games
+            continue
         n = games // 10 if name == "random" else games // 2
         r = bench_games(f"{name},greedy-knock,greedy-knock", n)
         result[f"hands_per_s_{name}_vs_greedy"] = r["hands_per_s"]
     result["hands_per_s_simple_vs_simple"] = bench_games("simple,simple,simple",
                                                          games // 2)["hands_per_s"]
     result["hands_per_s_python_strategy"] = bench_python_strategy()
+    result["mc_games_per_s"] = bench_mc(max(20, games // 500))
     result.update(bench_all_cores(games * 5))
     result.update(bench_warm_start(cold))
     result["machine"] = machine()

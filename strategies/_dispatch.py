@@ -16,6 +16,7 @@ from strategies.builtin import (
     random_decide,
     simple_decide,
 )
+from strategies.mc import mc_decide
 from strategies.tuned import tuned_decide
 
 NOT_A_MOVE = 127
@@ -28,6 +29,7 @@ DISPATCHED = {
     3: "strategies.builtin.gin_hunter_decide",  # gin-hunter
     4: "strategies.builtin.discard_tracking_decide",  # discard-tracking
     5: "strategies.tuned.tuned_decide",  # tuned
+    6: "strategies.mc.mc_decide",  # mc
 }
 """Strategy id -> the decision function it runs (checked against the registry)."""
 
@@ -50,4 +52,6 @@ def decide(strategy_id: int, decision: int, params: np.ndarray, view: np.ndarray
         return discard_tracking_decide(decision, params, view, after, mem, rng, scratch)
     if strategy_id == 5:  # tuned
         return tuned_decide(decision, params, view, after, mem, rng, scratch)
+    if strategy_id == 6:  # mc
+        return mc_decide(decision, params, view, after, mem, rng, scratch)
     return NOT_A_MOVE

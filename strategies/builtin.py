@@ -382,5 +382,7 @@ def discard_tracking_decide(decision: int, params: np.ndarray, view: np.ndarray,
     return pick
 
 
-SCRATCH_LEN = 2 * N_CODES
+SCRATCH_LEN = 4096
+"""Scratch slots every compiled strategy may use: mc's search buffers (a rolled-out hand
+state with the showdown's workspace, piles, deck) need about 4,000 (strategies.mc checks)."""
 

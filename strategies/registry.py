@@ -34,6 +34,7 @@ from strategies.builtin import (
     random_decide,
     simple_decide,
 )
+from strategies.mc import mc_decide
 from strategies.tuned import N_TUNED_PARAMS, tuned_decide
 
 
@@ -124,6 +125,26 @@ _TUNED_SETS: tuple[tuple[str, dict[str, int]], ...] = (
 )
 
 
+# ``mc``'s parameters, in the order of strategies.mc's P_* slots. Defaults: see
+# docs/strategies.md (measured for speed and strength on two-player eaai).
+_MC_PARAMS: tuple[ParamInfo, ...] = (
+    ParamInfo("samples", 48, 1, 1024, "worlds sampled per decision (the most; see stop)"),
+    ParamInfo("shortlist", 3, 1, 11, "discards searched: those leaving least deadwood"),
+    ParamInfo("knock_at", 11, 0, 11, "its base heuristic and its own rollouts knock at this "
+              "deadwood or less; 11: gin only two-handed, the knock limit three-handed"),
+    ParamInfo("opp_knock_at", None, 0, 10, "the opponent's rollouts knock at this deadwood "
+              "or less (default: the knock limit)"),
+    ParamInfo("stop", 20, 0, 100, "stop sampling once the leader is this many tenths of a "
+              "standard error ahead of every other option (0: never)"),
+    ParamInfo("infer", 0, 0, 100, "redraw a world with this chance (percent) when the "
+              "opponent's hand would meld a card he discarded or declined"),
+    ParamInfo("trust", 15, 0, 100, "keep the heuristic's move unless another beats it by "
+              "this many tenths of a standard error"),
+    ParamInfo("develop", 40, 0, 100, "keep the opponent hand of least deadwood among 1 + "
+              "develop/10 draws per turn he has had (0: uniform)"),
+)
+
+
 # Adding a compiled strategy: write its decision function (strategies/builtin.py or a module of
 # its own), add one entry here with the next free id, run ``python -m strategies.generate``.
 _TABLE: tuple[StrategyInfo, ...] = (
@@ -185,6 +206,14 @@ _TABLE: tuple[StrategyInfo, ...] = (
                     "knocking by turn, role and score, and camping for gin; named sets per rules",
         params=_TUNED_PARAMS,
         sets=_TUNED_SETS,
+    ),
+    StrategyInfo(
+        name="mc",
+        strategy_id=6,
+        decide=mc_decide,
+        description="determinized Monte Carlo search: samples the hidden cards, rolls every "
+                    "option out on the same worlds, scores by the chance of winning the game",
+        params=_MC_PARAMS,
     ),
 )
 

@@ -48,6 +48,10 @@ ALLOCATING = {
     "sim.engine.melds.deadwood_after_discards",
     "sim.engine.melds.min_deadwood_batch",
     "sim.engine.melds._gin_masks_of_size",
+    # mc's game-value tables, built once per process: self-play hands and the DP
+    "strategies.game_value._play_hands",
+    "strategies.game_value.two_player_table",
+    "strategies.game_value.three_player_table",
 }
 
 

@@ -29,6 +29,7 @@ from sim.engine.rules import (
     RI_SPADE_DOUBLING,
     RI_TARGET,
     RI_TEAM_ADVISOR,
+    RI_TEAM_CONSENSUS,
     RI_UNDERCUT_BONUS,
     RI_WALL,
     RULES_ARRAY_LEN,
@@ -226,7 +227,7 @@ def test_bool_fields_reject_wrong_types(field: str, value: object) -> None:
 
 @pytest.mark.parametrize("value", ["boss", "Captain", "", 1, None])
 def test_team_policy_rejects_unknown(value: object) -> None:
-    pattern = rf"^team_policy={value!r} is not valid: expected one of captain, advisor$"
+    pattern = rf"^team_policy={value!r} is not valid: expected one of captain, advisor, consensus$"
     with pytest.raises(ValueError, match=pattern):
         Rules(team_policy=value)  # type: ignore[arg-type]
 
@@ -311,6 +312,8 @@ def test_boundary_values_are_accepted() -> None:
     assert (rules.knock_limit, rules.wall, rules.target, rules.max_turns) == (0, 29, 1, 1)
     assert Rules(wall=0).wall == 0
     assert Rules(team_policy="advisor").team_policy == "advisor"
+    consensus = Rules(team_policy="consensus").to_array()
+    assert (consensus[RI_TEAM_ADVISOR], consensus[RI_TEAM_CONSENSUS]) == (0, 1)
 
 
 def test_advisor_needs_three_players() -> None:
@@ -550,8 +553,9 @@ def test_array_index_constants() -> None:
         RI_INITIAL_ROLES,
         RI_HOLLYWOOD,
         RI_SHUTOUT_DOUBLING,
+        RI_TEAM_CONSENSUS,
         RULES_ARRAY_LEN,
-    ) == tuple(range(15)) + (17, 18, 19)
+    ) == tuple(range(15)) + (17, 18, 19, 20)
 
 
 def test_to_array_defaults() -> None:
@@ -559,13 +563,13 @@ def test_to_array_defaults() -> None:
     assert arr.dtype == np.int64
     assert arr.shape == (RULES_ARRAY_LEN,)
     assert arr.tolist() == [3, 25, 10, 10, 100, 2, 400, 1, 0, 0, 0, 0, 0, 0, -1, -1, -1,
-                            0, 0]
+                            0, 0, 0]
 
 
 def test_to_array_classic() -> None:
     arr = Rules.preset("classic").to_array()
     assert arr.tolist() == [2, 20, 10, 10, 100, 2, 400, 1, 0, 0, 0, 20, 100, 100, -1, -1,
-                            -1, 0, 0]
+                            -1, 0, 0, 0]
 
 
 def test_to_array_every_slot() -> None:
@@ -606,6 +610,7 @@ def test_to_array_every_slot() -> None:
     assert arr[RI_INITIAL_ROLES : RI_INITIAL_ROLES + 3].tolist() == [2, 0, 1]
     assert arr[RI_HOLLYWOOD] == 1
     assert arr[RI_SHUTOUT_DOUBLING] == 1
+    assert arr[RI_TEAM_CONSENSUS] == 0  # advisor here; consensus has its own test
 
 
 def test_to_array_two_player_roles() -> None:

@@ -26,6 +26,7 @@ from sim.engine.hand import HS_DEADWOOD, HS_HAND, HS_PILE_MASK, HS_TO_MOVE, HS_T
 from sim.engine.rules import Rules
 from sim.engine.view import (
     GI_LEN,
+    GI_PLAYERS,
     GI_SCORE,
     GI_SCORE_OTHER,
     GI_TARGET,
@@ -130,6 +131,7 @@ BUILTIN_RULES = {
     "gin-hunter": Rules.preset("oklahoma").replace(target=60),
     "discard-tracking": Rules(target=60),
     "tuned": Rules.preset("three-handed-20").replace(target=60),
+    "mc": Rules.preset("eaai").replace(target=30),  # a search: short games
 }
 
 
@@ -235,6 +237,7 @@ def test_compiled_view_array_matches_replayed_state() -> None:
     checked = 0
     for i, rules in enumerate([Rules(), Rules(forbid_taken_discard=False, wall=0),
                                Rules.preset("oklahoma")] * 20):
+        game_info[GI_PLAYERS] = rules.players
         h = HandRunner(shuffled_deck(1000 + i), rules)
         views: list[np.ndarray] = []
 

@@ -54,6 +54,7 @@ from sim.engine.view import (
     GI_HOLLYWOOD,
     GI_LEN,
     GI_OPENED,
+    GI_PLAYERS,
     GI_SCORE,
     GI_SCORE_OTHER,
     GI_TARGET,
@@ -207,6 +208,7 @@ def start_hand(gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarra
     sitter = gs[GS_ROLE_SEAT + SITTER]
     game_info[GI_SCORE_OTHER] = gs[GS_SCORE + sitter] if sitter >= 0 else 0
     game_info[GI_TARGET] = rules[RI_TARGET]
+    game_info[GI_PLAYERS] = rules[RI_PLAYERS]
     if rules[RI_HOLLYWOOD]:
         hollywood_info(gs, game_info)
     elif game_info[GI_HOLLYWOOD]:  # a buffer last used under Hollywood scoring

@@ -19,7 +19,7 @@ The numba engine cannot take a dataclass, so :meth:`Rules.to_array` packs the ru
 ``RI_FORBID_TAKEN_DISCARD``  1 when a card taken from the pile may not be discarded that turn
 ``RI_OKLAHOMA``              1 when the upcard's value sets the hand's knock limit
 ``RI_SPADE_DOUBLING``        1 when a spade upcard doubles the hand's points
-``RI_TEAM_ADVISOR``          1 for ``team_policy="advisor"``, 0 for ``"captain"``
+``RI_TEAM_ADVISOR``          1 for ``team_policy="advisor"``, else 0
 ``RI_HAND_BONUS``            bonus per hand won, added at game end
 ``RI_GAME_BONUS``            bonus for winning the game
 ``RI_SHUTOUT_BONUS``         extra bonus when the loser(s) scored nothing
@@ -28,6 +28,7 @@ The numba engine cannot take a dataclass, so :meth:`Rules.to_array` packs the ru
                              the third slot is always -1
 ``RI_HOLLYWOOD``             1 for ``scoring="hollywood"`` (three games scored at once)
 ``RI_SHUTOUT_DOUBLING``      1 when a shutout doubles the winner's total for the game
+``RI_TEAM_CONSENSUS``        1 for ``team_policy="consensus"``, else 0
 ===========================  ==================================================================
 
 ``RULES_ARRAY_LEN`` is the array's length.
@@ -51,7 +52,7 @@ PRESETS: tuple[str, ...] = ("three-handed", "three-handed-20", "classic", "eaai"
                             "hollywood", "three-handed-hollywood")
 
 #: Values accepted for ``Rules.team_policy``.
-TEAM_POLICIES: tuple[str, ...] = ("captain", "advisor")
+TEAM_POLICIES: tuple[str, ...] = ("captain", "advisor", "consensus")
 
 #: Values accepted for ``Rules.scoring``: one game to the target, or Hollywood's three at once.
 SCORINGS: tuple[str, ...] = ("standard", "hollywood")
@@ -80,12 +81,13 @@ _RULES_ARRAY: tuple[tuple[str, int, Callable[[Rules], Any]], ...] = (
     ("INITIAL_ROLES", 3, lambda r: r.initial_roles or ()),  # unused slots stay -1
     ("HOLLYWOOD", 1, lambda r: int(r.scoring == "hollywood")),
     ("SHUTOUT_DOUBLING", 1, lambda r: int(r.shutout_doubling)),
+    ("TEAM_CONSENSUS", 1, lambda r: int(r.team_policy == "consensus")),
 )
 RULES_LAYOUT = Layout("RI_", [(name, size) for name, size, _ in _RULES_ARRAY])
 (RI_PLAYERS, RI_GIN_BONUS, RI_UNDERCUT_BONUS, RI_KNOCK_LIMIT, RI_TARGET, RI_WALL, RI_MAX_TURNS,
  RI_FORBID_TAKEN_DISCARD, RI_OKLAHOMA, RI_SPADE_DOUBLING, RI_TEAM_ADVISOR, RI_HAND_BONUS,
  RI_GAME_BONUS, RI_SHUTOUT_BONUS, RI_INITIAL_ROLES, RI_HOLLYWOOD,
- RI_SHUTOUT_DOUBLING) = RULES_LAYOUT.offsets
+ RI_SHUTOUT_DOUBLING, RI_TEAM_CONSENSUS) = RULES_LAYOUT.offsets
 RULES_LAYOUT.check(globals())
 RULES_ARRAY_LEN = RULES_LAYOUT.length
 
@@ -142,8 +144,11 @@ class Rules:
     ``oklahoma``              the upcard's value sets the hand's knock limit (face card 10,
                               ace means gin only)
     ``spade_doubling``        a hand's points are doubled when the upcard is a spade
-    ``team_policy``           ``"captain"`` (the captain's strategy decides) or
-                              ``"advisor"`` (the captain follows the sitter's advice)
+    ``team_policy``           ``"captain"`` (the captain's strategy decides),
+                              ``"advisor"`` (the captain follows the sitter's advice) or
+                              ``"consensus"`` (both strategies score the captain's
+                              options, the best combined score is played; the captain
+                              decides alone unless both have option values)
     ``initial_roles``         ``None``: roles drawn at random per game. Otherwise fixed
                               roles: with 3 players a permutation of (0, 1, 2) read as
                               (box seat, captain seat, sitter seat); with 2 players a
@@ -202,10 +207,10 @@ class Rules:
                 f"team_policy={self.team_policy!r} is not valid: expected one of "
                 + ", ".join(TEAM_POLICIES)
             )
-        if self.team_policy == "advisor" and self.players != 3:
+        if self.team_policy != "captain" and self.players != 3:
             raise ValueError(
-                "team_policy='advisor' needs players=3: two-player games have no sitter to "
-                "advise; expected team_policy='captain'"
+                f"team_policy={self.team_policy!r} needs players=3: two-player games have no "
+                "sitter to advise; expected team_policy='captain'"
             )
         _check_roles(self)
 

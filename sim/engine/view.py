@@ -81,6 +81,7 @@ V_LAYOUT = Layout("V_", [
     ("DEADWOOD", 1),  # least deadwood of the mover's 10 cards before this turn's draw
     ("FORBIDDEN", 1),  # the card the mover may not discard this turn, or -1
     ("PILE_MASK", 1),  # the cards in the discard pile
+    ("PLAYERS", 1),  # players in the game: 2, or 3 (box, captain and sitter)
     # Hollywood scoring (all 0 under standard scoring, where SCORE_* above are the scores;
     # under Hollywood SCORE_* above are the first open game's scores)
     ("HOLLYWOOD", 1),  # 1 under Hollywood scoring
@@ -95,7 +96,7 @@ V_LAYOUT = Layout("V_", [
 (V_HAND, V_ROLE, V_DECISION, V_STOCK, V_TURN, V_PILE_LEN, V_TOP, V_OPP_TOOK, V_OPP_DISCARDED,
  V_OPP_DECLINED, V_SELF_DECLINED, V_SELF_TOOK, V_DRAWN, V_TAKEN, V_KNOCK_LIMIT, V_UPCARD,
  V_SCORE_SELF, V_SCORE_OPP, V_SCORE_OTHER, V_TARGET, V_WALL, V_GIN_BONUS, V_UNDERCUT_BONUS,
- V_SELF_DISCARDED, V_KNOCKED, V_DEADWOOD, V_FORBIDDEN, V_PILE_MASK, V_HOLLYWOOD,
+ V_SELF_DISCARDED, V_KNOCKED, V_DEADWOOD, V_FORBIDDEN, V_PILE_MASK, V_PLAYERS, V_HOLLYWOOD,
  V_GAME_SCORE_SELF, V_GAME_SCORE_OPP, V_GAME_SCORE_OTHER, V_GAME_OPEN, V_OPENED_SELF,
  V_OPENED_OPP, V_OPENED_OTHER) = V_LAYOUT.offsets
 V_LAYOUT.check(globals())
@@ -106,13 +107,14 @@ GI_LAYOUT = Layout("GI_", [
     ("SCORE", 2),  # score of the seat holding hand player 0's and 1's role
     ("SCORE_OTHER", 1),  # the sitter's score (three-handed)
     ("TARGET", 1),
+    ("PLAYERS", 1),  # 2 or 3: a search strategy values the scores differently three-handed
     # Hollywood scoring (left 0 under standard scoring); roles 0, 1 as above, 2 the sitter
     ("HOLLYWOOD", 1),
     ("GAME_SCORE", 9),  # [game, role] at 3 * game + role
     ("GAME_OPEN", 3),
     ("OPENED", 3),  # by role
 ])
-(GI_SCORE, GI_SCORE_OTHER, GI_TARGET, GI_HOLLYWOOD, GI_GAME_SCORE, GI_GAME_OPEN,
+(GI_SCORE, GI_SCORE_OTHER, GI_TARGET, GI_PLAYERS, GI_HOLLYWOOD, GI_GAME_SCORE, GI_GAME_OPEN,
  GI_OPENED) = GI_LAYOUT.offsets
 GI_LAYOUT.check(globals())
 GI_LEN = GI_LAYOUT.length
@@ -153,6 +155,7 @@ def fill_view(view: np.ndarray, hs: np.ndarray, pile: np.ndarray, game_info: np.
     view[V_DEADWOOD] = hs[HS_DEADWOOD + p]
     view[V_FORBIDDEN] = forbidden_discard(hs)
     view[V_PILE_MASK] = hs[HS_PILE_MASK]
+    view[V_PLAYERS] = game_info[GI_PLAYERS]
     # Hollywood's games. Under standard scoring game_info holds 0 there and a view buffer is
     # allocated with 0, so the copy is skipped on this hot path (one branch per decision); a
     # buffer holding anything else in V_HOLLYWOOD (a Hollywood view, or garbage) is rewritten.
@@ -259,6 +262,7 @@ class View:
     deadwood_after: dict[int, int]
     rng: np.random.Generator | None = None
     forbidden: int | None = None  # the card that may not be discarded this turn (just taken)
+    players: int = 2  # players in the game (3: this hand is box against captain)
     # Hollywood scoring (docs/rules.md): games 1, 2, 3 in order; empty under standard scoring,
     # where ``score`` and the others are the scores (under Hollywood: the first open game's)
     hollywood: bool = False
@@ -387,5 +391,6 @@ class View:
             deadwood_after=deadwood_after,
             rng=rng,
             forbidden=opt(int(view[V_FORBIDDEN])),
+            players=int(view[V_PLAYERS]) or 2,
             **hollywood,
         )

@@ -54,16 +54,25 @@ from sim.engine.view import (
     V_DECISION,
     V_DRAWN,
     V_FORBIDDEN,
+    V_GAME_OPEN,
+    V_GAME_SCORE_OPP,
+    V_GAME_SCORE_OTHER,
+    V_GAME_SCORE_SELF,
     V_GIN_BONUS,
     V_HAND,
+    V_HOLLYWOOD,
     V_KNOCK_LIMIT,
     V_KNOCKED,
     V_LEN,
+    V_OPENED_OPP,
+    V_OPENED_OTHER,
+    V_OPENED_SELF,
     V_OPP_DECLINED,
     V_OPP_DISCARDED,
     V_OPP_TOOK,
     V_PILE_LEN,
     V_PILE_MASK,
+    V_PLAYERS,
     V_ROLE,
     V_SCORE_OPP,
     V_SCORE_OTHER,
@@ -304,6 +313,17 @@ def view_array(view: View) -> np.ndarray:
     arr[V_DEADWOOD] = view.deadwood
     arr[V_FORBIDDEN] = opt(view.forbidden)
     arr[V_PILE_MASK] = mask(view.discard_pile)
+    arr[V_PLAYERS] = view.players
+    if view.hollywood:  # left 0 under standard scoring, as the engine leaves them
+        arr[V_HOLLYWOOD] = 1
+        for k in range(3):
+            arr[V_GAME_SCORE_SELF + k] = view.game_scores[k]
+            arr[V_GAME_SCORE_OPP + k] = view.opponent_game_scores[k]
+            arr[V_GAME_SCORE_OTHER + k] = view.other_game_scores[k]
+            arr[V_GAME_OPEN + k] = int(view.games_open[k])
+        arr[V_OPENED_SELF] = view.games_opened
+        arr[V_OPENED_OPP] = view.opponent_games_opened
+        arr[V_OPENED_OTHER] = view.other_games_opened
     return arr
 
 

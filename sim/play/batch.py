@@ -11,10 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from sim.engine.game import (
+    CAPTAIN,
     GO_ERROR,
     GO_LEN,
     GS_LEN,
     GS_OVER,
+    GS_ROLE_SEAT,
+    SITTER,
     decider_seat,
     end_hand,
     game_init,
@@ -34,9 +37,11 @@ from sim.engine.hand import (
 )
 from sim.engine.jit import allocating, kernel
 from sim.engine.rng import stream_seed
+from sim.engine.rules import RI_PLAYERS, RI_TEAM_CONSENSUS
 from sim.engine.view import GI_LEN, V_LEN, fill_view
 from strategies._dispatch import decide
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
+from strategies.team import team_decide
 
 
 @allocating
@@ -90,8 +95,14 @@ def play_batch_into(rules: np.ndarray, strategy_ids: np.ndarray, params: np.ndar
                 p = hs[HS_TO_MOVE]
                 seat = decider_seat(gs, rules, p)
                 fill_view(view, hs, pile, game_info, decision)
-                move = decide(strategy_ids[seat], decision, params[seat], view, after, mem[p],
-                              strategy_rng, scratch)
+                if p == CAPTAIN and rules[RI_TEAM_CONSENSUS] and rules[RI_PLAYERS] == 3:
+                    sitter = gs[GS_ROLE_SEAT + SITTER]
+                    move = team_decide(strategy_ids[seat], strategy_ids[sitter], decision,
+                                       params[seat], params[sitter], view, after, mem[p],
+                                       strategy_rng, scratch)
+                else:
+                    move = decide(strategy_ids[seat], decision, params[seat], view, after,
+                                  mem[p], strategy_rng, scratch)
                 if apply_move(hs, pile, deck, after, moves, move) != OK:
                     row[GO_ERROR] = 1
                     return

@@ -61,13 +61,14 @@ from sim.engine.hand import (
     new_after,
 )
 from sim.engine.rng import seed_words, stream_seed
-from sim.engine.rules import Rules
+from sim.engine.rules import RI_TEAM_CONSENSUS, Rules
 from sim.engine.view import GI_LEN, V_LEN, View, fill_view
 from sim.play.batch import play_batch_kernel
 from sim.records.log import hand_result, hollywood_record
 from strategies._dispatch import decide
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
 from strategies.registry import StrategySpec, build_strategy, parse_strategies
+from strategies.team import team_decide
 
 #: The most games one call may play: game numbers are 64-bit signed integers in the compiled
 #: code and index the seed streams, so no run can go past them.
@@ -273,7 +274,15 @@ class GameDriver:
                     self.on_decision(seat, p, decision, seat != roles[p])
                 if player is None:
                     kernel = self.specs[seat].kernel  # a compiled strategy not registered
-                    if kernel is None:
+                    sitter = roles[SITTER]
+                    if (kernel is None and p == 1 and rules[RI_TEAM_CONSENSUS]
+                            and self.rules.players == 3 and self.players[sitter] is None
+                            and self.specs[sitter].kernel is None):
+                        move = int(team_decide(self.specs[seat].strategy_id,
+                                               self.specs[sitter].strategy_id, decision,
+                                               self.params[seat], self.params[sitter], view,
+                                               after, mem[p], strategy_rng, scratch))
+                    elif kernel is None:
                         move = int(decide(self.specs[seat].strategy_id, decision,
                                           self.params[seat], view, after, mem[p], strategy_rng,
                                           scratch))

@@ -134,6 +134,7 @@ def check_view(view: View, pt: Point, rules: Rules, scores: Sequence[int],
         "deadwood_after": after,
         "forbidden": forbidden_card(pt, rules),
         **hollywood_view(sheet, pt, roles),
+        "players": rules.players,
     }
     fields = {f.name for f in dataclasses.fields(view)} - {"rng"}
     assert fields == set(expect), f"View fields without an expected value: {fields - set(expect)}"
@@ -188,6 +189,7 @@ def expected_view_array(pt: Point, rules: Rules, scores: Sequence[int],
         "V_DEADWOOD": own_deadwood(pt),
         "V_FORBIDDEN": _or_none(forbidden_card(pt, rules)),
         "V_PILE_MASK": mask(pt.pile),
+        "V_PLAYERS": rules.players,
     }
 
 

@@ -1,0 +1,136 @@
+"""Strength and speed of ``mc``: the issue's matches and a strength-against-budget curve.
+
+Run: ``nice -n 5 python benchmarks/mc_strength.py matches --games 500`` (every match) or
+``... curve --games 200 --samples 16 32 64 128 256``. One process, one core.
+
+Every match is mirrored: the lineup is played once as given and once with ``mc`` in each
+other seat, on the same seed and game numbers, so every arm meets the same decks (paired
+deals) and ``mc`` holds every seat; games are seated by the rotation (each seat holds each
+initial role equally often). The win rate is over all of ``mc``'s games, with a 95% Wilson
+interval (conservative for mirrored games, whose results are positively paired). Speed is
+``mc``'s games per CPU second (``time.process_time``) in the two-player ``vs simple`` match.
+Results go to ``results/mc_strength/<command>.csv`` (written atomically); the curve also
+writes ``curve.png``. Seeds: 90210 for the report (the defaults were chosen on seed 7).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from sim.analysis.statistics import wilson
+from sim.engine.game import GO_HANDS, GO_SEAT_GINS, GO_SEAT_KNOCKS, GO_WINNER
+from sim.engine.rules import Rules
+from sim.play.driver import Seeds, iter_games
+from sim.play.progress import Progress
+from sim.records.files import atomic_write_text
+
+MATCHES = (
+    ("eaai", ["simple"], "vs simple"),
+    ("eaai", ["discard-tracking:knock_at=0"], "vs discard-tracking:knock_at=0"),
+    ("eaai", ["tuned@eaai"], "vs tuned@eaai"),
+    ("three-handed", ["discard-tracking", "discard-tracking"], "vs 2 discard-tracking"),
+    ("three-handed", ["simple", "simple"], "vs 2 simple"),
+)
+OUT = Path("results/mc_strength")
+
+
+def match(mc: str, rules_name: str, others: list[str], games: int, seed: int,
+          label: str) -> dict[str, object]:
+    """Play ``games`` games per seat of ``mc`` (mirrored lineups); its wins and speed."""
+    rules = Rules.preset(rules_name)
+    seeds = Seeds.from_seed(seed)
+    n = len(others) + 1
+    won = played = 0
+    knocks = gins = hands = 0
+    cpu = 0.0
+    bar = Progress(f"{label} ({mc})", games * n)
+    for seat in range(n):
+        lineup = list(others)
+        lineup.insert(seat, mc)
+        start = time.process_time()
+        for rows, _ in iter_games(rules, lineup, games, seeds, rotate=True, batch=50):
+            won += int((rows[:, GO_WINNER] == seat).sum())
+            played += len(rows)
+            hands += int(rows[:, GO_HANDS].sum())
+            knocks += int(rows[:, GO_SEAT_KNOCKS + seat].sum())
+            gins += int(rows[:, GO_SEAT_GINS + seat].sum())
+            bar.update(len(rows))
+        cpu += time.process_time() - start
+    bar.close()
+    lo, hi = wilson(won, played)
+    return {"match": label, "rules": rules_name, "mc": mc, "games": played, "won": won,
+            "win_rate": won / played, "low": lo, "high": hi, "seed": seed,
+            "games_per_cpu_s": played / cpu, "hands": hands,
+            "mc_knocks_per_hand": knocks / hands, "mc_gins_per_hand": gins / hands}
+
+
+def _save(rows: list[dict[str, object]], name: str) -> pd.DataFrame:
+    frame = pd.DataFrame(rows)
+    OUT.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(OUT / f"{name}.csv", frame.to_csv(index=False))
+    return frame
+
+
+def matches(games: int, seed: int, mc: str, only: str | None) -> None:
+    rows = []
+    for rules_name, others, label in MATCHES:
+        if only and only not in label:
+            continue
+        rows.append(match(mc, rules_name, others, games, seed, label))
+        r = rows[-1]
+        print(f"{label:32s} {r['win_rate']:6.1%} [{r['low']:.1%}, {r['high']:.1%}] of "
+              f"{r['games']} games, {r['games_per_cpu_s']:.1f} games/CPU s", flush=True)
+        _save(rows, "matches" if not only else f"matches_{only.replace(' ', '_')}")
+
+
+def curve(games: int, seed: int, samples: list[int]) -> None:
+    rows = []
+    for s in samples:
+        rows.append(match(f"mc:samples={s}", "eaai", ["simple"], games, seed, "vs simple"))
+        r = rows[-1]
+        print(f"samples={s:5d} {r['win_rate']:6.1%} [{r['low']:.1%}, {r['high']:.1%}] of "
+              f"{r['games']} games, {r['games_per_cpu_s']:.1f} games/CPU s", flush=True)
+        frame = _save(rows, "curve")
+    _plot(frame)
+
+
+def _plot(frame: pd.DataFrame) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    x = [int(m.split("=")[1]) for m in frame["mc"]]
+    ax.errorbar(x, frame["win_rate"], yerr=[frame["win_rate"] - frame["low"],
+                                            frame["high"] - frame["win_rate"]], marker="o")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("samples (worlds per decision)")
+    ax.set_ylabel("win rate against simple (eaai), 95% CI")
+    for xi, y, g in zip(x, frame["win_rate"], frame["games_per_cpu_s"], strict=True):
+        ax.annotate(f"{g:.0f}/s", (xi, y), textcoords="offset points", xytext=(4, -12))
+    fig.tight_layout()
+    fig.savefig(OUT / "curve.png", dpi=100)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("command", choices=("matches", "curve"))
+    parser.add_argument("--games", type=int, default=500, help="games per seat of mc")
+    parser.add_argument("--seed", type=int, default=90210)
+    parser.add_argument("--mc", default="mc")
+    parser.add_argument("--only", default=None)
+    parser.add_argument("--samples", type=int, nargs="*", default=[16, 32, 64, 128, 256])
+    args = parser.parse_args()
+    if args.command == "matches":
+        matches(args.games, args.seed, args.mc, args.only)
+    else:
+        curve(args.games, args.seed, args.samples)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,599 @@
+"""``mc``: determinized Monte Carlo search, scored by game value.
+
+Why: the heuristics answer each decision by a fixed rule; ``mc`` instead plays every option
+out on many guesses of the hidden cards, using the engine's speed for strength.
+
+At each decision with more than one candidate it:
+
+1. **Samples worlds** from what its view shows and nothing else: the cards it has not seen
+   (not in its hand, not in the discard pile, not known to be in the opponent's hand) are
+   shuffled into the opponent's hand (which always holds every card it took from the pile
+   and has not discarded since) and the stock. Inference: the opponent hand kept is the one
+   of least deadwood among ``1 + develop * (his turns) / 10`` draws, because by a given turn
+   a hand has improved on a random one (``experiments/mc_inference.py`` measured how far);
+   with ``infer > 0`` a hand that would meld a card he discarded or declined is redrawn with
+   chance ``infer`` percent (:func:`_implausible`). World ``k`` of a decision is drawn from
+   sub-stream ``k`` of one word of the game's strategy stream, so every candidate meets the
+   same worlds (common random numbers) and the games are the same for any number of workers.
+2. **Lists the candidates**: take the upcard or pass, the pile or the stock, knock or play
+   on, or a discard from a shortlist (the base heuristic's card, then the legal discards
+   leaving least deadwood, the higher card first among equals, ``shortlist`` in all; after a
+   knock every legal discard). The base heuristic, ``discard-tracking`` knocking at
+   ``knock_at`` (:func:`base_move`), gives the first candidate.
+3. **Rolls each world out**: a candidate is played with the engine's own
+   :func:`sim.engine.hand.apply_move` and the hand is rolled out to its end by fast policies
+   for both players (take a card only into a meld, discard the highest of the best discards,
+   knock at ``knock_at`` for itself and ``opp_knock_at`` for the opponent).
+4. **Scores** the end of each rolled-out hand by its game value
+   (:func:`strategies.game_value.game_value`): the chance of winning the game from the
+   scores (and, three-handed, the roles) it leaves.
+5. **Stops early**, after at least 16 worlds and every 8 worlds after, once the leading
+   candidate beats every other by more than ``stop``/10 standard errors of the paired
+   difference (0: never stop early), and **decides** (:func:`choose`): the base move unless
+   another beats it by more than ``trust``/10 standard errors, then the best of those.
+
+It reads only the view, ``after`` (the rules' per-turn deadwood table for its own hand) and
+the game's strategy stream; its search buffers live in ``scratch`` (:data:`MC_SCRATCH_LEN`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from sim.engine.cards import CARD_VALUE, FULL_MASK
+from sim.engine.hand import (
+    AF_TIES,
+    AFTER_LEN,
+    DEC_DRAW,
+    DEC_KNOCK,
+    DEC_OFFER,
+    DEC_OVER,
+    END_DRAW,
+    END_TURN_LIMIT,
+    HS_DECLINED,
+    HS_DISCARDED,
+    HS_DRAWN,
+    HS_END,
+    HS_FORBID_TAKEN,
+    HS_GIN_BONUS,
+    HS_HAND,
+    HS_KNOCK_LIMIT,
+    HS_KNOCKER,
+    HS_LEN,
+    HS_MAX_TURNS,
+    HS_MULTIPLIER,
+    HS_PHASE,
+    HS_PILE_LEN,
+    HS_PILE_MASK,
+    HS_POINTS,
+    HS_STATE_LEN,
+    HS_STOCK_TOP,
+    HS_TAKEN,
+    HS_TO_MOVE,
+    HS_TOOK,
+    HS_TURNS,
+    HS_UNDERCUT_BONUS,
+    HS_UPCARD,
+    HS_WALL,
+    HS_WINNER,
+    MOVE_DRAW_DISCARD,
+    MOVE_DRAW_STOCK,
+    MOVE_KNOCK,
+    MOVE_NO_KNOCK,
+    MOVE_PASS,
+    OK,
+    PH_DISCARD,
+    PH_DRAW,
+    PH_KNOCK,
+    PH_KNOCK_DISCARD,
+    PH_OFFER_DEALER,
+    PH_OFFER_NONDEALER,
+    advance,
+    apply_move,
+    best_legal_after,
+    deadwood_table,
+    forget_after,
+)
+from sim.engine.jit import kernel
+from sim.engine.melds import (
+    CARD_MELD_COUNT,
+    CARD_MELDS,
+    SEARCH_MELDS,
+    min_deadwood_mask,
+    pick_highest,
+    popcount,
+)
+from sim.engine.rng import GOLDEN, mix64, next_u64, stream_seed
+from sim.engine.view import (
+    V_DECISION,
+    V_DRAWN,
+    V_FORBIDDEN,
+    V_GIN_BONUS,
+    V_HAND,
+    V_KNOCK_LIMIT,
+    V_KNOCKED,
+    V_OPP_DECLINED,
+    V_OPP_DISCARDED,
+    V_OPP_TOOK,
+    V_PILE_LEN,
+    V_PILE_MASK,
+    V_PLAYERS,
+    V_ROLE,
+    V_SELF_DECLINED,
+    V_SELF_DISCARDED,
+    V_SELF_TOOK,
+    V_STOCK,
+    V_TAKEN,
+    V_TOP,
+    V_TURN,
+    V_UNDERCUT_BONUS,
+    V_UPCARD,
+    V_WALL,
+    legal_moves,
+)
+from strategies.builtin import SCRATCH_LEN, discard_tracking_decide, in_some_best_meld
+from strategies.game_value import game_value
+
+# Parameter slots (the order of the registry's ParamInfo entries).
+P_SAMPLES, P_SHORTLIST, P_KNOCK_AT, P_OPP_KNOCK_AT, P_STOP, P_INFER, P_TRUST, P_DEVELOP = range(8)
+MAX_CANDIDATES = 12
+AUTO_KNOCK = 11  # knock_at's default: decided by the number of players
+VALUE_ONE = 1 << 16  # game values are summed as integers on this scale
+MAX_TURNS = 400  # the rollouts' turn cap (the rules' own cap is not in the view)
+MAX_DRAWS = 32  # most opponent hands drawn for one world under inference
+
+# The search buffers, as offsets into ``scratch`` (checked to fit below).
+S_HS = 0  # the rolled-out hand state (HS_LEN, with the showdown's workspace)
+S_BASE = S_HS + HS_LEN  # the world's state before a candidate (HS_STATE_LEN)
+S_PILE = S_BASE + HS_STATE_LEN  # the rolled-out pile
+S_BASE_PILE = S_PILE + 52  # the world's pile
+S_DECK = S_BASE_PILE + 52  # the world's deck (stock at the end)
+S_AFTER = S_DECK + 52  # the rollouts' turn scratch
+S_MOVES = S_AFTER + AFTER_LEN  # a 1-row move log the rollouts overwrite
+S_CAND = S_MOVES + 2  # the candidates
+S_VALUES = S_CAND + MAX_CANDIDATES  # one world's value per candidate
+S_SUM = S_VALUES + MAX_CANDIDATES  # each candidate's summed value
+S_DIFF = S_SUM + MAX_CANDIDATES  # paired differences: sum, then sum of squares (C x C each)
+S_UNSEEN = S_DIFF + 2 * MAX_CANDIDATES * MAX_CANDIDATES  # the unseen cards
+S_COUNT = S_UNSEEN + 52  # candidates and worlds of the last search
+S_BASE_PARAMS = S_COUNT + 2  # the base heuristic's parameters
+S_TEAM = S_BASE_PARAMS + 3  # the captain's mean values under the consensus team policy
+MC_SCRATCH_LEN = S_TEAM + MAX_CANDIDATES
+"""Scratch slots ``mc`` needs; the shared ``SCRATCH_LEN`` must be at least this."""
+assert MC_SCRATCH_LEN <= SCRATCH_LEN
+
+
+@kernel(inline="always")
+def _next(state: np.ndarray, i: int) -> np.uint64:
+    """The next 64 random bits of the world stream kept in ``state[i]`` (an int64 slot)."""
+    s = np.uint64(state[i]) + GOLDEN
+    state[i] = np.int64(s)
+    return mix64(s)
+
+
+@kernel(inline="always")
+def _below(state: np.ndarray, i: int, n: int) -> int:
+    return int(((_next(state, i) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+@kernel
+def _meld_fit(card: int, hand: int) -> bool:
+    """Would ``card`` complete a meld with two or more cards of ``hand``?"""
+    for k in range(CARD_MELD_COUNT[card]):
+        m = SEARCH_MELDS[CARD_MELDS[card, k]] & ~(1 << card)
+        if m & hand == m:
+            return True
+    return False
+
+
+@kernel
+def _implausible(view: np.ndarray, opp: int) -> bool:
+    """Does the opponent's sampled hand meld a card he discarded or declined?"""
+    shed = view[V_OPP_DISCARDED] & ~view[V_OPP_TOOK]
+    if view[V_OPP_DECLINED] >= 0:
+        shed |= 1 << view[V_OPP_DECLINED]
+    while shed:
+        c = trailing_zeros(shed)
+        shed &= shed - 1
+        if _meld_fit(c, opp):
+            return True
+    return False
+
+
+@kernel
+def opponent_known(view: np.ndarray) -> int:
+    """Cards the opponent surely holds: taken from the pile and neither back in the pile nor
+    in the mover's hand (cards never return to the stock)."""
+    return view[V_OPP_TOOK] & ~view[V_PILE_MASK] & ~view[V_HAND]
+
+
+@kernel
+def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: int,
+                 develop: int) -> None:
+    """Deal one world consistent with the view into the base buffers of ``scratch``: the
+    opponent's hand (his known cards plus unseen ones) and the stock order.
+
+    Inference: a hand that melds a card he discarded or declined is redrawn with chance
+    ``infer`` percent; and the hand kept is the one of least deadwood among ``1 + develop *
+    (his turns so far) / 10`` draws (at most ``MAX_DRAWS``), because by a given turn a
+    player's hand has improved on a random one."""
+    known = opponent_known(view)
+    unseen = FULL_MASK & ~view[V_HAND] & ~view[V_PILE_MASK] & ~known
+    n = 0
+    m = unseen
+    while m:
+        scratch[S_UNSEEN + n] = trailing_zeros(m)
+        m &= m - 1
+        n += 1
+    need = 10 - popcount(known)
+    rng_slot = S_VALUES  # the world stream lives in a value slot until the rollouts start
+    scratch[rng_slot] = np.int64(seed)
+    draws = min(MAX_DRAWS, 1 + develop * (view[V_TURN] // 2) // 10)
+    best = -1
+    best_deadwood = 1 << 20
+    accepted = 0
+    for _ in range(4 * MAX_DRAWS):
+        for i in range(need):  # a partial Fisher-Yates: the first `need` are his
+            j = i + _below(scratch, rng_slot, n - i)
+            t = scratch[S_UNSEEN + i]
+            scratch[S_UNSEEN + i] = scratch[S_UNSEEN + j]
+            scratch[S_UNSEEN + j] = t
+        opp = known
+        for i in range(need):
+            opp |= 1 << scratch[S_UNSEEN + i]
+        if best < 0:
+            best = opp  # the fallback if every draw is rejected
+        if infer > 0 and _implausible(view, opp) and _below(scratch, rng_slot, 100) < infer:
+            continue
+        accepted += 1
+        if draws == 1:
+            best = opp
+            break
+        deadwood = min_deadwood_mask(opp)
+        if deadwood < best_deadwood:
+            best_deadwood = deadwood
+            best = opp
+        if accepted >= draws:
+            break
+    k = 0  # his unseen cards first, then the stock
+    m = best & ~known
+    while m:
+        scratch[S_UNSEEN + k] = trailing_zeros(m)
+        m &= m - 1
+        k += 1
+    m = unseen & ~best
+    while m:
+        scratch[S_UNSEEN + k] = trailing_zeros(m)
+        m &= m - 1
+        k += 1
+    for i in range(need, n):  # the rest, shuffled, is the stock
+        j = i + _below(scratch, rng_slot, n - i)
+        t = scratch[S_UNSEEN + i]
+        scratch[S_UNSEEN + i] = scratch[S_UNSEEN + j]
+        scratch[S_UNSEEN + j] = t
+    _set_world(view, scratch, best, need, n)
+
+
+@kernel
+def _set_world(view: np.ndarray, scratch: np.ndarray, opp: int, first: int, n: int) -> None:
+    """The hand state of the world: the view's facts, ``opp`` as the opponent's hand and the
+    unseen cards ``first..n-1`` as the stock (the pile's order below its top never matters:
+    every card taken from it is replaced by a discard before anyone can draw again)."""
+    hs = scratch[S_BASE:S_BASE + HS_STATE_LEN]
+    pile = scratch[S_BASE_PILE:S_BASE_PILE + 52]
+    deck = scratch[S_DECK:S_DECK + 52]
+    for j in range(HS_STATE_LEN):
+        hs[j] = 0
+    me = view[V_ROLE]
+    o = 1 - me
+    hs[HS_HAND + me] = view[V_HAND]
+    hs[HS_HAND + o] = opp
+    stock = view[V_STOCK]
+    hs[HS_STOCK_TOP] = 52 - stock
+    for i in range(stock):
+        deck[52 - stock + i] = scratch[S_UNSEEN + first + i]
+    top = view[V_TOP]
+    k = 0
+    m = view[V_PILE_MASK] & ~(1 << top) if top >= 0 else 0
+    while m:
+        pile[k] = trailing_zeros(m)
+        m &= m - 1
+        k += 1
+    if top >= 0:
+        pile[k] = top
+    hs[HS_PILE_LEN] = view[V_PILE_LEN]
+    hs[HS_PILE_MASK] = view[V_PILE_MASK]
+    decision = view[V_DECISION]
+    if decision == DEC_OFFER:
+        hs[HS_PHASE] = PH_OFFER_NONDEALER if me == 1 else PH_OFFER_DEALER
+    elif decision == DEC_DRAW:
+        hs[HS_PHASE] = PH_DRAW
+    elif decision == DEC_KNOCK:
+        hs[HS_PHASE] = PH_KNOCK
+    else:
+        hs[HS_PHASE] = PH_KNOCK_DISCARD if view[V_KNOCKED] == 1 else PH_DISCARD
+    hs[HS_TO_MOVE] = me
+    hs[HS_TAKEN] = view[V_TAKEN]
+    hs[HS_DRAWN] = view[V_DRAWN]
+    hs[HS_TURNS] = view[V_TURN]
+    hs[HS_KNOCK_LIMIT] = view[V_KNOCK_LIMIT]
+    hs[HS_MULTIPLIER] = 1  # spade doubling is not in the view
+    hs[HS_UPCARD] = view[V_UPCARD]
+    hs[HS_TOOK + me] = view[V_SELF_TOOK]
+    hs[HS_TOOK + o] = view[V_OPP_TOOK]
+    hs[HS_DISCARDED + me] = view[V_SELF_DISCARDED]
+    hs[HS_DISCARDED + o] = view[V_OPP_DISCARDED]
+    hs[HS_DECLINED + me] = view[V_SELF_DECLINED]
+    hs[HS_DECLINED + o] = view[V_OPP_DECLINED]
+    hs[HS_KNOCKER] = -1
+    hs[HS_WINNER] = -1
+    # the rule is visible only on a turn that took from the pile; every preset has it
+    hs[HS_FORBID_TAKEN] = 0 if view[V_TAKEN] >= 0 and view[V_FORBIDDEN] < 0 else 1
+    hs[HS_WALL] = view[V_WALL]
+    hs[HS_MAX_TURNS] = MAX_TURNS
+    hs[HS_GIN_BONUS] = view[V_GIN_BONUS]
+    hs[HS_UNDERCUT_BONUS] = view[V_UNDERCUT_BONUS]
+
+
+@kernel
+def _policy(decision: int, hs: np.ndarray, pile: np.ndarray, after: np.ndarray,
+            knock_at: int) -> int:
+    """The rollout policy: take a card only into a meld, knock at ``knock_at`` (-1: the
+    limit), discard the highest of the best discards."""
+    p = hs[HS_TO_MOVE]
+    if decision == DEC_OFFER or decision == DEC_DRAW:
+        if in_some_best_meld(hs[HS_HAND + p], pile[hs[HS_PILE_LEN] - 1]):
+            return MOVE_DRAW_DISCARD
+        return MOVE_PASS if decision == DEC_OFFER else MOVE_DRAW_STOCK
+    best = best_legal_after(hs, after)
+    if decision == DEC_KNOCK:
+        limit = knock_at if knock_at >= 0 else hs[HS_KNOCK_LIMIT]
+        return MOVE_KNOCK if best <= limit else MOVE_NO_KNOCK
+    return pick_highest(after[AF_TIES])
+
+
+@kernel
+def _rollout_value(view: np.ndarray, scratch: np.ndarray, params: np.ndarray,
+                   candidate: int) -> int:
+    """Play ``candidate`` in the world held in the base buffers, roll the hand out, and
+    return its game value for the mover (times ``VALUE_ONE``)."""
+    hs = scratch[S_HS:S_HS + HS_LEN]
+    pile = scratch[S_PILE:S_PILE + 52]
+    deck = scratch[S_DECK:S_DECK + 52]
+    after = scratch[S_AFTER:S_AFTER + AFTER_LEN]
+    moves = scratch[S_MOVES:S_MOVES + 2].reshape((1, 2))
+    for j in range(HS_STATE_LEN):
+        hs[j] = scratch[S_BASE + j]
+    for j in range(view[V_PILE_LEN]):
+        pile[j] = scratch[S_BASE_PILE + j]
+    forget_after(after)
+    me = view[V_ROLE]
+    move = candidate
+    if candidate == MOVE_KNOCK:  # knock, then the discard leaving least deadwood
+        apply_move(hs, pile, deck, after, moves, MOVE_KNOCK)
+        best_legal_after(hs, after)
+        move = pick_highest(after[AF_TIES])
+    apply_move(hs, pile, deck, after, moves, move)
+    while True:
+        decision = advance(hs, pile, deck, after, moves)
+        if decision == DEC_OVER:
+            break
+        knock_at = own_knock_at(params, view) if hs[HS_TO_MOVE] == me else params[P_OPP_KNOCK_AT]
+        if apply_move(hs, pile, deck, after, moves,
+                      _policy(decision, hs, pile, after, knock_at)) != OK:
+            return -1  # cannot happen: the policy plays only legal moves
+    end = hs[HS_END]
+    if end == END_DRAW or end == END_TURN_LIMIT:
+        value = game_value(view, -1, 0)
+    else:
+        value = game_value(view, 1 if hs[HS_WINNER] == me else 0, hs[HS_POINTS])
+    return int(value * VALUE_ONE + 0.5)
+
+
+@kernel(inline="always")
+def own_knock_at(params: np.ndarray, view: np.ndarray) -> int:
+    """Its own knock threshold: ``knock_at``, where ``AUTO_KNOCK`` means gin only two-handed
+    (patience beats early knocks there) and the knock limit (-1) three-handed (where an early
+    knock keeps the box)."""
+    k = params[P_KNOCK_AT]
+    if k == AUTO_KNOCK:
+        return -1 if view[V_PLAYERS] == 3 else 0
+    return k
+
+
+@kernel
+def base_move(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
+              mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
+    """The base heuristic's move: ``discard-tracking`` (which reads neither ``mem`` nor
+    ``rng``) knocking at ``knock_at``."""
+    base = scratch[S_BASE_PARAMS:S_BASE_PARAMS + 3]
+    base[0] = own_knock_at(params, view)
+    base[1] = 1
+    base[2] = 1
+    return discard_tracking_decide(decision, base, view, after, mem, rng, scratch)
+
+
+@kernel
+def candidates(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
+               scratch: np.ndarray, first: int) -> int:
+    """Write this decision's candidates to ``scratch[S_CAND:]``; return how many. ``first``
+    (the base heuristic's move) comes first: it wins ties and is kept unless beaten."""
+    c = scratch[S_CAND:S_CAND + MAX_CANDIDATES]
+    if decision == DEC_OFFER or decision == DEC_DRAW:
+        stay = MOVE_PASS if decision == DEC_OFFER else MOVE_DRAW_STOCK
+        if view[V_PILE_LEN] == 0:
+            c[0] = stay
+            return 1
+        c[0] = first
+        c[1] = stay if first == MOVE_DRAW_DISCARD else MOVE_DRAW_DISCARD
+        return 2
+    if decision == DEC_KNOCK:
+        c[0] = first
+        c[1] = MOVE_NO_KNOCK if first == MOVE_KNOCK else MOVE_KNOCK
+        return 2
+    # a discard: the legal cards by deadwood left, the higher card first among equals
+    legal = scratch[S_UNSEEN:S_UNSEEN + 52]
+    n_legal = legal_moves(view, after, legal)
+    deadwood_table(view[V_HAND], view[V_FORBIDDEN], after)
+    for i in range(1, n_legal):  # insertion sort of at most 11 cards
+        card = legal[i]
+        j = i
+        while j > 0 and _before(after, card, legal[j - 1]):
+            legal[j] = legal[j - 1]
+            j -= 1
+        legal[j] = card
+    n = n_legal if view[V_KNOCKED] == 1 else min(n_legal, max(1, params[P_SHORTLIST]))
+    n = min(n, MAX_CANDIDATES)
+    c[0] = first
+    k = 1
+    for i in range(n_legal):
+        if k >= n:
+            break
+        if legal[i] != first:
+            c[k] = legal[i]
+            k += 1
+    return k
+
+
+@kernel(inline="always")
+def _before(after: np.ndarray, a: int, b: int) -> bool:
+    """Card ``a`` is a better discard than ``b``: less deadwood left, then higher value,
+    then higher code."""
+    if after[a] != after[b]:
+        return after[a] < after[b]
+    if CARD_VALUE[a] != CARD_VALUE[b]:
+        return CARD_VALUE[a] > CARD_VALUE[b]
+    return a > b
+
+
+@kernel
+def search(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
+           mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
+    """Score the candidates on sampled worlds; return the index of the one to play.
+    Afterwards ``scratch[S_COUNT]`` holds the number of candidates, ``scratch[S_COUNT + 1]``
+    the worlds used, ``scratch[S_CAND + i]`` candidate ``i`` and ``scratch[S_SUM + i]`` its
+    summed value (times ``VALUE_ONE``). A single candidate is played without search (and
+    without drawing from the stream)."""
+    first = base_move(decision, params, view, after, mem, rng, scratch)
+    n_cand = candidates(decision, params, view, after, scratch, first)
+    scratch[S_COUNT] = n_cand
+    scratch[S_COUNT + 1] = 0
+    if n_cand <= 1:
+        return 0
+    score(params, view, scratch, n_cand, next_u64(rng))
+    return choose(scratch, n_cand, scratch[S_COUNT + 1], max(0, params[P_TRUST]) / 10.0)
+
+
+@kernel
+def score(params: np.ndarray, view: np.ndarray, scratch: np.ndarray, n_cand: int,
+          base: np.uint64) -> int:
+    """Roll the ``n_cand`` candidates in ``scratch[S_CAND:]`` out on worlds drawn from
+    ``base`` with ``params``' budget, inference and rollout policies; sums in ``S_SUM``,
+    paired differences in ``S_DIFF``; return the worlds used (also in ``S_COUNT + 1``)."""
+    for i in range(n_cand):
+        scratch[S_SUM + i] = 0
+    for i in range(2 * MAX_CANDIDATES * MAX_CANDIDATES):
+        scratch[S_DIFF + i] = 0
+    samples = max(1, params[P_SAMPLES])
+    sq = S_DIFF + MAX_CANDIDATES * MAX_CANDIDATES
+    done = 0
+    for k in range(samples):
+        sample_world(view, scratch, stream_seed(base, k), params[P_INFER], params[P_DEVELOP])
+        for i in range(n_cand):
+            v = _rollout_value(view, scratch, params, scratch[S_CAND + i])
+            scratch[S_VALUES + i] = v
+            scratch[S_SUM + i] += v
+        for i in range(n_cand):
+            for j in range(n_cand):
+                d = scratch[S_VALUES + i] - scratch[S_VALUES + j]
+                scratch[S_DIFF + i * MAX_CANDIDATES + j] += d
+                scratch[sq + i * MAX_CANDIDATES + j] += d * d
+        done = k + 1
+        scratch[S_COUNT + 1] = done
+        if params[P_STOP] > 0 and done >= 16 and done % 8 == 0 and done < samples:
+            if _clearly_best(scratch, n_cand, done, params[P_STOP] / 10.0):
+                break
+    return done
+
+
+@kernel
+def consensus(decision: int, captain: np.ndarray, advisor: np.ndarray, view: np.ndarray,
+              after: np.ndarray, mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
+    """The team policy ``consensus`` between two ``mc``: the captain's candidates, each
+    scored by both (each with its own budget, inference and rollouts, on the same worlds),
+    and the move of highest summed mean value; ties go to the earlier candidate (the
+    captain's base move first). ``S_TEAM`` keeps the captain's means."""
+    first = base_move(decision, captain, view, after, mem, rng, scratch)
+    n_cand = candidates(decision, captain, view, after, scratch, first)
+    if n_cand <= 1:
+        return scratch[S_CAND]
+    base = next_u64(rng)
+    worlds = score(captain, view, scratch, n_cand, base)
+    for i in range(n_cand):
+        scratch[S_TEAM + i] = scratch[S_SUM + i] // worlds
+    worlds = score(advisor, view, scratch, n_cand, base)
+    best = 0
+    best_value = -1
+    for i in range(n_cand):
+        value = scratch[S_TEAM + i] + scratch[S_SUM + i] // worlds
+        if value > best_value:
+            best = i
+            best_value = value
+    return scratch[S_CAND + best]
+
+
+@kernel
+def choose(scratch: np.ndarray, n_cand: int, n: int, z: float) -> int:
+    """The candidate to play: the heuristic's (candidate 0) unless others beat it by more
+    than ``z`` standard errors of the paired difference; then the best of those by mean.
+    Why: a difference the worlds cannot resolve is noise, and noise would pick worse moves
+    more often than the heuristic does."""
+    best = 0
+    sq = S_DIFF + MAX_CANDIDATES * MAX_CANDIDATES
+    for i in range(1, n_cand):
+        s1 = scratch[S_DIFF + i * MAX_CANDIDATES] / VALUE_ONE
+        s2 = scratch[sq + i * MAX_CANDIDATES] / (VALUE_ONE * VALUE_ONE)
+        mean = s1 / n
+        var = max(0.0, s2 / n - mean * mean)
+        if mean > 0 and mean * mean * n > z * z * var:
+            if best == 0 or scratch[S_SUM + i] > scratch[S_SUM + best]:
+                best = i
+    return best
+
+
+@kernel(inline="always")
+def _leader(scratch: np.ndarray, n_cand: int) -> int:
+    """The candidate of highest summed value, the earliest among equals."""
+    best = 0
+    for i in range(1, n_cand):
+        if scratch[S_SUM + i] > scratch[S_SUM + best]:
+            best = i
+    return best
+
+
+@kernel
+def _clearly_best(scratch: np.ndarray, n_cand: int, n: int, z: float) -> bool:
+    """Does the leading candidate beat every other by more than ``z`` standard errors of the
+    paired difference (or exactly tie it on every world)?"""
+    best = _leader(scratch, n_cand)
+    sq = S_DIFF + MAX_CANDIDATES * MAX_CANDIDATES
+    for j in range(n_cand):
+        if j == best:
+            continue
+        s1 = scratch[S_DIFF + best * MAX_CANDIDATES + j] / VALUE_ONE
+        s2 = scratch[sq + best * MAX_CANDIDATES + j] / (VALUE_ONE * VALUE_ONE)
+        if s2 == 0.0:
+            continue  # identical on every world: either will do
+        mean = s1 / n
+        var = max(0.0, s2 / n - mean * mean)
+        if mean * mean * n <= z * z * var or mean <= 0:
+            return False
+    return True
+
+
+@kernel
+def mc_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
+              mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
+    """Determinized Monte Carlo search scored by game value (see the module docstring)."""
+    return scratch[S_CAND + search(decision, params, view, after, mem, rng, scratch)]

@@ -1,0 +1,291 @@
+"""``mc``: legal and deterministic in every role, blind to hidden cards, option values that
+match a brute-force evaluation, and the game-value tables against exact values.
+
+Kept fast: small ``samples`` everywhere (the default plays in tests/test_conformance.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sim.engine.cards import FULL_MASK, mask_cards, parse_card
+from sim.engine.game import shuffle_deck
+from sim.engine.hand import (
+    DEC_DISCARD,
+    DEC_KNOCK,
+    DEC_OVER,
+    HS_HAND,
+    HS_PILE_MASK,
+    HS_STOCK_TOP,
+    HS_TO_MOVE,
+    HS_TOOK,
+    MOVE_KNOCK,
+    MOVE_NO_KNOCK,
+    OK,
+    advance,
+    apply_move,
+    deal,
+    new_hand_buffers,
+)
+from sim.engine.rng import stream_seed
+from sim.engine.rules import Rules
+from sim.engine.showdown import new_showdown_work, settle_kernel
+from sim.engine.view import (
+    GI_LEN,
+    GI_PLAYERS,
+    GI_SCORE,
+    GI_TARGET,
+    V_DECISION,
+    V_LEN,
+    fill_view,
+)
+from sim.play.driver import Seeds, iter_games, play_games
+from sim.records.explain import explain_move
+from sim.testing import check_strategy
+from strategies import game_value as gv
+from strategies.builtin import MEM_LEN, SCRATCH_LEN
+from strategies.mc import S_CAND, S_COUNT, S_SUM, mc_decide
+from strategies.mc_options import option_values
+from strategies.registry import parse_strategy
+
+CHEAP = "mc:samples=6"
+
+
+def test_cheap_mc_conforms_in_every_role_with_inference_on() -> None:
+    report = check_strategy("mc:samples=3,infer=50,develop=20,stop=0")
+    assert {"box", "captain", "advisor", "dealer", "non-dealer"} <= set(report.decisions)
+
+
+def test_same_seed_same_games_whatever_the_batching() -> None:
+    rules = Rules.preset("eaai")
+    seeds = Seeds.from_seed(5)
+    whole = np.concatenate([r for r, _ in iter_games(rules, [CHEAP, "simple"], 6, seeds,
+                                                     batch=6)])
+    pieces = np.concatenate([r for r, _ in iter_games(rules, [CHEAP, "simple"], 6, seeds,
+                                                      batch=1)])
+    assert np.array_equal(whole, pieces)
+    tail = np.concatenate([r for r, _ in iter_games(rules, [CHEAP, "simple"], 3, seeds,
+                                                    first_game=3)])
+    assert np.array_equal(whole[3:], tail)
+
+
+def _positions(preset: str, hands: int, seed: int = 11):
+    """(hand state, pile, deck, after, view) at every decision of ``hands`` hands in which
+    both players follow cheap mc."""
+    rules = Rules.preset(preset).to_array()
+    params = parse_strategy(CHEAP).params_array()
+    rng = np.array([seed], np.uint64)
+    scratch = np.zeros(SCRATCH_LEN, np.int64)
+    mem = np.zeros(MEM_LEN, np.int64)
+    for h in range(hands):
+        hs, pile, after, moves = new_hand_buffers(0)
+        deck = np.zeros(52, np.int64)
+        shuffle_deck(deck, np.array([stream_seed(np.uint64(seed), h)], np.uint64))
+        deal(hs, pile, deck, rules)
+        info = np.zeros(GI_LEN, np.int64)
+        info[GI_SCORE:GI_SCORE + 2] = (30, 55)
+        info[GI_TARGET] = 100
+        info[GI_PLAYERS] = 2
+        while (decision := advance(hs, pile, deck, after, moves)) != DEC_OVER:
+            view = np.zeros(V_LEN, np.int64)
+            fill_view(view, hs, pile, info, decision)
+            yield hs, pile, deck, after, view, info
+            move = mc_decide(decision, params, view, after, mem, rng, scratch)
+            assert apply_move(hs, pile, deck, after, moves, move) == OK
+
+
+def test_decisions_unchanged_when_hidden_cards_are_dealt_again() -> None:
+    """The information test: re-deal the opponent's unknown cards and the stock in another
+    order consistent with the same view; the view is identical and so is every option
+    value and the move."""
+    params = parse_strategy(CHEAP).params_array()
+    shuffler = np.random.default_rng(3)
+    checked = 0
+    for hs, pile, deck, after, view, info in _positions("eaai", 6):
+        me = int(hs[HS_TO_MOVE])
+        opp = 1 - me
+        known = int(hs[HS_TOOK + opp]) & ~int(hs[HS_PILE_MASK]) & ~int(hs[HS_HAND + me])
+        hidden_opp = int(hs[HS_HAND + opp]) & ~known
+        top = int(hs[HS_STOCK_TOP])
+        pool = mask_cards(hidden_opp) + [int(c) for c in deck[top:]]
+        shuffler.shuffle(pool)
+        k = len(mask_cards(hidden_opp))
+        hs2, deck2 = hs.copy(), deck.copy()
+        hs2[HS_HAND + opp] = known | sum(1 << c for c in pool[:k])
+        deck2[top:] = pool[k:]
+        view2 = np.zeros(V_LEN, np.int64)
+        fill_view(view2, hs2, pile, info, int(view[V_DECISION]))
+        assert np.array_equal(view, view2)
+        out = []
+        for v in (view, view2):
+            scratch = np.zeros(SCRATCH_LEN, np.int64)
+            move = mc_decide(int(v[V_DECISION]), params, v, after.copy(),
+                             np.zeros(MEM_LEN, np.int64), np.array([99], np.uint64), scratch)
+            n = int(scratch[S_COUNT])
+            out.append((move, scratch[S_CAND:S_CAND + n].tolist(),
+                        scratch[S_SUM:S_SUM + n].tolist()))
+        assert out[0] == out[1]
+        checked += 1
+    assert checked > 50
+
+
+def _knocked_view(opp_cards: list[str], my_cards: list[str], pile: list[str],
+                  decision: int) -> np.ndarray:
+    """A two-player view where the opponent's whole hand is known (he took all ten cards
+    from the pile), so every world is the same and the search is exact."""
+    from sim.engine.view import (
+        V_DEADWOOD,
+        V_DRAWN,
+        V_FORBIDDEN,
+        V_GIN_BONUS,
+        V_HAND,
+        V_KNOCK_LIMIT,
+        V_KNOCKED,
+        V_OPP_DECLINED,
+        V_OPP_TOOK,
+        V_PILE_LEN,
+        V_PILE_MASK,
+        V_PLAYERS,
+        V_ROLE,
+        V_SCORE_OPP,
+        V_SCORE_SELF,
+        V_SELF_DECLINED,
+        V_STOCK,
+        V_TAKEN,
+        V_TARGET,
+        V_TOP,
+        V_TURN,
+        V_UNDERCUT_BONUS,
+        V_UPCARD,
+        V_WALL,
+    )
+
+    view = np.zeros(V_LEN, np.int64)
+    mine = sum(1 << parse_card(c) for c in my_cards)
+    theirs = sum(1 << parse_card(c) for c in opp_cards)
+    piled = [parse_card(c) for c in pile]
+    view[V_HAND] = mine
+    view[V_ROLE] = 1
+    view[V_DECISION] = decision
+    view[V_STOCK] = 52 - len(my_cards) - 10 - len(pile)
+    view[V_TURN] = 20
+    view[V_PILE_LEN] = len(piled)
+    view[V_TOP] = piled[-1]
+    view[V_PILE_MASK] = sum(1 << c for c in piled)
+    view[V_OPP_TOOK] = theirs
+    view[V_OPP_DECLINED] = view[V_SELF_DECLINED] = -1
+    view[V_DRAWN] = view[V_TAKEN] = view[V_FORBIDDEN] = -1
+    view[V_KNOCK_LIMIT] = 10
+    view[V_UPCARD] = piled[0]
+    view[V_SCORE_SELF], view[V_SCORE_OPP] = 40, 70
+    view[V_TARGET] = 100
+    view[V_WALL] = view[V_STOCK]  # any discard without a knock ends the hand drawn
+    view[V_GIN_BONUS] = view[V_UNDERCUT_BONUS] = 25
+    view[V_KNOCKED] = 1 if decision == DEC_DISCARD else 0
+    view[V_DEADWOOD] = 0
+    view[V_PLAYERS] = 2
+    assert FULL_MASK & mine & theirs == 0
+    return view
+
+
+OPP = ["2S", "3S", "4S", "9H", "9D", "9C", "KH", "QD", "5C", "6C"]
+MINE = ["AH", "2H", "3H", "7S", "7D", "7C", "JS", "JC", "JD", "4D", "5D"]
+PILE = ["KS", "8H"]
+
+
+def _brute_force_value(view: np.ndarray, discard: int) -> float:
+    """The knocker's game value after ``discard``, straight from the engine's showdown."""
+    me = int(view[0]) & ~(1 << discard)
+    opp = sum(1 << parse_card(c) for c in OPP)
+    outcome, points, *_ = settle_kernel(me, opp, 10, 25, 25, new_showdown_work())
+    from sim.engine.showdown import OUTCOME_UNDERCUT
+
+    won = 0 if outcome == OUTCOME_UNDERCUT else 1
+    return gv.game_value(view, won, points)
+
+
+def test_option_values_agree_with_brute_force_after_a_knock() -> None:
+    view = _knocked_view(OPP, MINE, PILE, DEC_DISCARD)
+    options = option_values(view, "mc:samples=5,stop=0,trust=0")
+    assert {o.move for o in options} == {"4D", "5D"}  # the discards within the limit
+    assert all(o.worlds == 5 for o in options)
+    for o in options:
+        assert o.value == pytest.approx(_brute_force_value(view, o.code), abs=1e-4)
+    best = max(options, key=lambda o: o.value)
+    assert best.chosen
+
+
+def test_knock_or_play_on_at_the_wall_matches_brute_force() -> None:
+    """Playing on at the wall draws the hand (the scores stay); knocking settles it."""
+    view = _knocked_view(OPP, MINE, PILE, DEC_KNOCK)
+    options = {o.code: o for o in option_values(view, "mc:samples=4,stop=0,trust=0")}
+    assert set(options) == {MOVE_KNOCK, MOVE_NO_KNOCK}
+    assert options[MOVE_NO_KNOCK].value == pytest.approx(gv.game_value(view, -1, 0), abs=1e-4)
+    # the knock is played with the discard leaving least deadwood (5D leaves the 4D)
+    assert options[MOVE_KNOCK].value == pytest.approx(
+        _brute_force_value(view, parse_card("5D")), abs=1e-4)
+
+
+def test_explain_a_logged_move() -> None:
+    hand = play_games(f"{CHEAP},simple", rules="eaai", games=1, seed=3, log=True).log[0]
+    index = next(i for i, m in enumerate(hand["moves"]) if m["move"] == "discard")
+    options = explain_move(hand, index, CHEAP)
+    assert options[0].base and sum(o.chosen for o in options) == 1
+    assert all(0.0 <= o.value <= 1.0 for o in options)
+    with pytest.raises(ValueError, match="not in this hand"):
+        explain_move(hand, len(hand["moves"]))
+    with pytest.raises(ValueError, match="from mc's search"):
+        option_values(np.zeros(V_LEN, np.int64), "simple")
+
+
+# ------------------------------------------------------------------------------ game value
+
+
+def _dist(p_dealer: float, p_nondealer: float, points: int, draw: float = 0.0) -> np.ndarray:
+    d = np.zeros((2, gv.SCALE + 1))
+    d[0, points] = p_dealer
+    d[1, points] = p_nondealer
+    d[0, 0] = draw
+    return d
+
+
+def test_two_player_table_exact_values() -> None:
+    w = gv.W2
+    assert np.allclose(w[1:, 1:, 0] + w[1:, 1:, 1], 1.0, atol=1e-5)  # someone wins
+    d = gv.hand_outcomes_cached(2)
+    first = d[0, 1:].sum() / (1 - d[0, 0])
+    assert w[1, 1, 0] == pytest.approx(first, abs=1e-5)  # any win ends it: the next scorer
+    # every hand worth the whole target: the first scored hand decides, whatever the scores
+    t = gv.two_player_table(_dist(0.3, 0.5, gv.SCALE, draw=0.2))
+    assert np.allclose(t[1:, 1:, 0], 0.3 / 0.8)
+    # a symmetric hand distribution: symmetric positions are even
+    t = gv.two_player_table(_dist(0.45, 0.45, 10, draw=0.1))
+    for x in (1, 10, 37, 100):
+        assert t[x, x, 0] == pytest.approx(0.5, abs=1e-9)
+    # one 10-point hand from the target against an opponent who needs two: he must win
+    # twice in a row before I win once; the deal passes after every scored hand
+    t = gv.two_player_table(_dist(0.5, 0.5, 10))
+    assert t[10, 20, 0] == pytest.approx(1 - 0.5 * 0.5, abs=1e-9)
+
+
+def test_three_player_table_exact_values() -> None:
+    t = gv.three_player_table(_dist(0.4, 0.4, gv.SCALE, draw=0.2))
+    assert np.allclose(t[1:, 1:, 1:].sum(axis=3), 1.0)
+    assert np.allclose(t[1:, 1:, 1:, 2], 0.0)  # the sitter never plays the deciding hand
+    assert t[50, 70, 90, 0] == pytest.approx(0.5)
+    w3 = gv.W3
+    assert np.allclose(w3[1:, 1:, 1:].sum(axis=3), 1.0, atol=1e-4)
+    # box needs one 10-point hand, the others a whole game: the box wins unless the captain
+    # wins ten hands in a row... or the new box does: the box's chance exceeds 1/2
+    assert w3[1, 25, 25, 0] > 0.5
+
+
+def test_game_value_reads_scores_and_roles() -> None:
+    view = _knocked_view(OPP, MINE, PILE, DEC_KNOCK)  # me 40, him 70, target 100, captain
+    assert gv.game_value(view, 1, 60) == 1.0
+    assert gv.game_value(view, 0, 30) == 0.0
+    # a draw: same deal again, I am the non-dealer needing 60 against his 30
+    assert gv.game_value(view, -1, 0) == pytest.approx(float(gv.W2[30, 60, 1]))
+    # I score 20: the deal passes, I deal needing 40 against his 30
+    assert gv.game_value(view, 1, 20) == pytest.approx(float(gv.W2[40, 30, 0]))
