@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from sim.engine.cards import parse_cards
+from sim.engine.cards import FULL_MASK, parse_cards
 from sim.engine.hand import (
     DEC_DISCARD,
     DEC_DRAW,
@@ -41,7 +41,7 @@ from sim.engine.view import (
 )
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
 from strategies.registry import BUILTINS, check_table, parse_strategy
-from strategies.tuned import tuned_decide
+from strategies.tuned import reach_outs, tuned_decide
 
 
 def _mask(cards: str) -> int:
@@ -144,3 +144,26 @@ def test_a_set_with_a_bad_value_is_refused() -> None:
     bad = dataclasses.replace(BUILTINS["tuned"], sets=(("x", {"look": 99}),))
     with pytest.raises(ValueError, match="set 'x': look=99"):
         check_table([bad])
+
+
+def test_reach_outs_count_the_draws_that_let_the_kept_cards_knock() -> None:
+    kept = _mask("AS 2S 3S 4H 4D 4C 7C 8C 9C 5H")  # deadwood 5 (the 5H)
+    live = FULL_MASK & ~kept
+    # gin: 4S (run and set), 6C and TC (the club run) let the 5H go
+    assert reach_outs(kept, 5, live, 0) == 3
+    # knock at 4: those three, 3H and 6H (a heart run leaving 4D or 4C), and every live ace,
+    # two and three that joins no meld (the 5H goes, the low card stays): AH AD AC 2H 2D 2C
+    # 3D 3C
+    assert reach_outs(kept, 5, live, 4) == 13
+    assert reach_outs(kept, 5, live, 5) == 42  # already at the threshold: every live card
+    assert reach_outs(kept, 5, live & ~_mask("4S 6C"), 0) == 1  # dead cards are no outs
+
+
+def test_reach_keeps_the_card_with_a_gin_draw() -> None:
+    hand = "KD KH KC 2S 2H 2D 3S 3C 4C 5D 6C"
+    # throwing 6C leaves 15 (no gin draw); throwing 5D leaves 16 but 5C then makes 3C-6C, gin
+    assert _decide("tuned@eaai", DEC_DISCARD, hand) == parse_cards(["6C"])[0]
+    assert _decide("tuned@eaai:reach=40", DEC_DISCARD, hand) == parse_cards(["5D"])[0]
+    live = FULL_MASK & ~_mask(hand)
+    assert reach_outs(_mask("KD KH KC 2S 2H 2D 3S 3C 4C 6C"), 16, live, 0) == 1
+    assert reach_outs(_mask("KD KH KC 2S 2H 2D 3S 3C 4C 5D"), 15, live, 0) == 0
