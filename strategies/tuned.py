@@ -20,19 +20,18 @@ Its procedure, exactly (``p`` = the parameters, by name):
   ``best <= threshold`` or when the stock holds at most ``wall + stock_low`` cards.
 * **Discard** after a knock: a best discard, highest value first.
 * **Discard** otherwise: among the legal cards leaving at most ``slack`` more deadwood than
-  the best discard, the card with the smallest score
-  ``4 * deadwood left + danger * feeds - safe * near_passed - pair * chances
-  - look * outs * fade - reach * reach_outs``; ties go to the higher-value card, then the higher code. ``outs``:
-  the live cards that would complete a 3-card meld with two of the ten kept cards (the
-  one-draw lookahead); ``fade`` falls linearly from 1 at turn 0 to 0 at turn ``look_fade``
-  (``look_fade = 0``: no fading); ``feeds``: ``builtin.feeds_opponent`` (fit with the cards the
-  opponent took, less his own discards); ``near_passed``: 1 if a card of the same rank or a
-  suited neighbour is one I discarded and he did not take; ``chances``: the 3-card melds
-  through the card with one other held card and a live missing card (two-card meld chances);
-  ``reach_outs`` (``reach > 0``, counted when the card leaves at most ``REACH_SPAN`` above the
-  knock threshold): the live cards that, drawn, would leave at most the knock threshold
-  (``knock_threshold`` capped by the hand's knock limit; 0 when camping: gin) after the best
-  discard, an exact one-draw lookahead.
+  the best discard, the card with the smallest score ``4 * deadwood left + danger * feeds -
+  safe * near_passed - pair * chances - look * outs * fade - reach * reach_outs``; ties go to
+  the higher-value card, then the higher code. ``outs``: the live cards that would complete a
+  3-card meld with two of the ten kept cards (the one-draw lookahead); ``fade`` falls linearly
+  from 1 at turn 0 to 0 at turn ``look_fade`` (``look_fade = 0``: no fading); ``feeds``:
+  ``builtin.feeds_opponent`` (fit with the cards the opponent took, less his own discards);
+  ``near_passed``: 1 if a card of the same rank or a suited neighbour is one I discarded and
+  he did not take; ``chances``: the 3-card melds through the card with one other held card and
+  a live missing card (two-card meld chances); ``reach_outs`` (``reach > 0``, counted when the
+  card leaves at most ``REACH_SPAN`` above the knock threshold): the live cards that, drawn,
+  would leave at most the knock threshold (``knock_threshold`` capped by the hand's knock
+  limit; 0 when camping: gin) after the best discard, an exact one-draw lookahead.
 """
 
 from __future__ import annotations
