@@ -112,8 +112,8 @@ _TUNED_PARAMS: tuple[ParamInfo, ...] = (
               "turns, beyond the first two"),
     ParamInfo("endgame", 0, 0, 200, "back to the early threshold once someone is this close "
               "to the target (0: never)"),
-    ParamInfo("reach", 4, 0, 40, "discard score: credit per live card that, drawn, would let "
-              "the kept cards knock (gin when camping): an exact one-draw lookahead"),
+    ParamInfo("reach", 4, 0, 40, "discard score: credit per live card that, drawn, would make "
+              "a meld and let the kept cards knock (gin when camping)"),
 )
 assert len(_TUNED_PARAMS) == N_TUNED_PARAMS
 _TUNED_SETS: tuple[tuple[str, dict[str, int]], ...] = (

@@ -29,9 +29,9 @@ Its procedure, exactly (``p`` = the parameters, by name):
   ``near_passed``: 1 if a card of the same rank or a suited neighbour is one I discarded and
   he did not take; ``chances``: the 3-card melds through the card with one other held card and
   a live missing card (two-card meld chances); ``reach_outs`` (``reach > 0``, counted when the
-  card leaves at most ``REACH_SPAN`` above the knock threshold): the live cards that, drawn,
-  would leave at most the knock threshold (``knock_threshold`` capped by the hand's knock
-  limit; 0 when camping: gin) after the best discard, an exact one-draw lookahead.
+  card leaves at most ``REACH_SPAN`` above the knock threshold): the live cards counted in
+  ``outs`` that, drawn, would leave at most the knock threshold (``knock_threshold`` capped by
+  the hand's knock limit; 0 when camping: gin) after the best discard.
 """
 
 from __future__ import annotations
@@ -111,32 +111,27 @@ def meld_outs(kept: int, live: int) -> int:
 
 
 @kernel
-def reach_outs(kept: int, deadwood: int, live: int, threshold: int) -> int:
-    """How many live cards would, drawn, let ``kept`` (10 cards, least deadwood ``deadwood``)
-    knock: leave at most ``threshold`` deadwood after the best discard (0: gin). The exact
-    one-draw lookahead towards the goal, where ``look`` only counts new melds.
+def reach_outs(kept: int, live: int, threshold: int) -> int:
+    """How many live cards would, drawn, make a meld with ``kept`` and let it knock: leave at
+    most ``threshold`` deadwood after the best discard (0: gin). The exact one-draw lookahead
+    towards the goal among the cards ``outs`` counts (a card joining no meld, such as a low
+    card replacing a high one, is not counted: this is the rule the shipped sets were tuned
+    with).
 
-    A card completing a 3-card meld with two kept cards is searched. Any other card joins no
-    meld, so the best arrangement stays and the draw leaves ``min(deadwood, d9 + value)``,
-    ``d9`` being the kept cards' deadwood with their highest deadwood card thrown away.
+    Only cards completing a 3-card meld with two kept cards are searched (every longer meld
+    through a card holds such a 3-card part).
     """
-    d9 = best_discard_search(kept, -1)[0]
     outs = 0
     m = live
     while m:
         x = trailing_zeros(m)
         m &= m - 1
-        melds = False
         for k in range(CARD_MELD3_COUNT[x]):
             others = CARD_MELD3[x, k] & ~(1 << x)
             if others & kept == others:
-                melds = True
+                if best_discard_search(kept | (1 << x), -1)[0] <= threshold:
+                    outs += 1
                 break
-        if melds:
-            if best_discard_search(kept | (1 << x), -1)[0] <= threshold:
-                outs += 1
-        elif deadwood <= threshold or d9 + CARD_VALUE[x] <= threshold:
-            outs += 1
     return outs
 
 
@@ -239,7 +234,7 @@ def tuned_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.
         if params[P_LOOK] > 0 and fade_num > 0:
             key -= params[P_LOOK] * meld_outs(kept, live) * fade_num
         if reach_at >= 0 and after[c] <= reach_at + REACH_SPAN:
-            key -= params[P_REACH] * reach_outs(kept, after[c], live, reach_at) * fade_den
+            key -= params[P_REACH] * reach_outs(kept, live, reach_at) * fade_den
         key = key * 16 - CARD_VALUE[c]
         if pick < 0 or key <= pick_key:
             pick = c

@@ -148,17 +148,16 @@ def test_a_set_with_a_bad_value_is_refused() -> None:
         check_table([bad])
 
 
-def test_reach_outs_count_the_draws_that_let_the_kept_cards_knock() -> None:
+def test_reach_outs_count_the_meld_draws_that_let_the_kept_cards_knock() -> None:
     kept = _mask("AS 2S 3S 4H 4D 4C 7C 8C 9C 5H")  # deadwood 5 (the 5H)
     live = FULL_MASK & ~kept
     # gin: 4S (run and set), 6C and TC (the club run) let the 5H go
-    assert reach_outs(kept, 5, live, 0) == 3
-    # knock at 4: those three, 3H and 6H (a heart run leaving 4D or 4C), and every live ace,
-    # two and three that joins no meld (the 5H goes, the low card stays): AH AD AC 2H 2D 2C
-    # 3D 3C
-    assert reach_outs(kept, 5, live, 4) == 13
-    assert reach_outs(kept, 5, live, 5) == 42  # already at the threshold: every live card
-    assert reach_outs(kept, 5, live & ~_mask("4S 6C"), 0) == 1  # dead cards are no outs
+    assert reach_outs(kept, live, 0) == 3
+    # knock at 4: those three, and 3H and 6H (a heart run leaving 4D or 4C, 4 points); a low
+    # card joining no meld (AH for the 5H) would also do, but only meld draws are counted
+    assert reach_outs(kept, live, 4) == 5
+    assert reach_outs(kept, live, 5) == 5
+    assert reach_outs(kept, live & ~_mask("4S 6C"), 0) == 1  # dead cards are no outs
 
 
 # gin only, with the small discard weights of the hand-set eaai values before tuning
@@ -172,5 +171,5 @@ def test_reach_keeps_the_card_with_a_gin_draw() -> None:
     assert _decide(CAMPER + "0", DEC_DISCARD, hand) == parse_cards(["6C"])[0]
     assert _decide(CAMPER + "40", DEC_DISCARD, hand) == parse_cards(["5D"])[0]
     live = FULL_MASK & ~_mask(hand)
-    assert reach_outs(_mask("KD KH KC 2S 2H 2D 3S 3C 4C 6C"), 16, live, 0) == 1
-    assert reach_outs(_mask("KD KH KC 2S 2H 2D 3S 3C 4C 5D"), 15, live, 0) == 0
+    assert reach_outs(_mask("KD KH KC 2S 2H 2D 3S 3C 4C 6C"), live, 0) == 1
+    assert reach_outs(_mask("KD KH KC 2S 2H 2D 3S 3C 4C 5D"), live, 0) == 0
