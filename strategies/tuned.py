@@ -95,9 +95,10 @@ REACH_SPAN = 20  # reach outs are counted only for discards leaving at most this
 
 
 @kernel
-def meld_outs(kept: int, live: int) -> int:
-    """How many live cards would complete a 3-card meld with two of the ``kept`` cards."""
-    outs = 0
+def meld_draws(kept: int, live: int) -> int:
+    """Mask of the live cards that would complete a 3-card meld with two of the ``kept`` cards
+    (every longer meld through a card holds such a 3-card part)."""
+    draws = 0
     m = live
     while m:
         x = trailing_zeros(m)
@@ -105,9 +106,15 @@ def meld_outs(kept: int, live: int) -> int:
         for k in range(CARD_MELD3_COUNT[x]):
             others = CARD_MELD3[x, k] & ~(1 << x)
             if others & kept == others:
-                outs += 1
+                draws |= 1 << x
                 break
-    return outs
+    return draws
+
+
+@kernel
+def meld_outs(kept: int, live: int) -> int:
+    """How many live cards would complete a 3-card meld with two of the ``kept`` cards."""
+    return popcount(meld_draws(kept, live))
 
 
 @kernel
@@ -116,22 +123,14 @@ def reach_outs(kept: int, live: int, threshold: int) -> int:
     most ``threshold`` deadwood after the best discard (0: gin). The exact one-draw lookahead
     towards the goal among the cards ``outs`` counts (a card joining no meld, such as a low
     card replacing a high one, is not counted: this is the rule the shipped sets were tuned
-    with).
-
-    Only cards completing a 3-card meld with two kept cards are searched (every longer meld
-    through a card holds such a 3-card part).
-    """
+    with)."""
     outs = 0
-    m = live
+    m = meld_draws(kept, live)
     while m:
         x = trailing_zeros(m)
         m &= m - 1
-        for k in range(CARD_MELD3_COUNT[x]):
-            others = CARD_MELD3[x, k] & ~(1 << x)
-            if others & kept == others:
-                if best_discard_search(kept | (1 << x), -1)[0] <= threshold:
-                    outs += 1
-                break
+        if best_discard_search(kept | (1 << x), -1)[0] <= threshold:
+            outs += 1
     return outs
 
 
