@@ -20,15 +20,18 @@ Its procedure, exactly (``p`` = the parameters, by name):
   ``best <= threshold`` or when the stock holds at most ``wall + stock_low`` cards.
 * **Discard** after a knock: a best discard, highest value first.
 * **Discard** otherwise: among the legal cards leaving at most ``slack`` more deadwood than
-  the best discard, the card with the smallest score
-  ``4 * deadwood left + danger * feeds - safe * near_passed - pair * chances
-  - look * outs * fade``; ties go to the higher-value card, then the higher code. ``outs``:
-  the live cards that would complete a 3-card meld with two of the ten kept cards (the
-  one-draw lookahead); ``fade`` falls linearly from 1 at turn 0 to 0 at turn ``look_fade``
-  (``look_fade = 0``: no fading); ``feeds``: ``builtin.feeds_opponent`` (fit with the cards the
-  opponent took, less his own discards); ``near_passed``: 1 if a card of the same rank or a
-  suited neighbour is one I discarded and he did not take; ``chances``: the 3-card melds
-  through the card with one other held card and a live missing card (two-card meld chances).
+  the best discard, the card with the smallest score ``4 * deadwood left + danger * feeds -
+  safe * near_passed - pair * chances - look * outs * fade - reach * reach_outs``; ties go to
+  the higher-value card, then the higher code. ``outs``: the live cards that would complete a
+  3-card meld with two of the ten kept cards (the one-draw lookahead); ``fade`` falls linearly
+  from 1 at turn 0 to 0 at turn ``look_fade`` (``look_fade = 0``: no fading); ``feeds``:
+  ``builtin.feeds_opponent`` (fit with the cards the opponent took, less his own discards);
+  ``near_passed``: 1 if a card of the same rank or a suited neighbour is one I discarded and
+  he did not take; ``chances``: the 3-card melds through the card with one other held card and
+  a live missing card (two-card meld chances); ``reach_outs`` (``reach > 0``, counted when the
+  card leaves at most ``REACH_SPAN`` above the knock threshold): the live cards counted in
+  ``outs`` that, drawn, would leave at most the knock threshold (``knock_threshold`` capped by
+  the hand's knock limit; 0 when camping: gin) after the best discard.
 """
 
 from __future__ import annotations
@@ -51,11 +54,12 @@ from sim.engine.hand import (
     deadwood_table,
 )
 from sim.engine.jit import kernel
-from sim.engine.melds import pick_highest, popcount
+from sim.engine.melds import best_discard_search, pick_highest, popcount
 from sim.engine.view import (
     V_DEADWOOD,
     V_FORBIDDEN,
     V_HAND,
+    V_KNOCK_LIMIT,
     V_KNOCKED,
     V_OPP_DECLINED,
     V_OPP_DISCARDED,
@@ -83,14 +87,18 @@ from strategies.builtin import (
 
 # Parameter slots, in the registry's declaration order.
 (P_TAKE_DROP, P_SLACK, P_LOOK, P_LOOK_FADE, P_DANGER, P_SAFE, P_PAIR, P_KNOCK_BOX,
- P_KNOCK_CAPTAIN, P_EARLY, P_LATE_AT, P_STOCK_LOW, P_PRESSED, P_CAUTION, P_ENDGAME) = range(15)
-N_TUNED_PARAMS = 15
+ P_KNOCK_CAPTAIN, P_EARLY, P_LATE_AT, P_STOCK_LOW, P_PRESSED, P_CAUTION, P_ENDGAME,
+ P_REACH) = range(16)
+N_TUNED_PARAMS = 16
+REACH_SPAN = 20  # reach outs are counted only for discards leaving at most this much above
+#                  the knock threshold: a single draw rarely lowers deadwood by more
 
 
 @kernel
-def meld_outs(kept: int, live: int) -> int:
-    """How many live cards would complete a 3-card meld with two of the ``kept`` cards."""
-    outs = 0
+def meld_draws(kept: int, live: int) -> int:
+    """Mask of the live cards that would complete a 3-card meld with two of the ``kept`` cards
+    (every longer meld through a card holds such a 3-card part)."""
+    draws = 0
     m = live
     while m:
         x = trailing_zeros(m)
@@ -98,8 +106,31 @@ def meld_outs(kept: int, live: int) -> int:
         for k in range(CARD_MELD3_COUNT[x]):
             others = CARD_MELD3[x, k] & ~(1 << x)
             if others & kept == others:
-                outs += 1
+                draws |= 1 << x
                 break
+    return draws
+
+
+@kernel
+def meld_outs(kept: int, live: int) -> int:
+    """How many live cards would complete a 3-card meld with two of the ``kept`` cards."""
+    return popcount(meld_draws(kept, live))
+
+
+@kernel
+def reach_outs(kept: int, live: int, threshold: int) -> int:
+    """How many live cards would, drawn, make a meld with ``kept`` and let it knock: leave at
+    most ``threshold`` deadwood after the best discard (0: gin). The exact one-draw lookahead
+    towards the goal among the cards ``outs`` counts (a card joining no meld, such as a low
+    card replacing a high one, is not counted: this is the rule the shipped sets were tuned
+    with)."""
+    outs = 0
+    m = meld_draws(kept, live)
+    while m:
+        x = trailing_zeros(m)
+        m &= m - 1
+        if best_discard_search(kept | (1 << x), -1)[0] <= threshold:
+            outs += 1
     return outs
 
 
@@ -176,6 +207,9 @@ def tuned_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.
     if view[V_OPP_DECLINED] >= 0:
         shed |= 1 << view[V_OPP_DECLINED]
     passed = view[V_SELF_DISCARDED] & ~view[V_OPP_TOOK]
+    reach_at = -1
+    if params[P_REACH] > 0:
+        reach_at = max(0, min(knock_threshold(params, view), view[V_KNOCK_LIMIT]))
     fade_num = 1
     fade_den = 1
     if params[P_LOOK_FADE] > 0:
@@ -198,6 +232,8 @@ def tuned_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.
             key -= params[P_PAIR] * two_card_chances(c, kept, live) * fade_den
         if params[P_LOOK] > 0 and fade_num > 0:
             key -= params[P_LOOK] * meld_outs(kept, live) * fade_num
+        if reach_at >= 0 and after[c] <= reach_at + REACH_SPAN:
+            key -= params[P_REACH] * reach_outs(kept, live, reach_at) * fade_den
         key = key * 16 - CARD_VALUE[c]
         if pick < 0 or key <= pick_key:
             pick = c

@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from sim.engine.cards import parse_cards
+from sim.engine.cards import FULL_MASK, parse_cards
 from sim.engine.hand import (
     DEC_DISCARD,
     DEC_DRAW,
@@ -41,7 +41,7 @@ from sim.engine.view import (
 )
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
 from strategies.registry import BUILTINS, check_table, parse_strategy
-from strategies.tuned import tuned_decide
+from strategies.tuned import reach_outs, tuned_decide
 
 
 def _mask(cards: str) -> int:
@@ -78,7 +78,7 @@ def _decide(spec: str, decision: int, hand: str, top: str | None = None, *, turn
 TEN = "5H 6H 2S 2D 9C JC KD QS 8D 4C"  # a pair of twos, two hearts in a row, high junk
 
 
-@pytest.mark.parametrize("spec", ["tuned", "tuned@eaai"])
+@pytest.mark.parametrize("spec", ["tuned:take_drop=0", "tuned@eaai"])
 def test_takes_the_upcard_into_a_meld_only(spec: str) -> None:
     assert _decide(spec, DEC_OFFER, TEN, "7H") == MOVE_DRAW_DISCARD  # 5H 6H 7H
     assert _decide(spec, DEC_DRAW, TEN, "2C") == MOVE_DRAW_DISCARD  # three twos
@@ -87,7 +87,8 @@ def test_takes_the_upcard_into_a_meld_only(spec: str) -> None:
 
 
 def test_take_drop_also_takes_a_card_that_lowers_deadwood_enough() -> None:
-    # AC replacing KD lowers deadwood by 9
+    # AC replacing KD lowers deadwood by 9 (the defaults take at 8)
+    assert _decide("tuned", DEC_OFFER, TEN, "AC") == MOVE_DRAW_DISCARD
     assert _decide("tuned:take_drop=9", DEC_DRAW, TEN, "AC") == MOVE_DRAW_DISCARD
     assert _decide("tuned:take_drop=10", DEC_DRAW, TEN, "AC") == MOVE_DRAW_STOCK
 
@@ -135,7 +136,8 @@ def test_named_sets_and_their_canonical_text() -> None:
     spelled = ",".join(f"{k}={v}" for k, v in info.param_set("eaai").items())
     assert parse_strategy(f"tuned:{spelled}").canonical == "tuned@eaai"
     assert parse_strategy("tuned@three-handed").canonical == "tuned"  # the defaults
-    assert parse_strategy("tuned@eaai:look=5").canonical.startswith("tuned:slack=1,look=5,")
+    assert parse_strategy("tuned@eaai:look=5").canonical.startswith(
+        "tuned:take_drop=15,slack=3,look=5,")
     assert list(parse_strategy("tuned@eaai").params_array()[:len(info.params)]) == list(
         info.param_set("eaai").values())
 
@@ -144,3 +146,30 @@ def test_a_set_with_a_bad_value_is_refused() -> None:
     bad = dataclasses.replace(BUILTINS["tuned"], sets=(("x", {"look": 99}),))
     with pytest.raises(ValueError, match="set 'x': look=99"):
         check_table([bad])
+
+
+def test_reach_outs_count_the_meld_draws_that_let_the_kept_cards_knock() -> None:
+    kept = _mask("AS 2S 3S 4H 4D 4C 7C 8C 9C 5H")  # deadwood 5 (the 5H)
+    live = FULL_MASK & ~kept
+    # gin: 4S (run and set), 6C and TC (the club run) let the 5H go
+    assert reach_outs(kept, live, 0) == 3
+    # knock at 4: those three, and 3H and 6H (a heart run leaving 4D or 4C, 4 points); a low
+    # card joining no meld (AH for the 5H) would also do, but only meld draws are counted
+    assert reach_outs(kept, live, 4) == 5
+    assert reach_outs(kept, live, 5) == 5
+    assert reach_outs(kept, live & ~_mask("4S 6C"), 0) == 1  # dead cards are no outs
+
+
+# gin only, with the small discard weights of the hand-set eaai values before tuning
+CAMPER = ("tuned:take_drop=0,slack=1,look=3,look_fade=0,danger=3,safe=0,pair=0,early=0,"
+          "late_at=0,stock_low=0,reach=")
+
+
+def test_reach_keeps_the_card_with_a_gin_draw() -> None:
+    hand = "KD KH KC 2S 2H 2D 3S 3C 4C 5D 6C"
+    # throwing 6C leaves 15 (no gin draw); throwing 5D leaves 16 but 5C then makes 3C-6C, gin
+    assert _decide(CAMPER + "0", DEC_DISCARD, hand) == parse_cards(["6C"])[0]
+    assert _decide(CAMPER + "40", DEC_DISCARD, hand) == parse_cards(["5D"])[0]
+    live = FULL_MASK & ~_mask(hand)
+    assert reach_outs(_mask("KD KH KC 2S 2H 2D 3S 3C 4C 6C"), live, 0) == 1
+    assert reach_outs(_mask("KD KH KC 2S 2H 2D 3S 3C 4C 5D"), live, 0) == 0
