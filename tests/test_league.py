@@ -197,3 +197,19 @@ def test_a_league_too_large_to_rate_in_memory_is_refused() -> None:
         load_league(data)
     ok = load_league({**data, "games": MAX_LEAGUE_GAMES // 20})
     assert len(ok.tables()) * ok.games == MAX_LEAGUE_GAMES
+
+
+SHIPPED_LEAGUES = sorted((Path(__file__).resolve().parent.parent / "experiments")
+                         .glob("league_*.toml"))
+
+
+@pytest.mark.parametrize("path", SHIPPED_LEAGUES, ids=lambda p: p.stem)
+def test_shipped_leagues_load_and_balance_the_seats(path: Path) -> None:
+    """Every shipped league file loads, is named after its file, round-trips, and plays a
+    multiple of the seatings per table (2 two-handed, 6 three-handed) so the rotation gives
+    every strategy every seat and role equally often."""
+    spec = load_league(path)
+    assert spec.name == path.stem
+    assert load_league(spec.to_dict()) == spec
+    assert spec.games % math.factorial(spec.players) == 0
+    assert "simple" in spec.strategies and spec.anchor == "simple"
