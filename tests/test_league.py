@@ -213,3 +213,18 @@ def test_shipped_leagues_load_and_balance_the_seats(path: Path) -> None:
     assert load_league(spec.to_dict()) == spec
     assert spec.games % math.factorial(spec.players) == 0
     assert "simple" in spec.strategies and spec.anchor == "simple"
+
+
+@pytest.mark.parametrize("name", ["../evil", "-x", "a" * 51, "caf\u00e9", ""])
+def test_league_and_tuning_names_follow_the_experiments_rule(name: str) -> None:
+    """One rule for every results folder's name (sim.play.experiment.check_run_name); a
+    league's is at most 50 characters, leaving room for ``-round-<k>``."""
+    from sim.tune import load_tune
+
+    league = {"name": name, "seed": 1, "games": 2, "strategies": ["simple", "random"]}
+    with pytest.raises(ValueError, match=r"^name=.* is not valid: expected 1-50 letters"):
+        load_league(league)
+    if len(name) <= 50:  # 51 characters is a good tuning name
+        with pytest.raises(ValueError, match=r"^name=.* is not valid: expected 1-64 letters"):
+            load_tune({"name": name, "seed": 1, "strategy": "discard-tracking",
+                       "field": ["simple"]})

@@ -24,7 +24,7 @@ from typing import Any
 
 from sim.engine.rules import PRESETS, Rules
 from sim.league.ratings import BOOTSTRAP
-from sim.play.experiment import ArmSpec, canonical_strategy
+from sim.play.experiment import ArmSpec, canonical_strategy, check_run_name
 from sim.records.files import load_toml
 
 KEYS = ("name", "seed", "games", "rules", "overrides", "strategies", "anchor", "chunk_size",
@@ -127,12 +127,7 @@ def _from_dict(data: Mapping[str, Any]) -> LeagueSpec:
         if key not in data:
             raise ValueError(f"{key} is missing: a league needs name, seed, games and "
                              "strategies")
-    name = data["name"]
-    if (not isinstance(name, str) or not name or len(name) > MAX_NAME
-            or not (name[0].isalnum() and all(c.isalnum() or c in "._-" for c in name))
-            or not name.isascii()):
-        raise ValueError(f"name={name!r} is not valid: expected 1-{MAX_NAME} letters, digits, "
-                         "'.', '_' or '-', starting with a letter or digit")
+    name = check_run_name(data["name"], MAX_NAME)
     seed = _count("seed", data["seed"], 0, 2**63 - 1)
     games = _count("games", data["games"], 1, MAX_GAMES)
     chunk_size = _count("chunk_size", data.get("chunk_size", DEFAULT_CHUNK_SIZE), 1, 1_000_000)

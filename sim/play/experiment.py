@@ -117,7 +117,19 @@ TOP_KEYS: tuple[str, ...] = ("name", "seed", "games", "chunk_size", "description
 ARM_KEYS: tuple[str, ...] = ("name", "rules", "overrides", "strategies", "seating", "sweep")
 DEFAULT_KEYS: tuple[str, ...] = ("rules", "overrides", "strategies", "seating")
 
-_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+MAX_NAME = 64
+
+
+def check_run_name(name: Any, longest: int = MAX_NAME) -> str:
+    """A results directory's name, refused in one line unless it is 1..``longest`` ASCII
+    letters, digits, '.', '_' or '-' starting with a letter or digit: one rule for experiment,
+    tuning and league files, whose names become folders."""
+    if not isinstance(name, str) or len(name) > longest or not _NAME_RE.fullmatch(name):
+        raise ValueError(f"name={name!r} is not valid: expected 1-{longest} letters, digits, "
+                         "'.', '_' or '-', starting with a letter or digit (it names the "
+                         "results directory)")
+    return name
 _RULES_FIELDS = tuple(f.name for f in dataclasses.fields(Rules))
 _PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -273,11 +285,7 @@ class ExperimentSpec:
 
     def __post_init__(self) -> None:
         """Validate the top-level fields and that arm names are unique."""
-        if not isinstance(self.name, str) or not _NAME_RE.fullmatch(self.name):
-            raise ValueError(
-                f"name={self.name!r} is not valid: expected 1-64 letters, digits, '.', '_' or "
-                "'-', starting with a letter or digit (it names the results directory)"
-            )
+        check_run_name(self.name)
         _check_count("seed", self.seed, 0, MAX_SEED, f"an integer 0..{MAX_SEED}")
         _check_count("games", self.games, 1, MAX_GAMES,
                      f"an integer 1..{MAX_GAMES:,} (games per arm)")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.engine.rules import Rules, is_int
-from sim.play.experiment import MAX_SEED, ArmSpec
+from sim.play.experiment import MAX_SEED, ArmSpec, check_run_name
 from sim.records.files import load_toml
 from strategies.registry import ParamInfo, StrategySpec, parse_strategy
 
@@ -25,7 +25,6 @@ TOP_KEYS: tuple[str, ...] = (
     "population", "games_per_candidate", "holdout_games", "sigma0", "chunk_size",
     "description",
 )
-_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 #: Held-out games are numbered from here; training games stay below it, so the two never
 #: share a deal (game g's decks derive from the seed and g alone).
 HOLDOUT_FIRST_GAME = 1 << 40
@@ -59,10 +58,7 @@ class TuneSpec:
     description: str = ""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not _NAME_RE.fullmatch(self.name):
-            raise ValueError(f"name={self.name!r} is not valid: expected letters, digits, '.', "
-                             "'_' and '-', starting with a letter or digit, at most 64 "
-                             "characters")
+        check_run_name(self.name)
         _count("seed", self.seed, 0, MAX_SEED)
         if not isinstance(self.strategy, str):
             raise ValueError(f"strategy={self.strategy!r} is not valid: expected a built-in "
