@@ -36,3 +36,35 @@ class Synthetic(Evaluator):
         if self.delay:
             time.sleep(self.delay)
         return super().wins(candidates, first_game, games)
+
+
+#: A mix of two synthetic fields: field 0 is the one above, field 1 prefers other values.
+MIX_OPTIMA = (OPTIMUM, (3, 5, 8))
+MIX_SPEC = {**{k: v for k, v in SPEC.items() if k != "field"},
+            "name": "synthetic-mix", "fields": [["simple"], ["discard-tracking"]],
+            "weights": [3, 1], "generations": 6, "games_per_candidate": 2000,
+            "holdout_games": 3000}
+
+
+class SyntheticMix(Synthetic):
+    """Two synthetic fields with different optima (``MIX_OPTIMA``), each with its own
+    uniforms (the field's own deals); records the fields it was asked about."""
+
+    def __init__(self, delay: float = 0.0) -> None:
+        super().__init__(delay)
+        self.fields: list[int] = []
+
+    def outcomes(self, values, first_game, games, field=0):  # type: ignore[no-untyped-def]
+        values = values if values is not None else (1, 3, 9)
+        ranges = np.array([10.0, 20.0, 10.0])
+        d = (np.asarray(values, float) - np.asarray(MIX_OPTIMA[field], float)) / ranges
+        p = (0.75 if field == 0 else 0.55) - 0.6 * float(d @ d)
+        u = np.random.default_rng([first_game, 99, field]).random(games)
+        return u < p
+
+    def wins(self, candidates, first_game, games, field=0):  # type: ignore[no-untyped-def]
+        self.fields.append(field)
+        self.calls += 1
+        if self.delay:
+            time.sleep(self.delay)
+        return Evaluator.wins(self, candidates, first_game, games, field=field)
