@@ -21,6 +21,7 @@ from support.tune_objective import MIX_SPEC, SPEC, Synthetic, SyntheticMix
 from sim.cli import main
 from sim.tune import CHECKPOINT, GameEvaluator, load_tune, tune
 from sim.tune.output import field_columns
+from strategies.registry import parse_strategy
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = 'name = "x"\nseed = 1\nstrategy = "greedy-knock"\nrules = "eaai"\n'
@@ -33,9 +34,10 @@ def _strip(history: list[dict]) -> list[dict]:
 @pytest.mark.parametrize(("body", "message"), [
     ('field = ["simple"]\nfields = [["simple"]]\n', "field and fields exclude each other"),
     ('fields = [["simple"], ["simple", "simple"]]\n',
-     "fields[1] has 2 strategies: eaai rules seat 2 players: expect 1"),
+     "fields[1] has 2 strategies: eaai rules with players=2 expect 1"),
     ('fields = [["simple"], ["nope"]]\n', "fields[1][0]='nope': unknown strategy"),
-    ('fields = []\n', "field=() is not valid"),
+    ('fields = []\n', "fields=[] is not valid: expected a list of 1..100 fields"),
+    ('field = []\n', "field=[] is not valid"),
     ('fields = ["simple", "greedy-knock"]\n', "fields=['simple', 'greedy-knock'] is not valid"),
     ('fields = [["simple"], ["simple"]]\n', "names the field ['simple'] twice"),
     ('fields = [["simple"], ["greedy-knock"]]\nweights = [1]\n',
@@ -70,7 +72,7 @@ def test_a_mix_is_parsed_with_equal_weights_by_default() -> None:
     three = load_tune({"name": "x", "seed": 1, "strategy": "greedy-knock",
                        "fields": [["simple", "simple"], ["simple", "greedy-knock"]],
                        "weights": [1, 2.5]})
-    assert three.weights == (1.0, 2.5) and three.objective([2, 4], 10) == Fraction(11, 35)
+    assert three.weights == (1.0, 2.5) and three.objective([2, 4], 10) == Fraction(12, 35)
 
 
 def test_a_one_field_file_reads_as_before() -> None:
@@ -104,10 +106,14 @@ def test_one_field_tune_is_unchanged_on_real_games(tmp_path: Path) -> None:
     assert keep == _strip(one.history)
     assert mix.values == one.values and mix.holdout is not None
     assert mix.holdout["fields"][0]["tuned_wins"] == one.holdout["tuned_wins"]
+    assert {k: v for k, v in mix.holdout.items() if k != "fields"}.items() <= one.holdout.items()
 
 
-PINNED_HISTORY: list[tuple[str, int, str, int]] = []
-PINNED_HOLDOUT: tuple[int, int, int, int] = (0, 0, 0, 0)
+# (best, best wins, incumbent, incumbent wins) per generation, and the held-out counts (tuned
+# wins, baseline wins, tuned only, baseline only), as the tuner wrote them before mixes existed
+PINNED_HISTORY = [("greedy-knock:knock_at=6", 60, "greedy-knock:knock_at=10", 59),
+                  ("greedy-knock:knock_at=8", 64, "greedy-knock:knock_at=7", 60)]
+PINNED_HOLDOUT = (109, 115, 20, 26)
 
 
 def test_the_objective_is_the_weighted_mean_of_the_recorded_counts(tmp_path: Path) -> None:
@@ -182,6 +188,17 @@ def test_a_real_mix_is_the_same_with_one_worker_or_two(tmp_path: Path) -> None:
     assert _strip(a.history) == _strip(b.history) and a.holdout == b.holdout
 
 
+def test_the_shipped_tuning_files_load_and_the_mix_starts_from_tuned_at_eaai() -> None:
+    files = sorted((ROOT / "experiments").glob("tune_*.toml"))
+    specs = {p.stem: load_tune(p) for p in files}
+    assert all(spec.name == stem for stem, spec in specs.items())
+    mix = specs["tune_tuned_eaai_mixed"]
+    assert mix.fields == (("simple",), ("discard-tracking:knock_at=0",), ("discard-tracking",))
+    assert mix.resolved_rules.name == "eaai" and mix.weights == (1.0, 1.0, 1.0)
+    assert mix.base.params == parse_strategy("tuned@eaai").params
+    assert len(mix.base.params) == len(mix.base.info.params)  # every parameter spelled out
+
+
 def test_a_mix_resumes_after_kill_9_to_the_same_result(tmp_path: Path) -> None:
     spec = {**MIX_SPEC, "generations": 8}
     whole = tune(spec, out=tmp_path / "whole", evaluator=SyntheticMix(), quiet=True)
@@ -214,3 +231,25 @@ def test_a_mix_resumes_after_kill_9_to_the_same_result(tmp_path: Path) -> None:
     assert evaluator.calls == 2 * (8 - done)  # only the missing generations, both fields
     assert _strip(resumed.history) == _strip(whole.history)
     assert (resumed.values, resumed.holdout) == (whole.values, whole.holdout)
+
+
+def test_the_progress_counts_every_field_and_the_held_out_games(tmp_path: Path) -> None:
+    """Plain progress lines (not a terminal) end at the planned total: generations x
+    (population + 1) x games x fields, plus both seatings of the held-out games per field."""
+    import io
+
+    from sim.play import progress
+
+    spec = {"name": "bar", "seed": 4, "strategy": "greedy-knock",
+            "fields": [["simple"], ["greedy-knock"]], "rules": "eaai", "generations": 2,
+            "population": 3, "games_per_candidate": 40, "holdout_games": 30, "chunk_size": 20}
+    stream = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(progress, "PLAIN_EVERY_S", 0.0)
+        tune(spec, out=tmp_path / "b", jobs=1, stream=stream)
+    lines = stream.getvalue().splitlines()
+    total = 2 * 4 * 40 * 2 + 2 * 30 * 2
+    counts = [line for line in lines if line.startswith("bar: ") and " games (" in line]
+    assert counts[-1] == f"bar: {total:,}/{total:,} games (100%)"
+    assert sum("generation 2/2" in line and "incumbent by field: simple" in line
+               for line in lines) == 1

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,6 +59,10 @@ class Evaluator:
     passes ``field=i`` (the field's index) to ``outcomes``, ``wins`` and ``paired``; a
     one-field tune never passes it, so an evaluator written for one field needs no change.
     """
+
+    #: Called with the number of games each finished piece of work played (the tuner's
+    #: progress bar); an evaluator that never calls it is counted a generation at a time.
+    on_games: Callable[[int], None] | None = None
 
     def outcomes(self, values: tuple[int, ...] | None, first_game: int,
                  games: int, **field: int) -> np.ndarray:
@@ -150,11 +154,11 @@ class GameEvaluator(Evaluator):
             if self.backend == "dask":
                 client = stack.enter_context(_dask_client(self.scheduler, self.jobs))
                 stack.enter_context(parallel_config(backend="dask", client=client))
-                parallel = Parallel(n_jobs=-1)
+                parallel = Parallel(n_jobs=-1, return_as="generator")
             else:
                 stack.enter_context(parallel_config(backend="loky", initializer=die_with_parent,
                                                     initargs=(os.getpid(),)))
-                parallel = Parallel(n_jobs=self.jobs)
+                parallel = Parallel(n_jobs=self.jobs, return_as="generator")
             self._parallel = stack.enter_context(parallel)
         except BaseException:
             stack.close()
@@ -170,10 +174,16 @@ class GameEvaluator(Evaluator):
         size = self.chunk_size
         return [(first_game + s, min(size, games - s)) for s in range(0, games, size)]
 
-    def _run(self, tasks: list[Any]) -> list[Any]:
+    def _run(self, tasks: list[Any], games: list[int]) -> list[Any]:
+        """The tasks' results in order; ``games[i]`` games counted when task ``i`` ends."""
         self.open()
         assert self._parallel is not None
-        return list(self._parallel(tasks))
+        out = []
+        for result, n in zip(self._parallel(tasks), games, strict=True):
+            out.append(result)
+            if self.on_games is not None:
+                self.on_games(n)
+        return out
 
     def wins(self, candidates: Sequence[tuple[int, ...]], first_game: int,
              games: int, field: int = 0) -> list[int]:
@@ -191,7 +201,7 @@ class GameEvaluator(Evaluator):
         tasks = [delayed(count_wins)(self.rules, self.seats(c, i), self.spec.field_seed(i),
                                      f, n)
                  for i in fields for c in candidates for f, n in chunks]
-        counts = self._run(tasks)
+        counts = self._run(tasks, [n for _ in fields for _ in candidates for _, n in chunks])
         k, m = len(chunks), len(candidates)
         return [[int(sum(counts[(j * m + c) * k:(j * m + c + 1) * k])) for c in range(m)]
                 for j in range(len(fields))]
@@ -204,11 +214,11 @@ class GameEvaluator(Evaluator):
 
     def paired(self, a: tuple[int, ...] | None, b: tuple[int, ...] | None, first_game: int,
                games: int, field: int = 0) -> PairCounts:
+        chunks = self._chunks(first_game, games)
         tasks = [delayed(count_pair)(self.rules, self.seats(a, field), self.seats(b, field),
-                                     self.spec.field_seed(field), f, n)
-                 for f, n in self._chunks(first_game, games)]
+                                     self.spec.field_seed(field), f, n) for f, n in chunks]
         total = PairCounts(0, 0, 0, 0, 0)
-        for part in self._run(tasks):
+        for part in self._run(tasks, [2 * n for _, n in chunks]):
             total = total + part
         return total
 

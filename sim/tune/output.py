@@ -88,13 +88,19 @@ def mixed_holdout(spec: TuneSpec, counts: list[PairCounts]) -> dict[str, Any]:
     for who, key in (("tuned", "a_wins"), ("baseline", "b_wins")):
         wins = [getattr(c, key) for c in counts]
         rate = float(spec.objective(wins, n))
+        if len(parts) == 1:  # one field: its own (Wilson) interval
+            out.update({k: parts[0][k] for k in (f"{who}_win_rate", f"{who}_low",
+                                                 f"{who}_high")})
+            continue
         half = Z95 * math.sqrt(sum((s * (p[f"{who}_high"] - p[f"{who}_low"]) / (2 * Z95)) ** 2
                                    for s, p in zip(shares, parts, strict=True)))
         out.update({f"{who}_win_rate": rate, f"{who}_low": max(rate - half, 0.0),
                     f"{who}_high": min(rate + half, 1.0)})
-    diff = out["tuned_win_rate"] - out["baseline_win_rate"]
-    half = math.sqrt(sum((s * _difference_half(c)) ** 2
-                         for s, c in zip(shares, counts, strict=True)))
+    diff = float(spec.objective([c.a_wins for c in counts], n)
+                 - spec.objective([c.b_wins for c in counts], n))
+    half = (_difference_half(counts[0]) if len(counts) == 1 else
+            math.sqrt(sum((s * _difference_half(c)) ** 2
+                          for s, c in zip(shares, counts, strict=True))))
     out.update({"difference": diff, "difference_low": diff - half,
                 "difference_high": diff + half, "fields": parts})
     return out

@@ -42,6 +42,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from sim.analysis.statistics import Z95, wilson
+from sim.play.progress import Progress
 from sim.play.storage import lock
 from sim.records.files import atomic_write_bytes, is_temp
 from sim.tune.evaluate import Evaluator, GameEvaluator
@@ -135,7 +136,7 @@ def _share(k: int, n: int) -> tuple[float, float, float]:
 def objective_share(spec: TuneSpec, wins: list[int], games: int) -> tuple[float, float, float]:
     """The objective with a 95% interval: a field's Wilson interval for one field; for a mix,
     the weighted mean with the fields' Wilson intervals combined as independent errors."""
-    if not spec.mixed:
+    if len(spec.fields) == 1:
         return _share(wins[0], games)
     total = sum(spec.weights)
     rate = float(spec.objective(wins, games))
@@ -247,6 +248,47 @@ def _save(out: Path, state: dict[str, Any]) -> None:
     atomic_write_bytes(out / CHECKPOINT, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
 
 
+class _GamesBar(contextlib.AbstractContextManager["_GamesBar"]):
+    """The tune's progress in games, every field included: each generation counts
+    ``(population + 1) x games_per_candidate x fields`` (the candidates and the incumbent; a
+    candidate equal to another counts as played), the held-out check ``2 x holdout_games x
+    fields``. Games are counted as the evaluator reports them (``on_games``), the rest of a
+    step when it ends, so an evaluator that does not report still moves the bar."""
+
+    def __init__(self, spec: TuneSpec, population: int, done: int, holdout_done: bool,
+                 evaluator: Evaluator, quiet: bool, stream: TextIO) -> None:
+        fields = len(spec.fields)
+        self.per_generation = (population + 1) * spec.games_per_candidate * fields
+        self.holdout = 2 * spec.holdout_games * fields
+        total = spec.generations * self.per_generation + self.holdout
+        initial = done * self.per_generation + (self.holdout if holdout_done else 0)
+        self.progress = Progress(spec.name, total, initial, quiet, stream)
+        self.stream, self.step = stream, 0
+        self.evaluator, self.before = evaluator, evaluator.on_games
+        evaluator.on_games = self.count
+
+    def count(self, games: int) -> None:
+        self.step += games
+        self.progress.update(games)
+
+    def finish_step(self, games: int) -> None:
+        """A generation (or the held-out check) of ``games`` is over: count what was not
+        reported."""
+        self.progress.update(max(games - self.step, 0))
+        self.step = 0
+
+    def write(self, line: str) -> None:
+        """A line on the stream, above the bar on a terminal."""
+        if self.progress.bar is not None:
+            self.progress.bar.write(line, file=self.stream)
+        else:
+            print(line, file=self.stream, flush=True)
+
+    def __exit__(self, *exc: object) -> None:
+        self.evaluator.on_games = self.before
+        self.progress.close()
+
+
 def tune(spec_or_path: TuneSpec | str | Path | dict[str, Any], out: str | Path | None = None,
          jobs: int | None = None, backend: str = "loky", scheduler: Any = None,
          resume: bool = False, force: bool = False, quiet: bool = False,
@@ -259,7 +301,8 @@ def tune(spec_or_path: TuneSpec | str | Path | dict[str, Any], out: str | Path |
     the same tune: the result equals an uninterrupted run's) or ``force`` (start over).
     ``jobs``/``backend``/``scheduler`` as for :func:`~sim.play.runner.run_experiment`.
     ``evaluator`` replaces the games (a synthetic objective, in tests). ``quiet`` hides the
-    one progress line per generation (on ``stream``, default stderr). Bad input raises
+    progress (on ``stream``, default stderr): a bar in games over every generation, field and
+    the held-out check, and one line per generation. Bad input raises
     ``ValueError`` (one line) before anything is written.
     """
     spec = load_tune(spec_or_path)
@@ -286,6 +329,9 @@ def tune(spec_or_path: TuneSpec | str | Path | dict[str, Any], out: str | Path |
                      "es": new_optimizer(spec, rng), "rng": rng, "holdout": None,
                      "seconds": 0.0}
         es, rng, history = state["es"], state["rng"], state["history"]
+        bar = stack.enter_context(_GamesBar(spec, es.popsize, len(history),
+                                            state["holdout"] is not None, evaluator, quiet,
+                                            stream))
         for index in range(len(history), spec.generations):
             start = time.perf_counter()
             row = run_generation(spec, es, rng, evaluator, index)
@@ -294,8 +340,9 @@ def tune(spec_or_path: TuneSpec | str | Path | dict[str, Any], out: str | Path |
             history.append(row)
             state["seconds"] += seconds
             _save(out, state)
+            bar.finish_step(bar.per_generation)
             if not quiet:
-                print(_progress_line(spec, row, seconds), file=stream, flush=True)
+                bar.write(_progress_line(spec, row, seconds))
         with rng.active(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             final = _values(spec, es.result.xfavorite)
@@ -311,6 +358,7 @@ def tune(spec_or_path: TuneSpec | str | Path | dict[str, Any], out: str | Path |
                 state["holdout"] = holdout_summary(counts, HOLDOUT_FIRST_GAME)
             state["seconds"] += time.perf_counter() - start
             _save(out, state)
+            bar.finish_step(bar.holdout)
         result = TuneResult(out, spec, list(history), final, state["holdout"],
                             round(state["seconds"], 3))
         write_outputs(result)

@@ -127,8 +127,8 @@ class TuneSpec:
     def _check_fields(self) -> bool:
         """Validate ``field``/``fields``/``weights`` and normalise them into ``fields`` and
         ``weights``; True for the mixed form (``fields``)."""
-        has_field = not (isinstance(self.field, list | tuple) and len(self.field) == 0)
-        has_fields = not (isinstance(self.fields, list | tuple) and len(self.fields) == 0)
+        has_field = not (isinstance(self.field, tuple) and len(self.field) == 0)  # not ()
+        has_fields = not (isinstance(self.fields, tuple) and len(self.fields) == 0)
         if has_field and has_fields:
             raise ValueError("field and fields exclude each other: field is one field, fields "
                              "a mix of several, e.g. fields = [['simple'], ['discard-tracking']]")
