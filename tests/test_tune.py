@@ -5,16 +5,10 @@ games, resumes after ``kill -9`` to the same result, is deterministic, and refus
 from __future__ import annotations
 
 import dataclasses
-import os
-import pickle
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-from support.tune_objective import OPTIMUM, SPEC, Synthetic
+from support.tune_objective import OPTIMUM, SPEC, Synthetic, kill_mid_tune
 
 from sim.cli import main
 from sim.tune import CHECKPOINT, load_tune, tune
@@ -51,25 +45,7 @@ def test_resume_after_kill_9_gives_the_same_result(tmp_path: Path) -> None:
     spec = {**SPEC, "generations": 8}
     whole = tune(spec, out=tmp_path / "whole", evaluator=Synthetic(), quiet=True)
     out = tmp_path / "killed"
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from support.tune_objective import "
-            "SPEC, Synthetic; from sim.tune import tune; "
-            "tune({**SPEC, 'generations': 8}, out=sys.argv[2], evaluator=Synthetic(0.4), "
-            "quiet=True)")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-c", code, str(ROOT / "tests"), str(out)],
-                            env=env)
-    try:
-        deadline = time.monotonic() + 60
-        while not (out / CHECKPOINT).exists():
-            assert proc.poll() is None and time.monotonic() < deadline
-            time.sleep(0.05)
-        time.sleep(0.5)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    done = len(pickle.loads((out / CHECKPOINT).read_bytes())["history"])
+    done = kill_mid_tune("Synthetic(0.4)", "{**SPEC, 'generations': 8}", out)
     assert 1 <= done < 8
     with pytest.raises(ValueError, match="already holds a tune"):
         tune(spec, out=out, evaluator=Synthetic(), quiet=True)

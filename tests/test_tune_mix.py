@@ -5,21 +5,15 @@ field on its own deals, determinism and resume after ``kill -9``.
 
 from __future__ import annotations
 
-import os
-import pickle
-import signal
-import subprocess
-import sys
-import time
 from fractions import Fraction
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from support.tune_objective import MIX_SPEC, SPEC, Synthetic, SyntheticMix
+from support.tune_objective import MIX_SPEC, SPEC, Synthetic, SyntheticMix, kill_mid_tune
 
 from sim.cli import main
-from sim.tune import CHECKPOINT, GameEvaluator, load_tune, tune
+from sim.tune import GameEvaluator, load_tune, tune
 from sim.tune.output import field_columns
 from strategies.registry import parse_strategy
 
@@ -203,25 +197,7 @@ def test_a_mix_resumes_after_kill_9_to_the_same_result(tmp_path: Path) -> None:
     spec = {**MIX_SPEC, "generations": 8}
     whole = tune(spec, out=tmp_path / "whole", evaluator=SyntheticMix(), quiet=True)
     out = tmp_path / "killed"
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from support.tune_objective import "
-            "MIX_SPEC, SyntheticMix; from sim.tune import tune; "
-            "tune({**MIX_SPEC, 'generations': 8}, out=sys.argv[2], "
-            "evaluator=SyntheticMix(0.2), quiet=True)")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-c", code, str(ROOT / "tests"), str(out)],
-                            env=env)
-    try:
-        deadline = time.monotonic() + 60
-        while not (out / CHECKPOINT).exists():
-            assert proc.poll() is None and time.monotonic() < deadline
-            time.sleep(0.05)
-        time.sleep(0.5)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    done = len(pickle.loads((out / CHECKPOINT).read_bytes())["history"])
+    done = kill_mid_tune("SyntheticMix(0.2)", "{**MIX_SPEC, 'generations': 8}", out)
     assert 1 <= done < 8
     with pytest.raises(ValueError, match="different tune"):
         tune({**spec, "weights": [1, 1]}, out=out, evaluator=SyntheticMix(), quiet=True,
