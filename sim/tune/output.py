@@ -246,9 +246,12 @@ def plot_curve(result: TuneResult) -> Any:
             color = FIELD_COLORS[i % len(FIELD_COLORS)]
             for who, marker in (("tuned", "D"), ("baseline", "s")):
                 v = part[f"{who}_win_rate"]
+                first = i == 0 and who == "tuned"
                 ax.errorbar([x + 0.15 * (i + 1)], [v], color=color, marker=marker, capsize=2,
                             yerr=[[v - part[f"{who}_low"]], [part[f"{who}_high"] - v]],
-                            mfc=color if who == "tuned" else "white", ms=4)
+                            mfc=color if who == "tuned" else "white", ms=4,
+                            label="held-out per field: tuned (filled), baseline (open)"
+                            if first else None)
     ax.set_xlabel("generation (held-out check after the last)")
     ax.set_ylabel("objective: weighted mean win rate" if result.spec.mixed
                   else "game win rate")
