@@ -8,7 +8,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from support.tune_objective import OPTIMUM, SPEC, Synthetic, kill_mid_tune
+from support.tune_objective import MIX_SPEC, OPTIMUM, SPEC, Synthetic, SyntheticMix, kill_mid_tune
 
 from sim.cli import main
 from sim.tune import CHECKPOINT, load_tune, tune
@@ -41,19 +41,27 @@ def test_same_seed_same_tune_and_another_seed_another(tmp_path: Path) -> None:
     assert [r["best"] for r in a.history] != [r["best"] for r in c.history]
 
 
-def test_resume_after_kill_9_gives_the_same_result(tmp_path: Path) -> None:
-    spec = {**SPEC, "generations": 8}
-    whole = tune(spec, out=tmp_path / "whole", evaluator=Synthetic(), quiet=True)
+@pytest.mark.parametrize(("objective", "base", "changed", "fields"), [
+    (Synthetic, SPEC, {"seed": 9}, 1),
+    (SyntheticMix, MIX_SPEC, {"weights": [1, 1]}, 2),  # a mix: every field, each generation
+], ids=["one field", "mix"])
+def test_resume_after_kill_9_gives_the_same_result(tmp_path: Path, objective: type,
+                                                   base: dict, changed: dict,
+                                                   fields: int) -> None:
+    spec = {**base, "generations": 8}
+    whole = tune(spec, out=tmp_path / "whole", evaluator=objective(), quiet=True)
     out = tmp_path / "killed"
-    done = kill_mid_tune("Synthetic(0.4)", "{**SPEC, 'generations': 8}", out)
+    name = "SPEC" if base is SPEC else "MIX_SPEC"
+    done = kill_mid_tune(f"{objective.__name__}(0.4 / {fields})",
+                         f"{{**{name}, 'generations': 8}}", out)
     assert 1 <= done < 8
     with pytest.raises(ValueError, match="already holds a tune"):
-        tune(spec, out=out, evaluator=Synthetic(), quiet=True)
+        tune(spec, out=out, evaluator=objective(), quiet=True)
     with pytest.raises(ValueError, match="different tune"):
-        tune({**spec, "seed": 9}, out=out, evaluator=Synthetic(), quiet=True, resume=True)
-    evaluator = Synthetic()
+        tune({**spec, **changed}, out=out, evaluator=objective(), quiet=True, resume=True)
+    evaluator = objective()
     resumed = tune(spec, out=out, evaluator=evaluator, quiet=True, resume=True)
-    assert evaluator.calls == 8 - done  # only the missing generations were played
+    assert evaluator.calls == fields * (8 - done)  # only the missing generations were played
     strip = [[{k: v for k, v in r.items() if k != "seconds"} for r in t.history]
              for t in (whole, resumed)]
     assert strip[0] == strip[1]

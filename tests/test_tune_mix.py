@@ -1,6 +1,7 @@
 """``ginbox tune`` against a mix of fields: the file's ``fields``/``weights`` and their errors,
 one-field files unchanged, the objective as the exact weighted mean of the recorded counts, each
-field on its own deals, determinism and resume after ``kill -9``.
+field on its own deals, determinism (resume after ``kill -9`` is tested with the one-field case
+in test_tune.py).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from support.tune_objective import MIX_SPEC, SPEC, Synthetic, SyntheticMix, kill_mid_tune
+from support.tune_objective import MIX_SPEC, SPEC, Synthetic, SyntheticMix
 
 from sim.cli import main
 from sim.tune import GameEvaluator, load_tune, tune
@@ -191,22 +192,6 @@ def test_the_shipped_tuning_files_load_and_the_mix_starts_from_tuned_at_eaai() -
     assert mix.resolved_rules.name == "eaai" and mix.weights == (1.0, 1.0, 1.0)
     assert mix.base.params == parse_strategy("tuned@eaai").params
     assert len(mix.base.params) == len(mix.base.info.params)  # every parameter spelled out
-
-
-def test_a_mix_resumes_after_kill_9_to_the_same_result(tmp_path: Path) -> None:
-    spec = {**MIX_SPEC, "generations": 8}
-    whole = tune(spec, out=tmp_path / "whole", evaluator=SyntheticMix(), quiet=True)
-    out = tmp_path / "killed"
-    done = kill_mid_tune("SyntheticMix(0.2)", "{**MIX_SPEC, 'generations': 8}", out)
-    assert 1 <= done < 8
-    with pytest.raises(ValueError, match="different tune"):
-        tune({**spec, "weights": [1, 1]}, out=out, evaluator=SyntheticMix(), quiet=True,
-             resume=True)
-    evaluator = SyntheticMix()
-    resumed = tune(spec, out=out, evaluator=evaluator, quiet=True, resume=True)
-    assert evaluator.calls == 2 * (8 - done)  # only the missing generations, both fields
-    assert _strip(resumed.history) == _strip(whole.history)
-    assert (resumed.values, resumed.holdout) == (whole.values, whole.holdout)
 
 
 def test_the_progress_counts_every_field_and_the_held_out_games(tmp_path: Path) -> None:
