@@ -5,16 +5,10 @@ games, resumes after ``kill -9`` to the same result, is deterministic, and refus
 from __future__ import annotations
 
 import dataclasses
-import os
-import pickle
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-from support.tune_objective import OPTIMUM, SPEC, Synthetic
+from support.tune_objective import MIX_SPEC, OPTIMUM, SPEC, Synthetic, SyntheticMix, kill_mid_tune
 
 from sim.cli import main
 from sim.tune import CHECKPOINT, load_tune, tune
@@ -47,37 +41,27 @@ def test_same_seed_same_tune_and_another_seed_another(tmp_path: Path) -> None:
     assert [r["best"] for r in a.history] != [r["best"] for r in c.history]
 
 
-def test_resume_after_kill_9_gives_the_same_result(tmp_path: Path) -> None:
-    spec = {**SPEC, "generations": 8}
-    whole = tune(spec, out=tmp_path / "whole", evaluator=Synthetic(), quiet=True)
+@pytest.mark.parametrize(("objective", "base", "changed", "fields"), [
+    (Synthetic, SPEC, {"seed": 9}, 1),
+    (SyntheticMix, MIX_SPEC, {"weights": [1, 1]}, 2),  # a mix: every field, each generation
+], ids=["one field", "mix"])
+def test_resume_after_kill_9_gives_the_same_result(tmp_path: Path, objective: type,
+                                                   base: dict, changed: dict,
+                                                   fields: int) -> None:
+    spec = {**base, "generations": 8}
+    whole = tune(spec, out=tmp_path / "whole", evaluator=objective(), quiet=True)
     out = tmp_path / "killed"
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from support.tune_objective import "
-            "SPEC, Synthetic; from sim.tune import tune; "
-            "tune({**SPEC, 'generations': 8}, out=sys.argv[2], evaluator=Synthetic(0.4), "
-            "quiet=True)")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-c", code, str(ROOT / "tests"), str(out)],
-                            env=env)
-    try:
-        deadline = time.monotonic() + 60
-        while not (out / CHECKPOINT).exists():
-            assert proc.poll() is None and time.monotonic() < deadline
-            time.sleep(0.05)
-        time.sleep(0.5)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    done = len(pickle.loads((out / CHECKPOINT).read_bytes())["history"])
+    name = "SPEC" if base is SPEC else "MIX_SPEC"
+    done = kill_mid_tune(f"{objective.__name__}(0.4 / {fields})",
+                         f"{{**{name}, 'generations': 8}}", out)
     assert 1 <= done < 8
     with pytest.raises(ValueError, match="already holds a tune"):
-        tune(spec, out=out, evaluator=Synthetic(), quiet=True)
+        tune(spec, out=out, evaluator=objective(), quiet=True)
     with pytest.raises(ValueError, match="different tune"):
-        tune({**spec, "seed": 9}, out=out, evaluator=Synthetic(), quiet=True, resume=True)
-    evaluator = Synthetic()
+        tune({**spec, **changed}, out=out, evaluator=objective(), quiet=True, resume=True)
+    evaluator = objective()
     resumed = tune(spec, out=out, evaluator=evaluator, quiet=True, resume=True)
-    assert evaluator.calls == 8 - done  # only the missing generations were played
+    assert evaluator.calls == fields * (8 - done)  # only the missing generations were played
     strip = [[{k: v for k, v in r.items() if k != "seconds"} for r in t.history]
              for t in (whole, resumed)]
     assert strip[0] == strip[1]

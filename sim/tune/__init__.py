@@ -1,10 +1,12 @@
 """Self-play parameter search: ``ginbox tune FILE`` from Python.
 
-:func:`tune` searches the integer parameters of a built-in strategy, seated against a field
-of other strategies under any rules, to maximise its game win rate, with CMA-ES (the ``cma``
-package); every candidate of a generation plays the same deals, the optimiser is checkpointed
-after every generation (a resumed tune ends exactly as an uninterrupted one), and the result
-is confirmed on held-out deals. The file format and the outputs are in docs/tuning.md.
+:func:`tune` searches the integer parameters of a built-in strategy, seated against a field of
+other strategies under any rules, to maximise its game win rate (or, against a weighted mix of
+fields, its weighted mean win rate, so a gain against one opponent cannot hide a loss against
+the others), with CMA-ES (the ``cma`` package); every candidate of a generation plays the same
+deals (per field), the optimiser is checkpointed after every generation (a resumed tune ends
+exactly as an uninterrupted one), and the result is confirmed on held-out deals. The file
+format and the outputs are in docs/tuning.md.
 
 * :mod:`sim.tune.spec`: the tuning file (:class:`TuneSpec`, :func:`load_tune`);
 * :mod:`sim.tune.evaluate`: playing candidates (:class:`GameEvaluator`), or any

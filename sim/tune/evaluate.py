@@ -2,8 +2,9 @@
 
 An :class:`Evaluator` answers two questions: how many of games ``first .. first + n - 1`` does
 each candidate win (every candidate on the very same deals: common random numbers), and, for
-the held-out check, how two strategies fare on the same games, as paired counts. The search
-needs nothing else, so a synthetic objective can stand in for games (the tests do).
+the held-out check, how two strategies fare on the same games, as paired counts. Both are asked
+per field (``field``: the index of one of the spec's fields, each with its own deals). The
+search needs nothing else, so a synthetic objective can stand in for games (the tests do).
 
 :class:`GameEvaluator` plays the games through the runner's :func:`~sim.play.runner.play_chunk`
 (the compiled batch loop, seats rotated) in chunks spread over a joblib pool that lives as
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,24 +55,38 @@ class Evaluator:
 
     ``outcomes(values, first_game, games)`` returns a boolean array, True where seat 0 (playing
     the candidate's parameter ``values``) won game ``first_game + i``. Game ``g`` must be the
-    same deal for every candidate (common random numbers).
+    same deal for every candidate (common random numbers). A tune against several fields
+    passes ``field=i`` (the field's index) to ``outcomes``, ``wins`` and ``paired``; a
+    one-field tune never passes it, so an evaluator written for one field needs no change.
     """
 
+    #: Called with the number of games each finished piece of work played (the tuner's
+    #: progress bar); an evaluator that never calls it is counted a generation at a time.
+    on_games: Callable[[int], None] | None = None
+
     def outcomes(self, values: tuple[int, ...] | None, first_game: int,
-                 games: int) -> np.ndarray:
+                 games: int, **field: int) -> np.ndarray:
         raise NotImplementedError
 
     def wins(self, candidates: Sequence[tuple[int, ...]], first_game: int,
-             games: int) -> list[int]:
+             games: int, **field: int) -> list[int]:
         """Games won by each candidate among ``first_game .. first_game + games - 1``."""
-        return [int(self.outcomes(c, first_game, games).sum()) for c in candidates]
+        return [int(self.outcomes(c, first_game, games, **field).sum()) for c in candidates]
+
+    def wins_per_field(self, candidates: Sequence[tuple[int, ...]], first_game: int,
+                       games: int, fields: int) -> list[list[int]]:
+        """``wins`` against each of ``fields`` fields: one list per field (a subclass may
+        play them all at once)."""
+        if fields == 1:
+            return [self.wins(candidates, first_game, games)]
+        return [self.wins(candidates, first_game, games, field=i) for i in range(fields)]
 
     def paired(self, a: tuple[int, ...] | None, b: tuple[int, ...] | None, first_game: int,
-               games: int) -> PairCounts:
+               games: int, **field: int) -> PairCounts:
         """``a`` and ``b`` on the same games, as paired counts; None is the strategy as
         written (the baseline)."""
-        x = self.outcomes(a, first_game, games)
-        y = self.outcomes(b, first_game, games)
+        x = self.outcomes(a, first_game, games, **field)
+        y = self.outcomes(b, first_game, games, **field)
         return PairCounts(games, int(x.sum()), int(y.sum()), int((x & ~y).sum()),
                           int((y & ~x).sum()))
 
@@ -110,7 +125,8 @@ def count_pair(rules: Rules, seats_a: tuple[str, ...], seats_b: tuple[str, ...],
 
 
 class GameEvaluator(Evaluator):
-    """Real games: seat 0 plays ``spec.seats(values)`` under the spec's rules, seed ``seed``.
+    """Real games: seat 0 plays ``spec.seats(values, i)`` under the spec's rules, on the deals
+    of ``spec.field_seed(i)`` (field ``i``; the first field's seed is the tune's).
 
     ``jobs`` worker processes (default: all usable cores; 1 plays here), or ``backend="dask"``
     with ``scheduler`` as for :func:`~sim.play.runner.run_experiment`. The pool is opened on
@@ -122,7 +138,6 @@ class GameEvaluator(Evaluator):
         check_run_options(jobs, backend, scheduler)
         self.spec = spec
         self.rules = spec.resolved_rules
-        self.seed = spec.seed
         self.chunk_size = spec.chunk_size
         self.jobs = jobs or usable_cpus()
         self.backend, self.scheduler = backend, scheduler
@@ -139,11 +154,11 @@ class GameEvaluator(Evaluator):
             if self.backend == "dask":
                 client = stack.enter_context(_dask_client(self.scheduler, self.jobs))
                 stack.enter_context(parallel_config(backend="dask", client=client))
-                parallel = Parallel(n_jobs=-1)
+                parallel = Parallel(n_jobs=-1, return_as="generator")
             else:
                 stack.enter_context(parallel_config(backend="loky", initializer=die_with_parent,
                                                     initargs=(os.getpid(),)))
-                parallel = Parallel(n_jobs=self.jobs)
+                parallel = Parallel(n_jobs=self.jobs, return_as="generator")
             self._parallel = stack.enter_context(parallel)
         except BaseException:
             stack.close()
@@ -159,39 +174,58 @@ class GameEvaluator(Evaluator):
         size = self.chunk_size
         return [(first_game + s, min(size, games - s)) for s in range(0, games, size)]
 
-    def _run(self, tasks: list[Any]) -> list[Any]:
+    def _run(self, tasks: list[Any], games: list[int]) -> list[Any]:
+        """The tasks' results in order; ``games[i]`` games counted when task ``i`` ends."""
         self.open()
         assert self._parallel is not None
-        return list(self._parallel(tasks))
+        out = []
+        for result, n in zip(self._parallel(tasks), games, strict=True):
+            out.append(result)
+            if self.on_games is not None:
+                self.on_games(n)
+        return out
 
     def wins(self, candidates: Sequence[tuple[int, ...]], first_game: int,
-             games: int) -> list[int]:
-        chunks = self._chunks(first_game, games)
-        tasks = [delayed(count_wins)(self.rules, self.spec.seats(c), self.seed, f, n)
-                 for c in candidates for f, n in chunks]
-        counts = self._run(tasks)
-        k = len(chunks)
-        return [int(sum(counts[i * k:(i + 1) * k])) for i in range(len(candidates))]
+             games: int, field: int = 0) -> list[int]:
+        return self.wins_at(candidates, first_game, games, (field,))[0]
 
-    def seats(self, values: tuple[int, ...] | None) -> tuple[str, ...]:
-        """A game's strategies: the candidate (None: the strategy as written), the field."""
-        return self.spec.seats(values) if values is not None else (self.spec.strategy,
-                                                                    *self.spec.field)
+    def wins_per_field(self, candidates: Sequence[tuple[int, ...]], first_game: int,
+                       games: int, fields: int) -> list[list[int]]:
+        return self.wins_at(candidates, first_game, games, tuple(range(fields)))
+
+    def wins_at(self, candidates: Sequence[tuple[int, ...]], first_game: int, games: int,
+                fields: tuple[int, ...]) -> list[list[int]]:
+        """Wins of each candidate against each of ``fields``, all in one parallel batch (so
+        the pool stays busy across fields)."""
+        chunks = self._chunks(first_game, games)
+        tasks = [delayed(count_wins)(self.rules, self.seats(c, i), self.spec.field_seed(i),
+                                     f, n)
+                 for i in fields for c in candidates for f, n in chunks]
+        counts = self._run(tasks, [n for _ in fields for _ in candidates for _, n in chunks])
+        k, m = len(chunks), len(candidates)
+        return [[int(sum(counts[(j * m + c) * k:(j * m + c + 1) * k])) for c in range(m)]
+                for j in range(len(fields))]
+
+    def seats(self, values: tuple[int, ...] | None, field: int = 0) -> tuple[str, ...]:
+        """A game's strategies: the candidate (None: the strategy as written), field
+        ``field``."""
+        return (self.spec.seats(values, field) if values is not None
+                else (self.spec.strategy, *self.spec.fields[field]))
 
     def paired(self, a: tuple[int, ...] | None, b: tuple[int, ...] | None, first_game: int,
-               games: int) -> PairCounts:
-        tasks = [delayed(count_pair)(self.rules, self.seats(a), self.seats(b),
-                                     self.seed, f, n)
-                 for f, n in self._chunks(first_game, games)]
+               games: int, field: int = 0) -> PairCounts:
+        chunks = self._chunks(first_game, games)
+        tasks = [delayed(count_pair)(self.rules, self.seats(a, field), self.seats(b, field),
+                                     self.spec.field_seed(field), f, n) for f, n in chunks]
         total = PairCounts(0, 0, 0, 0, 0)
-        for part in self._run(tasks):
+        for part in self._run(tasks, [2 * n for _, n in chunks]):
             total = total + part
         return total
 
     def outcomes(self, values: tuple[int, ...] | None, first_game: int,
-                 games: int) -> np.ndarray:
-        seeds = Seeds.from_seed(self.seed)
-        _, rows, _, _ = play_chunk(self.rules, self.seats(values), int(seeds.deck),
+                 games: int, field: int = 0) -> np.ndarray:
+        seeds = Seeds.from_seed(self.spec.field_seed(field))
+        _, rows, _, _ = play_chunk(self.rules, self.seats(values, field), int(seeds.deck),
                                    int(seeds.strategy), True, Chunk(0, 0, first_game, games))
         return np.asarray(rows[:, GO_WINNER] == 0)
 

@@ -2,7 +2,9 @@
 
 Every file is written atomically (:mod:`sim.records.files`), so a reader sees the old file or
 the new one. The headline the command prints says the **held-out** figures (games never used
-in the search), never the training ones, which are biased upwards by the selection.
+in the search), never the training ones, which are biased upwards by the selection. A tune
+against a mix of fields reports the objective (their weighted mean) and every field's own
+figures beside it: a gain against one field bought with a loss against another shows.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from sim.analysis.plots import save
 from sim.analysis.statistics import Z95, wilson
 from sim.records.files import atomic_write, atomic_write_text
 from sim.tune.evaluate import PairCounts
-from sim.tune.spec import TuneSpec
+from sim.tune.spec import HOLDOUT_FIRST_GAME, TuneSpec
 
 FILES: tuple[str, ...] = ("learning_curve.csv", "learning_curve.png", "tuned.txt",
                           "summary.json")
@@ -31,6 +33,29 @@ CURVE_COLUMNS: tuple[str, ...] = (
     "incumbent", "incumbent_wins", "incumbent_win_rate", "incumbent_low", "incumbent_high",
     "sigma", "seconds",
 )
+FIELD_COLORS: tuple[str, ...] = ("tab:orange", "tab:purple", "tab:brown", "tab:pink",
+                                 "tab:olive", "tab:cyan")
+
+
+def field_columns(fields: int) -> list[str]:
+    """The learning curve's extra columns for a mix: per field ``i`` (from 1), the best
+    candidate's, the population's and the incumbent's wins, win rate and Wilson interval."""
+    return [f"field{i}_{who}_{what}" for i in range(1, fields + 1)
+            for who in ("best", "mean", "incumbent")
+            for what in ("wins", "win_rate", "low", "high")]
+
+
+def field_label(field: tuple[str, ...] | list[str]) -> str:
+    """A field as text: its strategies joined by ``+``."""
+    return " + ".join(field)
+
+
+def _difference_half(counts: PairCounts) -> float:
+    """Half the 95% normal interval of the paired difference, from per-game differences."""
+    n = counts.games
+    sd, sdd = counts.a_only - counts.b_only, counts.a_only + counts.b_only
+    var = max(sdd - sd * sd / n, 0.0) / (n - 1) if n > 1 else math.nan
+    return Z95 * math.sqrt(var / n) if n > 1 else math.nan
 
 
 def holdout_summary(counts: PairCounts, first_game: int) -> dict[str, Any]:
@@ -40,9 +65,7 @@ def holdout_summary(counts: PairCounts, first_game: int) -> dict[str, Any]:
     tuned_low, tuned_high = wilson(counts.a_wins, n)
     base_low, base_high = wilson(counts.b_wins, n)
     diff = (counts.a_wins - counts.b_wins) / n
-    sd, sdd = counts.a_only - counts.b_only, counts.a_only + counts.b_only
-    var = max(sdd - sd * sd / n, 0.0) / (n - 1) if n > 1 else math.nan
-    half = Z95 * math.sqrt(var / n) if n > 1 else math.nan
+    half = _difference_half(counts)
     return {"games": n, "first_game": first_game, "tuned_wins": counts.a_wins,
             "tuned_win_rate": counts.a_wins / n, "tuned_low": tuned_low,
             "tuned_high": tuned_high, "baseline_wins": counts.b_wins,
@@ -50,6 +73,37 @@ def holdout_summary(counts: PairCounts, first_game: int) -> dict[str, Any]:
             "baseline_high": base_high, "difference": diff, "difference_low": diff - half,
             "difference_high": diff + half, "tuned_only": counts.a_only,
             "baseline_only": counts.b_only}
+
+
+def mixed_holdout(spec: TuneSpec, counts: list[PairCounts]) -> dict[str, Any]:
+    """The held-out check of a mix: every field's :func:`holdout_summary` (with the field and
+    its weight) under ``fields``, and the objective's figures (weighted means) at the top.
+    The fields' deals are independent, so the objective's intervals combine theirs as
+    independent errors (Wilson intervals for the rates, paired ones for the difference)."""
+    parts = [{"field": list(f), "weight": w, **holdout_summary(c, HOLDOUT_FIRST_GAME)}
+             for f, w, c in zip(spec.fields, spec.weights, counts, strict=True)]
+    shares = [w / sum(spec.weights) for w in spec.weights]
+    n = spec.holdout_games
+    out: dict[str, Any] = {"games": n, "first_game": HOLDOUT_FIRST_GAME}
+    for who, key in (("tuned", "a_wins"), ("baseline", "b_wins")):
+        wins = [getattr(c, key) for c in counts]
+        rate = float(spec.objective(wins, n))
+        if len(parts) == 1:  # one field: its own (Wilson) interval
+            out.update({k: parts[0][k] for k in (f"{who}_win_rate", f"{who}_low",
+                                                 f"{who}_high")})
+            continue
+        half = Z95 * math.sqrt(sum((s * (p[f"{who}_high"] - p[f"{who}_low"]) / (2 * Z95)) ** 2
+                                   for s, p in zip(shares, parts, strict=True)))
+        out.update({f"{who}_win_rate": rate, f"{who}_low": max(rate - half, 0.0),
+                    f"{who}_high": min(rate + half, 1.0)})
+    diff = float(spec.objective([c.a_wins for c in counts], n)
+                 - spec.objective([c.b_wins for c in counts], n))
+    half = (_difference_half(counts[0]) if len(counts) == 1 else
+            math.sqrt(sum((s * _difference_half(c)) ** 2
+                          for s, c in zip(shares, counts, strict=True))))
+    out.update({"difference": diff, "difference_low": diff - half,
+                "difference_high": diff + half, "fields": parts})
+    return out
 
 
 @dataclass
@@ -74,28 +128,54 @@ class TuneResult:
         return {p.name: v for p, v in zip(self.spec.infos, self.values, strict=True)}
 
     def curve(self) -> pd.DataFrame:
-        """The learning curve, one row per generation."""
-        return pd.DataFrame([{k: row.get(k) for k in CURVE_COLUMNS} for row in self.history],
-                            columns=list(CURVE_COLUMNS))
+        """The learning curve, one row per generation. Against a mix the rates are the
+        objective's (``*_wins`` summed over the fields), followed by every field's own columns
+        (:func:`field_columns`)."""
+        columns = list(CURVE_COLUMNS)
+        rows = [{k: row.get(k) for k in CURVE_COLUMNS} for row in self.history]
+        if self.spec.mixed:
+            columns += field_columns(len(self.spec.fields))
+            for out, row in zip(rows, self.history, strict=True):
+                for i in range(len(self.spec.fields)):
+                    for who in ("best", "mean", "incumbent"):
+                        k = row[f"{who}_field_wins"][i]
+                        n = row["games"] * (row["candidates"] if who == "mean" else 1)
+                        low, high = wilson(k, n)
+                        out.update({f"field{i + 1}_{who}_wins": k,
+                                    f"field{i + 1}_{who}_win_rate": k / n,
+                                    f"field{i + 1}_{who}_low": low,
+                                    f"field{i + 1}_{who}_high": high})
+        return pd.DataFrame(rows, columns=columns)
 
     def summary(self) -> dict[str, Any]:
         spec = self.spec
+        against: dict[str, Any] = (
+            {"fields": [list(f) for f in spec.fields], "weights": list(spec.weights)}
+            if spec.mixed else {"field": list(spec.field)})
         return {"name": spec.name, "spec": spec.to_dict(), "tuned": self.tuned,
                 "params": self.params, "baseline": spec.baseline,
-                "start": spec.strategy_text(spec.start()), "field": list(spec.field),
+                "start": spec.strategy_text(spec.start()), **against,
                 "rules": spec.resolved_rules.to_dict(), "generations": len(self.history),
-                "training_games": sum(r["games"] * r["distinct"] for r in self.history),
+                "training_games": sum(r["games"] * r["distinct"] for r in self.history)
+                * len(spec.fields),
                 "holdout": self.holdout, "seconds": self.seconds}
 
     def headline(self) -> str:
-        """The text the command prints: the tuned name and the held-out comparison."""
+        """The text the command prints: the tuned name and the held-out comparison (for a mix,
+        the objective's and every field's)."""
         spec = self.spec
-        players = len(spec.field) + 1
-        lines = [f"{spec.name}: {spec.strategy} against {', '.join(spec.field)} "
+        players = len(spec.fields[0]) + 1
+        against = (f"a mix of {len(spec.fields)} fields" if spec.mixed
+                   else ", ".join(spec.field))
+        lines = [f"{spec.name}: {spec.strategy} against {against} "
                  f"({spec.rules}, {players} players, seats rotated), "
                  f"{len(self.history)} generations of {self.history[-1]['candidates']} "
-                 f"candidates x {spec.games_per_candidate:,} games",
-                 "", f"tuned: {self.tuned}"]
+                 f"candidates x {spec.games_per_candidate:,} games"
+                 + (" per field" if spec.mixed else "")]
+        if spec.mixed:
+            lines += [f"  field {i + 1}: {field_label(f)}  (weight {w:g})"
+                      for i, (f, w) in enumerate(zip(spec.fields, spec.weights, strict=True))]
+        lines += ["", f"tuned: {self.tuned}"]
         h = self.holdout
         if h is None:
             lines.append("no held-out games (holdout_games = 0): the result is unconfirmed")
@@ -103,16 +183,29 @@ class TuneResult:
         width = max(len(self.tuned), len(spec.baseline))
         lines += [
             "",
-            f"held-out games (never used in the search): {h['games']:,}, fair share "
-            f"{1 / players:.1%}",
+            f"held-out games (never used in the search): {h['games']:,}"
+            + (" per field" if spec.mixed else "") + f", fair share {1 / players:.1%}",
+        ]
+        if spec.mixed:
+            lines.append("objective (weighted mean win rate):")
+        lines += [
             f"  tuned     {self.tuned:<{width}}  {_rate(h, 'tuned')}",
             f"  baseline  {spec.baseline:<{width}}  {_rate(h, 'baseline')}",
-            f"  difference (paired)  {h['difference']:+.1%}  95% CI "
+            _difference(h),
+        ]
+        for i, part in enumerate(h.get("fields", [])):
+            lines += [f"field {i + 1}: {field_label(part['field'])}",
+                      f"  tuned     {_rate(part, 'tuned')}",
+                      f"  baseline  {_rate(part, 'baseline')}",
+                      _difference(part)]
+        return "\n".join(lines)
+
+
+def _difference(h: dict[str, Any]) -> str:
+    return (f"  difference (paired)  {h['difference']:+.1%}  95% CI "
             f"{h['difference_low']:+.1%} .. {h['difference_high']:+.1%}"
             + ("  (better)" if h["difference_low"] > 0 else
-               "  (worse)" if h["difference_high"] < 0 else "  (not distinguishable)"),
-        ]
-        return "\n".join(lines)
+               "  (worse)" if h["difference_high"] < 0 else "  (not distinguishable)"))
 
 
 def _rate(h: dict[str, Any], who: str) -> str:
@@ -134,7 +227,12 @@ def plot_curve(result: TuneResult) -> Any:
         ax.plot(g, curve[f"{key}_win_rate"], marker="o", ms=3, color=color, label=label)
         ax.fill_between(g, curve[f"{key}_low"].astype(float),
                         curve[f"{key}_high"].astype(float), color=color, alpha=0.15, lw=0)
-    players = len(result.spec.field) + 1
+    if result.spec.mixed:
+        for i, f in enumerate(result.spec.fields):
+            ax.plot(g, curve[f"field{i + 1}_incumbent_win_rate"], ls="--", lw=1,
+                    color=FIELD_COLORS[i % len(FIELD_COLORS)],
+                    label=f"incumbent against {field_label(f)}")
+    players = len(result.spec.fields[0]) + 1
     ax.axhline(1 / players, color="black", lw=0.8, ls=":", label="fair share")
     h = result.holdout
     if h is not None:
@@ -144,8 +242,19 @@ def plot_curve(result: TuneResult) -> Any:
             ax.errorbar([x], [v], yerr=[[v - h[f"{who}_low"]], [h[f"{who}_high"] - v]],
                         color=color, marker=marker, capsize=3,
                         label=f"held-out: {who}")
+        for i, part in enumerate(h.get("fields", [])):
+            color = FIELD_COLORS[i % len(FIELD_COLORS)]
+            for who, marker in (("tuned", "D"), ("baseline", "s")):
+                v = part[f"{who}_win_rate"]
+                first = i == 0 and who == "tuned"
+                ax.errorbar([x + 0.15 * (i + 1)], [v], color=color, marker=marker, capsize=2,
+                            yerr=[[v - part[f"{who}_low"]], [part[f"{who}_high"] - v]],
+                            mfc=color if who == "tuned" else "white", ms=4,
+                            label="held-out per field: tuned (filled), baseline (open)"
+                            if first else None)
     ax.set_xlabel("generation (held-out check after the last)")
-    ax.set_ylabel("game win rate")
+    ax.set_ylabel("objective: weighted mean win rate" if result.spec.mixed
+                  else "game win rate")
     ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
     ax.set_title(f"{result.spec.name}: tuning {result.spec.base.name}", fontsize=10)
     ax.legend(fontsize=7, loc="best")
@@ -172,5 +281,5 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-__all__ = ["CURVE_COLUMNS", "FILES", "TuneResult", "holdout_summary", "plot_curve",
-           "write_outputs"]
+__all__ = ["CURVE_COLUMNS", "FILES", "TuneResult", "field_columns", "field_label",
+           "holdout_summary", "mixed_holdout", "plot_curve", "write_outputs"]

@@ -13,6 +13,11 @@ Why it is built this way:
   within a generation is not blurred by deal luck; successive generations get fresh deals, so
   the search does not overfit one set. The incumbent (the rounded distribution mean, cma's
   best estimate under noise) is evaluated on the same deals for the learning curve.
+* **Several fields**: each candidate plays ``games_per_candidate`` games against every field,
+  each field on its own deals (:meth:`~sim.tune.spec.TuneSpec.field_seed`: adding a field
+  leaves the others' deals alone), and is ranked by the weighted mean of its win rates,
+  computed exactly (:meth:`~sim.tune.spec.TuneSpec.objective`). A single ``field`` is the
+  one-field case and plays, ranks and writes exactly what it did before mixes existed.
 * **Resumable to the same result**: cma samples from a generator seeded by the tune's seed
   (its ``randn`` option), and numpy's global generator, which cma may also touch (its ``seed``
   option seeds it), is swapped in and out around every cma call; both are saved with the
@@ -36,11 +41,19 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from sim.analysis.statistics import wilson
+from sim.analysis.statistics import Z95, wilson
+from sim.play.progress import Progress
 from sim.play.storage import lock
 from sim.records.files import atomic_write_bytes, is_temp
 from sim.tune.evaluate import Evaluator, GameEvaluator
-from sim.tune.output import FILES, TuneResult, holdout_summary, write_outputs
+from sim.tune.output import (
+    FILES,
+    TuneResult,
+    field_label,
+    holdout_summary,
+    mixed_holdout,
+    write_outputs,
+)
 from sim.tune.spec import HOLDOUT_FIRST_GAME, TuneSpec, load_tune
 
 CHECKPOINT = "checkpoint.pkl"
@@ -120,9 +133,25 @@ def _share(k: int, n: int) -> tuple[float, float, float]:
     return k / n, low, high
 
 
+def objective_share(spec: TuneSpec, wins: list[int], games: int) -> tuple[float, float, float]:
+    """The objective with a 95% interval: a field's Wilson interval for one field; for a mix,
+    the weighted mean with the fields' Wilson intervals combined as independent errors."""
+    if len(spec.fields) == 1:
+        return _share(wins[0], games)
+    total = sum(spec.weights)
+    rate = float(spec.objective(wins, games))
+    var = 0.0
+    for weight, k in zip(spec.weights, wins, strict=True):
+        low, high = wilson(k, games)
+        var += (weight / total * (high - low) / (2 * Z95)) ** 2
+    half = Z95 * var ** 0.5
+    return rate, max(rate - half, 0.0), min(rate + half, 1.0)
+
+
 def run_generation(spec: TuneSpec, es: Any, rng: _NumpyRandom, evaluator: Evaluator,
                    index: int) -> dict[str, Any]:
-    """Ask, evaluate on this generation's deals, tell; the learning-curve row."""
+    """Ask, evaluate on this generation's deals (every field), tell; the learning-curve
+    row."""
     with rng.active(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         points = es.ask()
@@ -131,33 +160,45 @@ def run_generation(spec: TuneSpec, es: Any, rng: _NumpyRandom, evaluator: Evalua
     unique = list(dict.fromkeys([*candidates, incumbent]))  # equal integers, equal games
     games = spec.games_per_candidate
     first = index * games
-    wins = dict(zip(unique, evaluator.wins(unique, first, games), strict=True))
+    per_field = evaluator.wins_per_field(unique, first, games, len(spec.fields))
+    wins = {c: [field[i] for field in per_field] for i, c in enumerate(unique)}
+    score = {c: spec.objective(wins[c], games) for c in unique}
     with rng.active(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        es.tell(points, [-wins[c] / games for c in candidates])
-    best = max(candidates, key=lambda c: (wins[c], [-v for v in c]))
-    pooled = sum(wins[c] for c in candidates)
-    rate, low, high = _share(wins[best], games)
-    mean_rate, mean_low, mean_high = _share(pooled, games * len(candidates))
-    inc_rate, inc_low, inc_high = _share(wins[incumbent], games)
-    return {
+        es.tell(points, [-float(score[c]) for c in candidates])
+    best = max(candidates, key=lambda c: (score[c], [-v for v in c]))
+    pooled = [sum(wins[c][i] for c in candidates) for i in range(len(spec.fields))]
+    rate, low, high = objective_share(spec, wins[best], games)
+    mean_rate, mean_low, mean_high = objective_share(spec, pooled, games * len(candidates))
+    inc_rate, inc_low, inc_high = objective_share(spec, wins[incumbent], games)
+    row = {
         "generation": index, "first_game": first, "games": games,
         "candidates": len(candidates), "distinct": len(set(candidates)),
-        "best": spec.strategy_text(best), "best_values": list(best), "best_wins": wins[best],
+        "best": spec.strategy_text(best), "best_values": list(best),
+        "best_wins": sum(wins[best]),
         "best_win_rate": rate, "best_low": low, "best_high": high,
         "mean_win_rate": mean_rate, "mean_low": mean_low, "mean_high": mean_high,
         "incumbent": spec.strategy_text(incumbent), "incumbent_values": list(incumbent),
-        "incumbent_wins": wins[incumbent], "incumbent_win_rate": inc_rate,
+        "incumbent_wins": sum(wins[incumbent]), "incumbent_win_rate": inc_rate,
         "incumbent_low": inc_low, "incumbent_high": inc_high, "sigma": float(es.sigma),
     }
+    if spec.mixed:
+        row.update({"best_field_wins": wins[best], "mean_field_wins": pooled,
+                    "incumbent_field_wins": wins[incumbent]})
+    return row
 
 
 def _progress_line(spec: TuneSpec, row: dict[str, Any], seconds: float) -> str:
-    return (f"{spec.name}: generation {row['generation'] + 1}/{spec.generations}: "
-            f"best {row['best_win_rate']:.1%} ({row['best']}), population mean "
+    rate = "objective " if spec.mixed else ""
+    line = (f"{spec.name}: generation {row['generation'] + 1}/{spec.generations}: "
+            f"best {rate}{row['best_win_rate']:.1%} ({row['best']}), population mean "
             f"{row['mean_win_rate']:.1%}, incumbent {row['incumbent_win_rate']:.1%} "
-            f"[{row['incumbent_low']:.1%} - {row['incumbent_high']:.1%}] {row['incumbent']}, "
-            f"{seconds:.1f} s")
+            f"[{row['incumbent_low']:.1%} - {row['incumbent_high']:.1%}] {row['incumbent']}")
+    if spec.mixed:
+        line += ", incumbent by field: " + ", ".join(
+            f"{field_label(f)} {k / row['games']:.1%}"
+            for f, k in zip(spec.fields, row["incumbent_field_wins"], strict=True))
+    return line + f", {seconds:.1f} s"
 
 
 def _check_directory(out: Path, spec: TuneSpec, resume: bool,
@@ -207,6 +248,47 @@ def _save(out: Path, state: dict[str, Any]) -> None:
     atomic_write_bytes(out / CHECKPOINT, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
 
 
+class _GamesBar(contextlib.AbstractContextManager["_GamesBar"]):
+    """The tune's progress in games, every field included: each generation counts
+    ``(population + 1) x games_per_candidate x fields`` (the candidates and the incumbent; a
+    candidate equal to another counts as played), the held-out check ``2 x holdout_games x
+    fields``. Games are counted as the evaluator reports them (``on_games``), the rest of a
+    step when it ends, so an evaluator that does not report still moves the bar."""
+
+    def __init__(self, spec: TuneSpec, population: int, done: int, holdout_done: bool,
+                 evaluator: Evaluator, quiet: bool, stream: TextIO) -> None:
+        fields = len(spec.fields)
+        self.per_generation = (population + 1) * spec.games_per_candidate * fields
+        self.holdout = 2 * spec.holdout_games * fields
+        total = spec.generations * self.per_generation + self.holdout
+        initial = done * self.per_generation + (self.holdout if holdout_done else 0)
+        self.progress = Progress(spec.name, total, initial, quiet, stream)
+        self.stream, self.step = stream, 0
+        self.evaluator, self.before = evaluator, evaluator.on_games
+        evaluator.on_games = self.count
+
+    def count(self, games: int) -> None:
+        self.step += games
+        self.progress.update(games)
+
+    def finish_step(self, games: int) -> None:
+        """A generation (or the held-out check) of ``games`` is over: count what was not
+        reported."""
+        self.progress.update(max(games - self.step, 0))
+        self.step = 0
+
+    def write(self, line: str) -> None:
+        """A line on the stream, above the bar on a terminal."""
+        if self.progress.bar is not None:
+            self.progress.bar.write(line, file=self.stream)
+        else:
+            print(line, file=self.stream, flush=True)
+
+    def __exit__(self, *exc: object) -> None:
+        self.evaluator.on_games = self.before
+        self.progress.close()
+
+
 def tune(spec_or_path: TuneSpec | str | Path | dict[str, Any], out: str | Path | None = None,
          jobs: int | None = None, backend: str = "loky", scheduler: Any = None,
          resume: bool = False, force: bool = False, quiet: bool = False,
@@ -219,7 +301,8 @@ def tune(spec_or_path: TuneSpec | str | Path | dict[str, Any], out: str | Path |
     the same tune: the result equals an uninterrupted run's) or ``force`` (start over).
     ``jobs``/``backend``/``scheduler`` as for :func:`~sim.play.runner.run_experiment`.
     ``evaluator`` replaces the games (a synthetic objective, in tests). ``quiet`` hides the
-    one progress line per generation (on ``stream``, default stderr). Bad input raises
+    progress (on ``stream``, default stderr): a bar in games over every generation, field and
+    the held-out check, and one line per generation. Bad input raises
     ``ValueError`` (one line) before anything is written.
     """
     spec = load_tune(spec_or_path)
@@ -246,6 +329,9 @@ def tune(spec_or_path: TuneSpec | str | Path | dict[str, Any], out: str | Path |
                      "es": new_optimizer(spec, rng), "rng": rng, "holdout": None,
                      "seconds": 0.0}
         es, rng, history = state["es"], state["rng"], state["history"]
+        bar = stack.enter_context(_GamesBar(spec, es.popsize, len(history),
+                                            state["holdout"] is not None, evaluator, quiet,
+                                            stream))
         for index in range(len(history), spec.generations):
             start = time.perf_counter()
             row = run_generation(spec, es, rng, evaluator, index)
@@ -254,22 +340,29 @@ def tune(spec_or_path: TuneSpec | str | Path | dict[str, Any], out: str | Path |
             history.append(row)
             state["seconds"] += seconds
             _save(out, state)
+            bar.finish_step(bar.per_generation)
             if not quiet:
-                print(_progress_line(spec, row, seconds), file=stream, flush=True)
+                bar.write(_progress_line(spec, row, seconds))
         with rng.active(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             final = _values(spec, es.result.xfavorite)
         if state["holdout"] is None and spec.holdout_games > 0:
             start = time.perf_counter()
-            counts = evaluator.paired(final, None, HOLDOUT_FIRST_GAME,
-                                      spec.holdout_games)
-            state["holdout"] = holdout_summary(counts, HOLDOUT_FIRST_GAME)
+            if spec.mixed:
+                state["holdout"] = mixed_holdout(spec, [
+                    evaluator.paired(final, None, HOLDOUT_FIRST_GAME, spec.holdout_games,
+                                     field=i) for i in range(len(spec.fields))])
+            else:
+                counts = evaluator.paired(final, None, HOLDOUT_FIRST_GAME,
+                                          spec.holdout_games)
+                state["holdout"] = holdout_summary(counts, HOLDOUT_FIRST_GAME)
             state["seconds"] += time.perf_counter() - start
             _save(out, state)
+            bar.finish_step(bar.holdout)
         result = TuneResult(out, spec, list(history), final, state["holdout"],
                             round(state["seconds"], 3))
         write_outputs(result)
     return result
 
 
-__all__ = ["CHECKPOINT", "new_optimizer", "run_generation", "tune"]
+__all__ = ["CHECKPOINT", "new_optimizer", "objective_share", "run_generation", "tune"]

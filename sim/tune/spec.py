@@ -1,4 +1,5 @@
-"""The tuning file: what to tune, against whom, under which rules, for how long.
+"""The tuning file: what to tune, against whom (one field or a weighted mix of several),
+under which rules, for how long.
 
 A :class:`TuneSpec` is validated on construction, so a bad file is refused with one line
 naming the field, the bad value and what is accepted, before anything is played or written.
@@ -9,11 +10,16 @@ accepts.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from sim.engine.rules import Rules, is_int
 from sim.play.experiment import MAX_SEED, ArmSpec, check_run_name
@@ -21,8 +27,8 @@ from sim.records.files import load_toml
 from strategies.registry import ParamInfo, StrategySpec, parse_strategy
 
 TOP_KEYS: tuple[str, ...] = (
-    "name", "seed", "strategy", "params", "field", "rules", "overrides", "generations",
-    "population", "games_per_candidate", "holdout_games", "sigma0", "chunk_size",
+    "name", "seed", "strategy", "params", "field", "fields", "weights", "rules", "overrides",
+    "generations", "population", "games_per_candidate", "holdout_games", "sigma0", "chunk_size",
     "description",
 )
 #: Held-out games are numbered from here; training games stay below it, so the two never
@@ -31,12 +37,17 @@ HOLDOUT_FIRST_GAME = 1 << 40
 MAX_GENERATIONS = 10_000
 MAX_POPULATION = 1_000
 MAX_GAMES = 10_000_000
+MAX_FIELDS = 100
 
 
 @dataclass(frozen=True)
 class TuneSpec:
-    """A parameter search: the strategy in seat 0, the field in the other seats, the budget.
+    """A parameter search: the strategy in seat 0, the field(s) in the other seats, the budget.
 
+    ``field`` is one field (the strategies in the other seats); ``fields`` instead is a mix of
+    several, each played on its own deals, the objective being their ``weights``-weighted mean
+    win rate (equal weights by default). Exactly one of the two is given; after validation
+    :attr:`fields` always holds the field(s) and :attr:`weights` their weights.
     ``population`` None means cma's default, ``4 + 3 ln(number of params)``. ``sigma0`` is the
     initial step size as a share of each parameter's range (every parameter is scaled by its
     range, so ``0.3`` means 30% of ``low..high`` whatever the units).
@@ -45,10 +56,10 @@ class TuneSpec:
     name: str
     seed: int
     strategy: str
-    field: tuple[str, ...]
+    field: tuple[str, ...] = ()
     params: tuple[str, ...] = ()
     rules: str = "three-handed"
-    overrides: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    overrides: Mapping[str, Any] = dataclass_field(default_factory=dict, hash=False)
     generations: int = 10
     population: int | None = None
     games_per_candidate: int = 2000
@@ -56,6 +67,8 @@ class TuneSpec:
     sigma0: float = 0.3
     chunk_size: int = 1000
     description: str = ""
+    fields: tuple[tuple[str, ...], ...] = ()
+    weights: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         check_run_name(self.name)
@@ -63,16 +76,16 @@ class TuneSpec:
         if not isinstance(self.strategy, str):
             raise ValueError(f"strategy={self.strategy!r} is not valid: expected a built-in "
                              "strategy name such as 'discard-tracking'")
-        if not isinstance(self.field, list | tuple) or not self.field:
-            raise ValueError(f"field={self.field!r} is not valid: expected a list of the "
-                             "strategies in the other seats, e.g. ['simple', 'simple']")
-        object.__setattr__(self, "field", tuple(self.field))
-        try:
-            arm = ArmSpec(name=self.name, strategies=(self.strategy, *self.field),
-                          rules=self.rules, overrides=dict(self.overrides)
-                          if isinstance(self.overrides, Mapping) else self.overrides)
-        except ValueError as exc:
-            raise ValueError(_rename(str(exc))) from None
+        mixed = self._check_fields()
+        arm = None
+        for index, seats in enumerate(self.fields):
+            try:
+                arm = ArmSpec(name=self.name, strategies=(self.strategy, *seats),
+                              rules=self.rules, overrides=dict(self.overrides)
+                              if isinstance(self.overrides, Mapping) else self.overrides)
+            except ValueError as exc:
+                raise ValueError(_rename(str(exc), index if mixed else None)) from None
+        assert arm is not None
         object.__setattr__(self, "rules", arm.rules)
         object.__setattr__(self, "overrides", dict(arm.overrides))
         object.__setattr__(self, "_rules", arm.resolved_rules)
@@ -111,7 +124,71 @@ class TuneSpec:
         if not isinstance(self.description, str):
             raise ValueError(f"description={self.description!r} is not valid: expected text")
 
+    def _check_fields(self) -> bool:
+        """Validate ``field``/``fields``/``weights`` and normalise them into ``fields`` and
+        ``weights``; True for the mixed form (``fields``)."""
+        has_field = not (isinstance(self.field, tuple) and len(self.field) == 0)  # not ()
+        has_fields = not (isinstance(self.fields, tuple) and len(self.fields) == 0)
+        if has_field and has_fields:
+            raise ValueError("field and fields exclude each other: field is one field, fields "
+                             "a mix of several, e.g. fields = [['simple'], ['discard-tracking']]")
+        if not has_fields:
+            if not isinstance(self.field, list | tuple) or not self.field:
+                raise ValueError(f"field={self.field!r} is not valid: expected a list of the "
+                                 "strategies in the other seats, e.g. ['simple', 'simple']")
+            if not (isinstance(self.weights, list | tuple) and len(self.weights) == 0):
+                raise ValueError("weights needs fields: it weighs the fields of a mix, e.g. "
+                                 "fields = [['simple'], ['discard-tracking']] with weights = "
+                                 "[2, 1]")
+            object.__setattr__(self, "field", tuple(self.field))
+            object.__setattr__(self, "fields", (self.field,))
+            object.__setattr__(self, "weights", (1.0,))
+            return False
+        fields = self.fields
+        if (not isinstance(fields, list | tuple) or not 1 <= len(fields) <= MAX_FIELDS
+                or not all(isinstance(f, list | tuple) and f for f in fields)):
+            raise ValueError(f"fields={fields!r} is not valid: expected a list of 1..{MAX_FIELDS}"
+                             " fields, each a list of the strategies in the other seats, e.g. "
+                             "[['simple'], ['discard-tracking']]")
+        fields = tuple(tuple(f) for f in fields)
+        if len(set(fields)) != len(fields):
+            twice = next(f for f in fields if fields.count(f) > 1)
+            raise ValueError(f"fields names the field {list(twice)!r} twice: give it a larger "
+                             "weight instead (weights = [...])")
+        weights = self.weights
+        if isinstance(weights, list | tuple) and len(weights) == 0:
+            weights = (1.0,) * len(fields)
+        if (not isinstance(weights, list | tuple) or len(weights) != len(fields)
+                or not all(_is_weight(w) for w in weights)):
+            raise ValueError(f"weights={weights!r} is not valid: expected {len(fields)} "
+                             "positive numbers, one per field (default: equal)")
+        object.__setattr__(self, "fields", fields)
+        object.__setattr__(self, "weights", tuple(float(w) for w in weights))
+        return True
+
     # ------------------------------------------------------------------ derived values
+
+    @property
+    def mixed(self) -> bool:
+        """Written with ``fields`` (a mix, reported field by field) rather than ``field``."""
+        return not self.field
+
+    def field_seed(self, index: int) -> int:
+        """The seed of field ``index``'s deals: the tune's seed for the first field (so a
+        one-field tune plays what it always did), one derived from the seed and the index for
+        the others, so adding a field leaves the others' deals alone."""
+        if index == 0:
+            return self.seed
+        words = np.random.SeedSequence([self.seed, 0x6669656C64, index]).generate_state(
+            1, np.uint64)
+        return int(words[0]) & MAX_SEED
+
+    def objective(self, wins: list[int] | tuple[int, ...], games: int) -> Fraction:
+        """The weighted mean win rate of ``wins[i]`` out of ``games`` against each field,
+        exactly (a fraction: ranking candidates never depends on rounding)."""
+        shares = [Fraction(w) for w in self.weights]
+        total = sum(s * Fraction(k, games) for s, k in zip(shares, wins, strict=True))
+        return total / sum(shares)
 
     @property
     def resolved_rules(self) -> Rules:
@@ -150,9 +227,9 @@ class TuneSpec:
         text = base.name + ":" + ",".join(f"{k}={v}" for k, v in params.items())
         return parse_strategy(text).canonical
 
-    def seats(self, values: tuple[int, ...] | list[int]) -> tuple[str, ...]:
-        """The strategies of one game: the candidate in seat 0, then the field."""
-        return (self.strategy_text(values), *self.field)
+    def seats(self, values: tuple[int, ...] | list[int], field: int = 0) -> tuple[str, ...]:
+        """The strategies of one game: the candidate in seat 0, then field ``field``."""
+        return (self.strategy_text(values), *self.fields[field])
 
     @property
     def baseline(self) -> str:
@@ -162,8 +239,11 @@ class TuneSpec:
     def to_dict(self) -> dict[str, Any]:
         """Plain values (the checkpoint stores them, so a resume with a changed file is
         refused)."""
+        against: dict[str, Any] = (
+            {"fields": [list(f) for f in self.fields], "weights": list(self.weights)}
+            if self.mixed else {"field": list(self.field)})
         return {"name": self.name, "seed": self.seed, "strategy": self.strategy,
-                "params": list(self.params), "field": list(self.field), "rules": self.rules,
+                "params": list(self.params), **against, "rules": self.rules,
                 "overrides": dict(self.overrides), "generations": self.generations,
                 "population": self.population,
                 "games_per_candidate": self.games_per_candidate,
@@ -178,16 +258,23 @@ def _count(name: str, value: object, low: int, high: int) -> None:
         raise ValueError(f"{name}={value!r} is out of range: expected {low}..{high}")
 
 
-def _rename(message: str) -> str:
-    """An arm's error in the tuning file's terms: seat 0 is ``strategy``, the rest ``field``."""
+def _is_weight(value: object) -> bool:
+    return (not isinstance(value, bool) and isinstance(value, int | float)
+            and math.isfinite(value) and value > 0)
+
+
+def _rename(message: str, index: int | None = None) -> str:
+    """An arm's error in the tuning file's terms: seat 0 is ``strategy``, the rest ``field``
+    (``fields[index]`` in a mix)."""
+    name = "field" if index is None else f"fields[{index}]"
     match = re.match(r"strategies\[(\d+)\]=(.*)", message)
     if match:
         seat = int(match[1])
-        where = "strategy" if seat == 0 else f"field[{seat - 1}]"
+        where = "strategy" if seat == 0 else f"{name}[{seat - 1}]"
         return f"{where}={match[2]}"
     match = re.match(r"strategies=.* has (\d+) seats: (.*) expect (\d+)", message)
     if match:
-        return (f"field has {int(match[1]) - 1} strategies: {match[2]} expect "
+        return (f"{name} has {int(match[1]) - 1} strategies: {match[2]} expect "
                 f"{int(match[3]) - 1} (the seats other than the tuned one)")
     return message
 
@@ -207,10 +294,13 @@ def _from_dict(data: Mapping[str, Any]) -> TuneSpec:
     if unknown:
         raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))} in the tuning file: "
                          f"expected one of {', '.join(TOP_KEYS)}")
-    for key in ("name", "seed", "strategy", "field"):
+    for key in ("name", "seed", "strategy"):
         if key not in data:
             raise ValueError(f"{key} is missing: a tuning file needs name, seed, strategy and "
-                             "field")
+                             "field (or fields)")
+    if "field" not in data and "fields" not in data:
+        raise ValueError("field is missing: a tuning file needs name, seed, strategy and "
+                         "field (or fields)")
     kwargs = dict(data)
     if "params" in kwargs and not isinstance(kwargs["params"], list):
         raise ValueError(f"params={kwargs['params']!r} is not valid: expected a list of "
@@ -220,4 +310,4 @@ def _from_dict(data: Mapping[str, Any]) -> TuneSpec:
     return TuneSpec(**kwargs)
 
 
-__all__ = ["HOLDOUT_FIRST_GAME", "TOP_KEYS", "TuneSpec", "load_tune"]
+__all__ = ["HOLDOUT_FIRST_GAME", "MAX_FIELDS", "TOP_KEYS", "TuneSpec", "load_tune"]
