@@ -2,8 +2,8 @@
 
 Run: ``python experiments/oklahoma_by_limit.py [--games N] [--seed S]``.
 The batch runner records outcomes per game, not per hand's upcard, so this plays through the
-hand log (``play_games(..., log=True)``, the Python driver: about 3 minutes per line for the
-default 3,000 games on one shared core) and groups the hands by the knock limit of oklahoma
+hand log (``play_games(..., log=True)``, the Python driver: one to two minutes per line for
+the default 3,000 games on one shared core) and groups the hands by the knock limit of oklahoma
 (the upcard's value, 0 for an ace: gin only). Each line is one play in all three seats: the set
 ``tuned@oklahoma``, the defaults it was tuned from (``tuned``), and the defaults again under the
 fixed limit 10 with spades still doubling, the control that shows how the same upcards play
