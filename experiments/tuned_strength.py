@@ -31,6 +31,7 @@ MATCHES = (
     ("three-handed", "{t}@three-handed,simple,simple", "vs 2 simple"),
     ("three-handed-20", "{t}@three-handed-20,discard-tracking,discard-tracking",
      "vs 2 discard-tracking"),
+    ("oklahoma", "{t}@oklahoma,discard-tracking,discard-tracking", "vs 2 discard-tracking"),
 )
 
 

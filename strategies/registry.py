@@ -126,6 +126,11 @@ _TUNED_SETS: tuple[tuple[str, dict[str, int]], ...] = (
     # simple (experiments/tune_tuned_eaai.toml, better than the hand-set start held-out).
     ("eaai", {"take_drop": 15, "slack": 3, "look": 10, "look_fade": 13, "danger": 5, "pair": 1,
               "early": 0, "late_at": 0, "reach": 2}),
+    # oklahoma: still knock whenever legal (the upcard's limit caps the thresholds of 10), with
+    # more lookahead late and reach (experiments/tune_tuned_oklahoma.toml, better than the
+    # defaults held-out). stock_low is the tuner's value; it does nothing with thresholds of 10.
+    ("oklahoma", {"take_drop": 12, "slack": 21, "look": 20, "look_fade": 15, "danger": 5,
+                  "safe": 5, "pair": 1, "stock_low": 5, "reach": 8}),
 )
 
 
