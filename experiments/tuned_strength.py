@@ -6,7 +6,7 @@ Seats are rotated (``--games`` a multiple of 6 balances every initial role exact
 its 95% Wilson interval, and beside it the finish mix per hand: the share of hands ``tuned``
 won, and of all hands those it ended by knocking (gin included), by gin, by undercutting a
 knocker, and its points per hand against the opponents'. The shipped sets came from
-``ginbox tune`` on seeds 1311-1315 (experiments/tune_tuned_*.toml); the default seed 20261201
+``ginbox tune`` on seeds 1311-1316 (experiments/tune_tuned_*.toml); the default seed 20261201
 was never used in tuning or choosing them.
 """
 
