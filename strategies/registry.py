@@ -169,6 +169,10 @@ _MC_PARAMS: tuple[ParamInfo, ...] = (
               "this many tenths of a standard error"),
     ParamInfo("develop", 40, 0, 100, "keep the opponent hand of least deadwood among 1 + "
               "develop/10 draws per turn he has had (0: uniform)"),
+    ParamInfo("base", 0, 0, 1, "its base heuristic, whose move is kept unless beaten: "
+              "0 discard-tracking, 1 tuned with the shipped set for the table"),
+    ParamInfo("rollout", 0, 0, 2, "rollout policy: 0 fast for both players, 1 tuned (the "
+              "table's set) for its own moves, 2 tuned for both"),
 )
 
 
