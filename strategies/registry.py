@@ -158,7 +158,8 @@ _MC_PARAMS: tuple[ParamInfo, ...] = (
     ParamInfo("samples", 48, 1, 1024, "worlds sampled per decision (the most; see stop)"),
     ParamInfo("shortlist", 3, 1, 11, "discards searched: those leaving least deadwood"),
     ParamInfo("knock_at", 11, 0, 11, "its base heuristic and its own rollouts knock at this "
-              "deadwood or less; 11: gin only two-handed, the knock limit three-handed"),
+              "deadwood or less; 11: tuned's set decides, other heuristics knock at gin only "
+              "two-handed and at the knock limit three-handed"),
     ParamInfo("opp_knock_at", None, 0, 10, "the opponent's rollouts knock at this deadwood "
               "or less (default: the knock limit)"),
     ParamInfo("stop", 20, 0, 100, "stop sampling once the leader is this many tenths of a "
@@ -169,7 +170,7 @@ _MC_PARAMS: tuple[ParamInfo, ...] = (
               "this many tenths of a standard error"),
     ParamInfo("develop", 40, 0, 100, "keep the opponent hand of least deadwood among 1 + "
               "develop/10 draws per turn he has had (0: uniform)"),
-    ParamInfo("base", 0, 0, 1, "its base heuristic, whose move is kept unless beaten: "
+    ParamInfo("base", 1, 0, 1, "its base heuristic, whose move is kept unless beaten: "
               "0 discard-tracking, 1 tuned with the shipped set for the table"),
     ParamInfo("rollout", 0, 0, 2, "rollout policy: 0 fast for both players, 1 tuned (the "
               "table's set) for its own moves, 2 tuned for both"),
