@@ -12,18 +12,24 @@ At each decision with more than one candidate it:
    of least deadwood among ``1 + develop * (his turns) / 10`` draws, because by a given turn
    a hand has improved on a random one (``experiments/mc_inference.py`` measured how far);
    with ``infer > 0`` a hand that would meld a card he discarded or declined is redrawn with
-   chance ``infer`` percent (:func:`_implausible`). World ``k`` of a decision is drawn from
-   sub-stream ``k`` of one word of the game's strategy stream, so every candidate meets the
-   same worlds (common random numbers) and the games are the same for any number of workers.
+   chance ``infer`` percent (:mod:`strategies.mc_worlds`). World ``k`` of a decision is
+   drawn from sub-stream ``k`` of one word of the game's strategy stream, so every candidate
+   meets the same worlds (common random numbers) and the games are the same for any number
+   of workers.
 2. **Lists the candidates**: take the upcard or pass, the pile or the stock, knock or play
    on, or a discard from a shortlist (the base heuristic's card, then the legal discards
    leaving least deadwood, the higher card first among equals, ``shortlist`` in all; after a
-   knock every legal discard). The base heuristic, ``discard-tracking`` knocking at
-   ``knock_at`` (:func:`base_move`), gives the first candidate.
+   knock every legal discard). The base heuristic (:func:`base_move`) gives the first
+   candidate: ``tuned`` with the shipped set for the table (``base = 1``: why, it is the
+   strongest heuristic, and the search keeps its move unless clearly beaten) or
+   ``discard-tracking`` knocking at ``knock_at`` (``base = 0``).
 3. **Rolls each world out**: a candidate is played with the engine's own
-   :func:`sim.engine.hand.apply_move` and the hand is rolled out to its end by fast policies
-   for both players (take a card only into a meld, discard the highest of the best discards,
-   knock at ``knock_at`` for itself and ``opp_knock_at`` for the opponent).
+   :func:`sim.engine.hand.apply_move` and the hand is rolled out to its end; with
+   ``rollout = 0`` by fast policies for both players (take a card only into a meld, discard
+   the highest of the best discards, knock at ``knock_at`` for itself and ``opp_knock_at``
+   for the opponent), with ``rollout = 1`` by ``tuned`` (the base's set) for its own moves,
+   with ``rollout = 2`` by ``tuned`` for both (the table's set for the opponent); each
+   ``tuned`` mover sees only his own view of the rolled-out hand.
 4. **Scores** the end of each rolled-out hand by its game value
    (:func:`strategies.game_value.game_value`): the chance of winning the game from the
    scores (and, three-handed, the roles) it leaves.
