@@ -75,7 +75,7 @@ def _save(rows: list[dict[str, object]], name: str) -> pd.DataFrame:
     return frame
 
 
-def matches(games: int, seed: int, mc: str, only: str | None) -> None:
+def matches(games: int, seed: int, mc: str, only: str | None, out: str | None) -> None:
     rows = []
     for rules_name, others, label in MATCHES:
         if only and only not in label:
@@ -84,7 +84,7 @@ def matches(games: int, seed: int, mc: str, only: str | None) -> None:
         r = rows[-1]
         print(f"{label:32s} {r['win_rate']:6.1%} [{r['low']:.1%}, {r['high']:.1%}] of "
               f"{r['games']} games, {r['games_per_cpu_s']:.1f} games/CPU s", flush=True)
-        _save(rows, "matches" if not only else f"matches_{only.replace(' ', '_')}")
+        _save(rows, out or ("matches" if not only else f"matches_{only.replace(' ', '_')}"))
 
 
 def curve(games: int, seed: int, samples: list[int]) -> None:
@@ -124,10 +124,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=90210)
     parser.add_argument("--mc", default="mc")
     parser.add_argument("--only", default=None)
+    parser.add_argument("--out", default=None,
+                        help="name of the matches' CSV (default: matches, or by --only)")
     parser.add_argument("--samples", type=int, nargs="*", default=[16, 32, 64, 128, 256])
     args = parser.parse_args()
     if args.command == "matches":
-        matches(args.games, args.seed, args.mc, args.only)
+        matches(args.games, args.seed, args.mc, args.only, args.out)
     else:
         curve(args.games, args.seed, args.samples)
 

@@ -32,7 +32,7 @@ from sim.engine.rules import Rules
 from sim.engine.view import GI_LEN, GI_PLAYERS, GI_TARGET, V_LEN, V_TURN, fill_view
 from strategies._dispatch import decide
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
-from strategies.mc import S_BASE, sample_world
+from strategies.mc_worlds import S_BASE, sample_world
 from strategies.registry import parse_strategy
 
 DEVELOP = (0, 5, 10, 20, 40)

@@ -382,7 +382,7 @@ def discard_tracking_decide(decision: int, params: np.ndarray, view: np.ndarray,
     return pick
 
 
-SCRATCH_LEN = 4096
+SCRATCH_LEN = 4224
 """Scratch slots every compiled strategy may use: mc's search buffers (a rolled-out hand
-state with the showdown's workspace, piles, deck) need about 4,000 (strategies.mc checks)."""
+state with the showdown's workspace, piles, deck) need about 4,100 (strategies.mc_worlds checks)."""
 

@@ -12,18 +12,24 @@ At each decision with more than one candidate it:
    of least deadwood among ``1 + develop * (his turns) / 10`` draws, because by a given turn
    a hand has improved on a random one (``experiments/mc_inference.py`` measured how far);
    with ``infer > 0`` a hand that would meld a card he discarded or declined is redrawn with
-   chance ``infer`` percent (:func:`_implausible`). World ``k`` of a decision is drawn from
-   sub-stream ``k`` of one word of the game's strategy stream, so every candidate meets the
-   same worlds (common random numbers) and the games are the same for any number of workers.
+   chance ``infer`` percent (:mod:`strategies.mc_worlds`). World ``k`` of a decision is
+   drawn from sub-stream ``k`` of one word of the game's strategy stream, so every candidate
+   meets the same worlds (common random numbers) and the games are the same for any number
+   of workers.
 2. **Lists the candidates**: take the upcard or pass, the pile or the stock, knock or play
    on, or a discard from a shortlist (the base heuristic's card, then the legal discards
    leaving least deadwood, the higher card first among equals, ``shortlist`` in all; after a
-   knock every legal discard). The base heuristic, ``discard-tracking`` knocking at
-   ``knock_at`` (:func:`base_move`), gives the first candidate.
+   knock every legal discard). The base heuristic (:func:`base_move`) gives the first
+   candidate: ``tuned`` with the shipped set for the table (``base = 1``: why, it is the
+   strongest heuristic, and the search keeps its move unless clearly beaten) or
+   ``discard-tracking`` knocking at ``knock_at`` (``base = 0``).
 3. **Rolls each world out**: a candidate is played with the engine's own
-   :func:`sim.engine.hand.apply_move` and the hand is rolled out to its end by fast policies
-   for both players (take a card only into a meld, discard the highest of the best discards,
-   knock at ``knock_at`` for itself and ``opp_knock_at`` for the opponent).
+   :func:`sim.engine.hand.apply_move` and the hand is rolled out to its end; with
+   ``rollout = 0`` by fast policies for both players (take a card only into a meld, discard
+   the highest of the best discards, knock at ``knock_at`` for itself and ``opp_knock_at``
+   for the opponent), with ``rollout = 1`` by ``tuned`` (the base's set) for its own moves,
+   with ``rollout = 2`` by ``tuned`` for both (the table's set for the opponent); each
+   ``tuned`` mover sees only his own view of the rolled-out hand.
 4. **Scores** the end of each rolled-out hand by its game value
    (:func:`strategies.game_value.game_value`): the chance of winning the game from the
    scores (and, three-handed, the roles) it leaves.
@@ -33,15 +39,15 @@ At each decision with more than one candidate it:
    another beats it by more than ``trust``/10 standard errors, then the best of those.
 
 It reads only the view, ``after`` (the rules' per-turn deadwood table for its own hand) and
-the game's strategy stream; its search buffers live in ``scratch`` (:data:`MC_SCRATCH_LEN`).
+the game's strategy stream; its search buffers live in ``scratch`` (their layout and the
+sampling of worlds are in :mod:`strategies.mc_worlds`).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
 
-from sim.engine.cards import CARD_VALUE, FULL_MASK
+from sim.engine.cards import CARD_VALUE
 from sim.engine.hand import (
     AF_TIES,
     AFTER_LEN,
@@ -51,31 +57,14 @@ from sim.engine.hand import (
     DEC_OVER,
     END_DRAW,
     END_TURN_LIMIT,
-    HS_DECLINED,
-    HS_DISCARDED,
-    HS_DRAWN,
     HS_END,
-    HS_FORBID_TAKEN,
-    HS_GIN_BONUS,
     HS_HAND,
     HS_KNOCK_LIMIT,
-    HS_KNOCKER,
     HS_LEN,
-    HS_MAX_TURNS,
-    HS_MULTIPLIER,
-    HS_PHASE,
     HS_PILE_LEN,
-    HS_PILE_MASK,
     HS_POINTS,
     HS_STATE_LEN,
-    HS_STOCK_TOP,
-    HS_TAKEN,
     HS_TO_MOVE,
-    HS_TOOK,
-    HS_TURNS,
-    HS_UNDERCUT_BONUS,
-    HS_UPCARD,
-    HS_WALL,
     HS_WINNER,
     MOVE_DRAW_DISCARD,
     MOVE_DRAW_STOCK,
@@ -83,12 +72,6 @@ from sim.engine.hand import (
     MOVE_NO_KNOCK,
     MOVE_PASS,
     OK,
-    PH_DISCARD,
-    PH_DRAW,
-    PH_KNOCK,
-    PH_KNOCK_DISCARD,
-    PH_OFFER_DEALER,
-    PH_OFFER_NONDEALER,
     advance,
     apply_move,
     best_legal_after,
@@ -97,243 +80,73 @@ from sim.engine.hand import (
 )
 from sim.engine.jit import kernel
 from sim.engine.melds import (
-    CARD_MELD_COUNT,
-    CARD_MELDS,
-    SEARCH_MELDS,
-    min_deadwood_mask,
     pick_highest,
-    popcount,
 )
-from sim.engine.rng import GOLDEN, mix64, next_u64, stream_seed
+from sim.engine.rng import next_u64, stream_seed
 from sim.engine.view import (
-    V_DECISION,
-    V_DRAWN,
+    GI_LEN,
+    GI_PLAYERS,
+    GI_SCORE,
+    GI_SCORE_OTHER,
+    GI_TARGET,
     V_FORBIDDEN,
-    V_GIN_BONUS,
     V_HAND,
-    V_KNOCK_LIMIT,
     V_KNOCKED,
-    V_OPP_DECLINED,
-    V_OPP_DISCARDED,
-    V_OPP_TOOK,
+    V_LEN,
     V_PILE_LEN,
-    V_PILE_MASK,
     V_PLAYERS,
     V_ROLE,
-    V_SELF_DECLINED,
-    V_SELF_DISCARDED,
-    V_SELF_TOOK,
-    V_STOCK,
-    V_TAKEN,
-    V_TOP,
-    V_TURN,
-    V_UNDERCUT_BONUS,
-    V_UPCARD,
-    V_WALL,
+    V_SCORE_OPP,
+    V_SCORE_OTHER,
+    V_SCORE_SELF,
+    V_TARGET,
+    fill_view,
     legal_moves,
 )
-from strategies.builtin import SCRATCH_LEN, discard_tracking_decide, in_some_best_meld
+from strategies.builtin import discard_tracking_decide, in_some_best_meld
 from strategies.game_value import game_value
+from strategies.mc_worlds import (
+    MAX_CANDIDATES,
+    RSCRATCH_LEN,
+    S_AFTER,
+    S_BASE,
+    S_BASE_PARAMS,
+    S_BASE_PILE,
+    S_CAND,
+    S_COUNT,
+    S_DECK,
+    S_DIFF,
+    S_HS,
+    S_MOVES,
+    S_OPP_SET,
+    S_OWN_SET,
+    S_PILE,
+    S_RINFO,
+    S_RSCRATCH,
+    S_RVIEW,
+    S_SUM,
+    S_TEAM,
+    S_UNSEEN,
+    S_VALUES,
+    sample_world,
+)
+from strategies.tuned import (
+    N_TUNED_PARAMS,
+    P_KNOCK_BOX,
+    P_KNOCK_CAPTAIN,
+    P_LATE_AT,
+    load_table_set,
+    tuned_move,
+)
 
 # Parameter slots (the order of the registry's ParamInfo entries).
-P_SAMPLES, P_SHORTLIST, P_KNOCK_AT, P_OPP_KNOCK_AT, P_STOP, P_INFER, P_TRUST, P_DEVELOP = range(8)
-MAX_CANDIDATES = 12
+(P_SAMPLES, P_SHORTLIST, P_KNOCK_AT, P_OPP_KNOCK_AT, P_STOP, P_INFER, P_TRUST, P_DEVELOP,
+ P_BASE, P_ROLLOUT) = range(10)
+BASE_DISCARD_TRACKING, BASE_TUNED = 0, 1  # ``base``: the heuristic giving candidate 0
+ROLLOUT_FAST, ROLLOUT_TUNED_OWN, ROLLOUT_TUNED_BOTH = 0, 1, 2  # ``rollout``: who plays tuned
 AUTO_KNOCK = 11  # knock_at's default: decided by the number of players
 VALUE_ONE = 1 << 16  # game values are summed as integers on this scale
-MAX_TURNS = 400  # the rollouts' turn cap (the rules' own cap is not in the view)
-MAX_DRAWS = 32  # most opponent hands drawn for one world under inference
 
-# The search buffers, as offsets into ``scratch`` (checked to fit below).
-S_HS = 0  # the rolled-out hand state (HS_LEN, with the showdown's workspace)
-S_BASE = S_HS + HS_LEN  # the world's state before a candidate (HS_STATE_LEN)
-S_PILE = S_BASE + HS_STATE_LEN  # the rolled-out pile
-S_BASE_PILE = S_PILE + 52  # the world's pile
-S_DECK = S_BASE_PILE + 52  # the world's deck (stock at the end)
-S_AFTER = S_DECK + 52  # the rollouts' turn scratch
-S_MOVES = S_AFTER + AFTER_LEN  # a 1-row move log the rollouts overwrite
-S_CAND = S_MOVES + 2  # the candidates
-S_VALUES = S_CAND + MAX_CANDIDATES  # one world's value per candidate
-S_SUM = S_VALUES + MAX_CANDIDATES  # each candidate's summed value
-S_DIFF = S_SUM + MAX_CANDIDATES  # paired differences: sum, then sum of squares (C x C each)
-S_UNSEEN = S_DIFF + 2 * MAX_CANDIDATES * MAX_CANDIDATES  # the unseen cards
-S_COUNT = S_UNSEEN + 52  # candidates and worlds of the last search
-S_BASE_PARAMS = S_COUNT + 2  # the base heuristic's parameters
-S_TEAM = S_BASE_PARAMS + 3  # the captain's mean values under the consensus team policy
-MC_SCRATCH_LEN = S_TEAM + MAX_CANDIDATES
-"""Scratch slots ``mc`` needs; the shared ``SCRATCH_LEN`` must be at least this."""
-assert MC_SCRATCH_LEN <= SCRATCH_LEN
-
-
-@kernel(inline="always")
-def _next(state: np.ndarray, i: int) -> np.uint64:
-    """The next 64 random bits of the world stream kept in ``state[i]`` (an int64 slot)."""
-    s = np.uint64(state[i]) + GOLDEN
-    state[i] = np.int64(s)
-    return mix64(s)
-
-
-@kernel(inline="always")
-def _below(state: np.ndarray, i: int, n: int) -> int:
-    return int(((_next(state, i) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
-
-
-@kernel
-def _meld_fit(card: int, hand: int) -> bool:
-    """Would ``card`` complete a meld with two or more cards of ``hand``?"""
-    for k in range(CARD_MELD_COUNT[card]):
-        m = SEARCH_MELDS[CARD_MELDS[card, k]] & ~(1 << card)
-        if m & hand == m:
-            return True
-    return False
-
-
-@kernel
-def _implausible(view: np.ndarray, opp: int) -> bool:
-    """Does the opponent's sampled hand meld a card he discarded or declined?"""
-    shed = view[V_OPP_DISCARDED] & ~view[V_OPP_TOOK]
-    if view[V_OPP_DECLINED] >= 0:
-        shed |= 1 << view[V_OPP_DECLINED]
-    while shed:
-        c = trailing_zeros(shed)
-        shed &= shed - 1
-        if _meld_fit(c, opp):
-            return True
-    return False
-
-
-@kernel
-def opponent_known(view: np.ndarray) -> int:
-    """Cards the opponent surely holds: taken from the pile and neither back in the pile nor
-    in the mover's hand (cards never return to the stock)."""
-    return view[V_OPP_TOOK] & ~view[V_PILE_MASK] & ~view[V_HAND]
-
-
-@kernel
-def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: int,
-                 develop: int) -> None:
-    """Deal one world consistent with the view into the base buffers of ``scratch``: the
-    opponent's hand (his known cards plus unseen ones) and the stock order.
-
-    Inference: a hand that melds a card he discarded or declined is redrawn with chance
-    ``infer`` percent; and the hand kept is the one of least deadwood among ``1 + develop *
-    (his turns so far) / 10`` draws (at most ``MAX_DRAWS``), because by a given turn a
-    player's hand has improved on a random one."""
-    known = opponent_known(view)
-    unseen = FULL_MASK & ~view[V_HAND] & ~view[V_PILE_MASK] & ~known
-    n = 0
-    m = unseen
-    while m:
-        scratch[S_UNSEEN + n] = trailing_zeros(m)
-        m &= m - 1
-        n += 1
-    need = 10 - popcount(known)
-    rng_slot = S_VALUES  # the world stream lives in a value slot until the rollouts start
-    scratch[rng_slot] = np.int64(seed)
-    draws = min(MAX_DRAWS, 1 + develop * (view[V_TURN] // 2) // 10)
-    best = -1
-    best_deadwood = 1 << 20
-    accepted = 0
-    for _ in range(4 * MAX_DRAWS):
-        for i in range(need):  # a partial Fisher-Yates: the first `need` are his
-            j = i + _below(scratch, rng_slot, n - i)
-            t = scratch[S_UNSEEN + i]
-            scratch[S_UNSEEN + i] = scratch[S_UNSEEN + j]
-            scratch[S_UNSEEN + j] = t
-        opp = known
-        for i in range(need):
-            opp |= 1 << scratch[S_UNSEEN + i]
-        if best < 0:
-            best = opp  # the fallback if every draw is rejected
-        if infer > 0 and _implausible(view, opp) and _below(scratch, rng_slot, 100) < infer:
-            continue
-        accepted += 1
-        if draws == 1:
-            best = opp
-            break
-        deadwood = min_deadwood_mask(opp)
-        if deadwood < best_deadwood:
-            best_deadwood = deadwood
-            best = opp
-        if accepted >= draws:
-            break
-    k = 0  # his unseen cards first, then the stock
-    m = best & ~known
-    while m:
-        scratch[S_UNSEEN + k] = trailing_zeros(m)
-        m &= m - 1
-        k += 1
-    m = unseen & ~best
-    while m:
-        scratch[S_UNSEEN + k] = trailing_zeros(m)
-        m &= m - 1
-        k += 1
-    for i in range(need, n):  # the rest, shuffled, is the stock
-        j = i + _below(scratch, rng_slot, n - i)
-        t = scratch[S_UNSEEN + i]
-        scratch[S_UNSEEN + i] = scratch[S_UNSEEN + j]
-        scratch[S_UNSEEN + j] = t
-    _set_world(view, scratch, best, need, n)
-
-
-@kernel
-def _set_world(view: np.ndarray, scratch: np.ndarray, opp: int, first: int, n: int) -> None:
-    """The hand state of the world: the view's facts, ``opp`` as the opponent's hand and the
-    unseen cards ``first..n-1`` as the stock (the pile's order below its top never matters:
-    every card taken from it is replaced by a discard before anyone can draw again)."""
-    hs = scratch[S_BASE:S_BASE + HS_STATE_LEN]
-    pile = scratch[S_BASE_PILE:S_BASE_PILE + 52]
-    deck = scratch[S_DECK:S_DECK + 52]
-    for j in range(HS_STATE_LEN):
-        hs[j] = 0
-    me = view[V_ROLE]
-    o = 1 - me
-    hs[HS_HAND + me] = view[V_HAND]
-    hs[HS_HAND + o] = opp
-    stock = view[V_STOCK]
-    hs[HS_STOCK_TOP] = 52 - stock
-    for i in range(stock):
-        deck[52 - stock + i] = scratch[S_UNSEEN + first + i]
-    top = view[V_TOP]
-    k = 0
-    m = view[V_PILE_MASK] & ~(1 << top) if top >= 0 else 0
-    while m:
-        pile[k] = trailing_zeros(m)
-        m &= m - 1
-        k += 1
-    if top >= 0:
-        pile[k] = top
-    hs[HS_PILE_LEN] = view[V_PILE_LEN]
-    hs[HS_PILE_MASK] = view[V_PILE_MASK]
-    decision = view[V_DECISION]
-    if decision == DEC_OFFER:
-        hs[HS_PHASE] = PH_OFFER_NONDEALER if me == 1 else PH_OFFER_DEALER
-    elif decision == DEC_DRAW:
-        hs[HS_PHASE] = PH_DRAW
-    elif decision == DEC_KNOCK:
-        hs[HS_PHASE] = PH_KNOCK
-    else:
-        hs[HS_PHASE] = PH_KNOCK_DISCARD if view[V_KNOCKED] == 1 else PH_DISCARD
-    hs[HS_TO_MOVE] = me
-    hs[HS_TAKEN] = view[V_TAKEN]
-    hs[HS_DRAWN] = view[V_DRAWN]
-    hs[HS_TURNS] = view[V_TURN]
-    hs[HS_KNOCK_LIMIT] = view[V_KNOCK_LIMIT]
-    hs[HS_MULTIPLIER] = 1  # spade doubling is not in the view
-    hs[HS_UPCARD] = view[V_UPCARD]
-    hs[HS_TOOK + me] = view[V_SELF_TOOK]
-    hs[HS_TOOK + o] = view[V_OPP_TOOK]
-    hs[HS_DISCARDED + me] = view[V_SELF_DISCARDED]
-    hs[HS_DISCARDED + o] = view[V_OPP_DISCARDED]
-    hs[HS_DECLINED + me] = view[V_SELF_DECLINED]
-    hs[HS_DECLINED + o] = view[V_OPP_DECLINED]
-    hs[HS_KNOCKER] = -1
-    hs[HS_WINNER] = -1
-    # the rule is visible only on a turn that took from the pile; every preset has it
-    hs[HS_FORBID_TAKEN] = 0 if view[V_TAKEN] >= 0 and view[V_FORBIDDEN] < 0 else 1
-    hs[HS_WALL] = view[V_WALL]
-    hs[HS_MAX_TURNS] = MAX_TURNS
-    hs[HS_GIN_BONUS] = view[V_GIN_BONUS]
-    hs[HS_UNDERCUT_BONUS] = view[V_UNDERCUT_BONUS]
 
 
 @kernel
@@ -369,6 +182,7 @@ def _rollout_value(view: np.ndarray, scratch: np.ndarray, params: np.ndarray,
         pile[j] = scratch[S_BASE_PILE + j]
     forget_after(after)
     me = view[V_ROLE]
+    rollout = params[P_ROLLOUT]
     move = candidate
     if candidate == MOVE_KNOCK:  # knock, then the discard leaving least deadwood
         apply_move(hs, pile, deck, after, moves, MOVE_KNOCK)
@@ -379,10 +193,15 @@ def _rollout_value(view: np.ndarray, scratch: np.ndarray, params: np.ndarray,
         decision = advance(hs, pile, deck, after, moves)
         if decision == DEC_OVER:
             break
-        knock_at = own_knock_at(params, view) if hs[HS_TO_MOVE] == me else params[P_OPP_KNOCK_AT]
-        if apply_move(hs, pile, deck, after, moves,
-                      _policy(decision, hs, pile, after, knock_at)) != OK:
-            return -1  # cannot happen: the policy plays only legal moves
+        own = hs[HS_TO_MOVE] == me
+        if rollout == ROLLOUT_TUNED_BOTH or (own and rollout == ROLLOUT_TUNED_OWN):
+            chosen = _tuned_rollout_move(decision, hs, pile, after, scratch,
+                                         S_OWN_SET if own else S_OPP_SET)
+        else:
+            knock_at = own_knock_at(params, view) if own else params[P_OPP_KNOCK_AT]
+            chosen = _policy(decision, hs, pile, after, knock_at)
+        if apply_move(hs, pile, deck, after, moves, chosen) != OK:
+            return -1  # cannot happen: the policies play only legal moves
     end = hs[HS_END]
     if end == END_DRAW or end == END_TURN_LIMIT:
         value = game_value(view, -1, 0)
@@ -405,13 +224,63 @@ def own_knock_at(params: np.ndarray, view: np.ndarray) -> int:
 @kernel
 def base_move(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
               mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
-    """The base heuristic's move: ``discard-tracking`` (which reads neither ``mem`` nor
-    ``rng``) knocking at ``knock_at``."""
+    """The base heuristic's move: with ``base = 0``, ``discard-tracking`` knocking at
+    ``knock_at``; with ``base = 1``, ``tuned`` with the shipped set for the table
+    (:func:`own_tuned_set`). Neither reads ``mem`` or ``rng``."""
+    if params[P_BASE] == BASE_TUNED:
+        base = scratch[S_BASE_PARAMS:S_BASE_PARAMS + N_TUNED_PARAMS]
+        own_tuned_set(params, view, base)
+        return tuned_move(decision, base, view, after, scratch)
     base = scratch[S_BASE_PARAMS:S_BASE_PARAMS + 3]
     base[0] = own_knock_at(params, view)
     base[1] = 1
     base[2] = 1
     return discard_tracking_decide(decision, base, view, after, mem, rng, scratch)
+
+
+@kernel
+def own_tuned_set(params: np.ndarray, view: np.ndarray, out: np.ndarray) -> None:
+    """``tuned``'s parameters when ``mc`` plays it (as its base or in its own rollouts): the
+    shipped set for the table (three-handed at three players, ``eaai`` at two), knocking at
+    ``knock_at`` instead of the set's thresholds unless ``knock_at`` is ``AUTO_KNOCK``."""
+    load_table_set(view, out)
+    k = params[P_KNOCK_AT]
+    if k != AUTO_KNOCK:
+        out[P_KNOCK_BOX] = k
+        out[P_KNOCK_CAPTAIN] = k
+        out[P_LATE_AT] = k
+
+
+@kernel
+def _prepare_rollouts(params: np.ndarray, view: np.ndarray, scratch: np.ndarray) -> None:
+    """Load the rollouts' ``tuned`` sets (its own as :func:`own_tuned_set`, the opponent's
+    the plain set for the table) and the public game facts their views are filled from."""
+    if params[P_ROLLOUT] == ROLLOUT_FAST:
+        return
+    own_tuned_set(params, view, scratch[S_OWN_SET:S_OWN_SET + N_TUNED_PARAMS])
+    load_table_set(view, scratch[S_OPP_SET:S_OPP_SET + N_TUNED_PARAMS])
+    for j in range(V_LEN):
+        scratch[S_RVIEW + j] = 0
+    info = scratch[S_RINFO:S_RINFO + GI_LEN]
+    for j in range(GI_LEN):
+        info[j] = 0
+    me = view[V_ROLE]
+    info[GI_SCORE + me] = view[V_SCORE_SELF]
+    info[GI_SCORE + 1 - me] = view[V_SCORE_OPP]
+    info[GI_SCORE_OTHER] = view[V_SCORE_OTHER]
+    info[GI_TARGET] = view[V_TARGET]
+    info[GI_PLAYERS] = view[V_PLAYERS]
+
+
+@kernel
+def _tuned_rollout_move(decision: int, hs: np.ndarray, pile: np.ndarray, after: np.ndarray,
+                        scratch: np.ndarray, set_at: int) -> int:
+    """The rollout move of the player to move playing ``tuned`` with the parameters at
+    ``scratch[set_at:]``, from his own view of the rolled-out hand."""
+    rview = scratch[S_RVIEW:S_RVIEW + V_LEN]
+    fill_view(rview, hs, pile, scratch[S_RINFO:S_RINFO + GI_LEN], decision)
+    return tuned_move(decision, scratch[set_at:set_at + N_TUNED_PARAMS], rview, after,
+                      scratch[S_RSCRATCH:S_RSCRATCH + RSCRATCH_LEN])
 
 
 @kernel
@@ -497,6 +366,7 @@ def score(params: np.ndarray, view: np.ndarray, scratch: np.ndarray, n_cand: int
         scratch[S_DIFF + i] = 0
     samples = max(1, params[P_SAMPLES])
     sq = S_DIFF + MAX_CANDIDATES * MAX_CANDIDATES
+    _prepare_rollouts(params, view, scratch)
     done = 0
     for k in range(samples):
         sample_world(view, scratch, stream_seed(base, k), params[P_INFER], params[P_DEVELOP])

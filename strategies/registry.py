@@ -35,7 +35,13 @@ from strategies.builtin import (
     simple_decide,
 )
 from strategies.mc import mc_decide
-from strategies.tuned import N_TUNED_PARAMS, tuned_decide
+from strategies.tuned import (
+    EAAI_SET,
+    OKLAHOMA_SET,
+    THREE_HANDED_SET,
+    TUNED_PARAM_NAMES,
+    tuned_decide,
+)
 
 
 @dataclass(frozen=True)
@@ -86,51 +92,68 @@ class StrategyInfo:
 # defaults are the set tuned for three-handed rules by ``ginbox tune`` (two stages,
 # experiments/tune_tuned_three_handed.toml then tune_tuned_three_handed_2.toml, each confirmed
 # better than its start on held-out deals, paired); the hand-set values they replaced are
-# spelled out in the first stage's file. docs/strategies.md has the figures.
+# spelled out in the first stage's file. docs/strategies.md has the figures. The values of
+# the defaults and of every set live in strategies.tuned (THREE_HANDED_SET, EAAI_SET), which
+# ``mc``'s kernel also plays: they are read from there, never written here.
+_TUNED_DEFAULTS: dict[str, int] = dict(zip(TUNED_PARAM_NAMES, THREE_HANDED_SET.tolist(),
+                                           strict=True))
+
+
+def _tuned(name: str, low: int, high: int, doc: str) -> ParamInfo:
+    """One of ``tuned``'s parameters, its default read from the three-handed set."""
+    return ParamInfo(name, _TUNED_DEFAULTS[name], low, high, doc)
+
+
 _TUNED_PARAMS: tuple[ParamInfo, ...] = (
-    ParamInfo("take_drop", 8, 0, 60, "also take a card lowering deadwood by this much "
-              "(0: only into a meld)"),
-    ParamInfo("slack", 16, 0, 60, "discard only cards leaving at most this much more deadwood "
-              "than the best"),
-    ParamInfo("look", 21, 0, 40, "discard score: weight of each live card that would make a "
-              "meld with the kept cards (deadwood weighs 4 a point)"),
-    ParamInfo("look_fade", 8, 0, 99, "the lookahead weight falls to 0 by this turn "
-              "(0: never)"),
-    ParamInfo("danger", 3, 0, 40, "discard score: weight of feeding what the opponent took"),
-    ParamInfo("safe", 8, 0, 40, "discard score: credit for a card next to one he passed"),
-    ParamInfo("pair", 0, 0, 40, "discard score: credit per two-card meld chance kept"),
-    ParamInfo("knock_box", 10, 0, 10, "knock threshold in the early turns as box (dealer)"),
-    ParamInfo("knock_captain", 10, 0, 10, "knock threshold in the early turns as captain "
-              "(non-dealer)"),
-    ParamInfo("early", 99, 0, 99, "turns of the hand (both players') the early threshold "
-              "lasts"),
-    ParamInfo("late_at", 10, 0, 10, "knock threshold after the early turns (0: camp for gin)"),
-    ParamInfo("stock_low", 2, 0, 31, "knock whenever legal once the stock is this close to "
-              "the wall"),
-    ParamInfo("pressed", 0, 0, 10, "back to the early threshold once the opponent holds this "
-              "many cards from the pile (0: never)"),
-    ParamInfo("caution", 0, 0, 10, "threshold falls this much per card he shows and per 10 "
-              "turns, beyond the first two"),
-    ParamInfo("endgame", 0, 0, 200, "back to the early threshold once someone is this close "
-              "to the target (0: never)"),
-    ParamInfo("reach", 4, 0, 40, "discard score: credit per live card that, drawn, would make "
-              "a meld and let the kept cards knock (gin when camping)"),
+    _tuned("take_drop", 0, 60, "also take a card lowering deadwood by this much "
+           "(0: only into a meld)"),
+    _tuned("slack", 0, 60, "discard only cards leaving at most this much more deadwood "
+           "than the best"),
+    _tuned("look", 0, 40, "discard score: weight of each live card that would make a "
+           "meld with the kept cards (deadwood weighs 4 a point)"),
+    _tuned("look_fade", 0, 99, "the lookahead weight falls to 0 by this turn "
+           "(0: never)"),
+    _tuned("danger", 0, 40, "discard score: weight of feeding what the opponent took"),
+    _tuned("safe", 0, 40, "discard score: credit for a card next to one he passed"),
+    _tuned("pair", 0, 40, "discard score: credit per two-card meld chance kept"),
+    _tuned("knock_box", 0, 10, "knock threshold in the early turns as box (dealer)"),
+    _tuned("knock_captain", 0, 10, "knock threshold in the early turns as captain "
+           "(non-dealer)"),
+    _tuned("early", 0, 99, "turns of the hand (both players') the early threshold "
+           "lasts"),
+    _tuned("late_at", 0, 10, "knock threshold after the early turns (0: camp for gin)"),
+    _tuned("stock_low", 0, 31, "knock whenever legal once the stock is this close to "
+           "the wall"),
+    _tuned("pressed", 0, 10, "back to the early threshold once the opponent holds this "
+           "many cards from the pile (0: never)"),
+    _tuned("caution", 0, 10, "threshold falls this much per card he shows and per 10 "
+           "turns, beyond the first two"),
+    _tuned("endgame", 0, 200, "back to the early threshold once someone is this close "
+           "to the target (0: never)"),
+    _tuned("reach", 0, 40, "discard score: credit per live card that, drawn, would make "
+           "a meld and let the kept cards knock (gin when camping)"),
 )
-assert len(_TUNED_PARAMS) == N_TUNED_PARAMS
+assert tuple(p.name for p in _TUNED_PARAMS) == TUNED_PARAM_NAMES
+
+
+def _differences(values: np.ndarray) -> dict[str, int]:
+    """A set as the parameters where it differs from the defaults."""
+    return {name: v for name, v in zip(TUNED_PARAM_NAMES, values.tolist(), strict=True)
+            if v != _TUNED_DEFAULTS[name]}
+
+
 _TUNED_SETS: tuple[tuple[str, dict[str, int]], ...] = (
     # three-handed: the defaults (tuned, above).
-    ("three-handed", {}),
+    ("three-handed", _differences(THREE_HANDED_SET)),
     # three-handed-20: the same play until its own tune says otherwise.
-    ("three-handed-20", {}),
+    ("three-handed-20", _differences(THREE_HANDED_SET)),
     # eaai: gin only (knock short of gin only once the stock is near the wall), tuned against
     # simple (experiments/tune_tuned_eaai.toml, better than the hand-set start held-out).
-    ("eaai", {"take_drop": 15, "slack": 3, "look": 10, "look_fade": 13, "danger": 5, "pair": 1,
-              "early": 0, "late_at": 0, "reach": 2}),
+    ("eaai", _differences(EAAI_SET)),
     # oklahoma: still knock whenever legal (the upcard's limit caps the thresholds of 10), with
     # more lookahead late and reach (experiments/tune_tuned_oklahoma.toml, better than the
     # defaults held-out). stock_low is the tuner's value; it does nothing with thresholds of 10.
-    ("oklahoma", {"take_drop": 12, "slack": 21, "look": 20, "look_fade": 15, "danger": 5,
-                  "safe": 5, "pair": 1, "stock_low": 5, "reach": 8}),
+    ("oklahoma", _differences(OKLAHOMA_SET)),
 )
 
 
@@ -140,7 +163,8 @@ _MC_PARAMS: tuple[ParamInfo, ...] = (
     ParamInfo("samples", 48, 1, 1024, "worlds sampled per decision (the most; see stop)"),
     ParamInfo("shortlist", 3, 1, 11, "discards searched: those leaving least deadwood"),
     ParamInfo("knock_at", 11, 0, 11, "its base heuristic and its own rollouts knock at this "
-              "deadwood or less; 11: gin only two-handed, the knock limit three-handed"),
+              "deadwood or less; 11: tuned's set decides, other heuristics knock at gin only "
+              "two-handed and at the knock limit three-handed"),
     ParamInfo("opp_knock_at", None, 0, 10, "the opponent's rollouts knock at this deadwood "
               "or less (default: the knock limit)"),
     ParamInfo("stop", 20, 0, 100, "stop sampling once the leader is this many tenths of a "
@@ -151,6 +175,10 @@ _MC_PARAMS: tuple[ParamInfo, ...] = (
               "this many tenths of a standard error"),
     ParamInfo("develop", 40, 0, 100, "keep the opponent hand of least deadwood among 1 + "
               "develop/10 draws per turn he has had (0: uniform)"),
+    ParamInfo("base", 1, 0, 1, "its base heuristic, whose move is kept unless beaten: "
+              "0 discard-tracking, 1 tuned with the shipped set for the table"),
+    ParamInfo("rollout", 0, 0, 2, "rollout policy: 0 fast for both players, 1 tuned (the "
+              "table's set) for its own moves, 2 tuned for both"),
 )
 
 

@@ -64,6 +64,7 @@ from sim.engine.view import (
     V_OPP_DECLINED,
     V_OPP_DISCARDED,
     V_OPP_TOOK,
+    V_PLAYERS,
     V_ROLE,
     V_SCORE_OPP,
     V_SCORE_OTHER,
@@ -90,6 +91,26 @@ from strategies.builtin import (
  P_KNOCK_CAPTAIN, P_EARLY, P_LATE_AT, P_STOCK_LOW, P_PRESSED, P_CAUTION, P_ENDGAME,
  P_REACH) = range(16)
 N_TUNED_PARAMS = 16
+TUNED_PARAM_NAMES: tuple[str, ...] = (
+    "take_drop", "slack", "look", "look_fade", "danger", "safe", "pair", "knock_box",
+    "knock_captain", "early", "late_at", "stock_low", "pressed", "caution", "endgame", "reach")
+"""The parameters' names, in slot order (the registry declares them in this order)."""
+assert len(TUNED_PARAM_NAMES) == N_TUNED_PARAMS
+
+# The shipped parameter sets, in slot order: the one source of their values. The registry
+# builds ``tuned``'s defaults and named sets from them, and ``mc``'s kernel (which cannot read
+# the registry) plays them as its base heuristic and rollout policy.
+#: three-handed (``tuned``'s defaults): found by ``ginbox tune`` in two stages,
+#: experiments/tune_tuned_three_handed.toml then tune_tuned_three_handed_2.toml.
+THREE_HANDED_SET = np.array([8, 16, 21, 8, 3, 8, 0, 10, 10, 99, 10, 2, 0, 0, 0, 4], np.int64)
+#: eaai (``tuned@eaai``): gin only (knock short of gin only once the stock is near the wall),
+#: tuned against simple (experiments/tune_tuned_eaai.toml).
+EAAI_SET = np.array([15, 3, 10, 13, 5, 8, 1, 10, 10, 0, 0, 2, 0, 0, 0, 2], np.int64)
+#: oklahoma (``tuned@oklahoma``): the three-handed play with more lookahead late and more
+#: reach, tuned under oklahoma rules (experiments/tune_tuned_oklahoma.toml). ``mc`` does not
+#: play it: its three-handed base is ``THREE_HANDED_SET`` whatever the knock limit.
+OKLAHOMA_SET = np.array([12, 21, 20, 15, 5, 5, 1, 10, 10, 99, 10, 5, 0, 0, 0, 8], np.int64)
+assert len(THREE_HANDED_SET) == len(EAAI_SET) == len(OKLAHOMA_SET) == N_TUNED_PARAMS
 REACH_SPAN = 20  # reach outs are counted only for discards leaving at most this much above
 #                  the knock threshold: a single draw rarely lowers deadwood by more
 
@@ -177,9 +198,27 @@ def knock_threshold(params: np.ndarray, view: np.ndarray) -> int:
 
 
 @kernel
+def load_table_set(view: np.ndarray, out: np.ndarray) -> None:
+    """Write the shipped set for the view's table into ``out[:N_TUNED_PARAMS]``: the
+    three-handed set at three players, else ``eaai`` (the one two-player set, also played
+    under ``classic``, ``oklahoma`` and ``hollywood``)."""
+    values = THREE_HANDED_SET if view[V_PLAYERS] == 3 else EAAI_SET
+    for i in range(N_TUNED_PARAMS):
+        out[i] = values[i]
+
+
+@kernel
 def tuned_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
                  mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
     """A heuristic with integer knobs for drawing, discarding and knocking (module doc)."""
+    return tuned_move(decision, params, view, after, scratch)
+
+
+@kernel
+def tuned_move(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
+               scratch: np.ndarray) -> int:
+    """``tuned``'s move; it reads neither memory nor random bits, so ``mc``'s rollouts call
+    it without them (``scratch``: at least 11 slots, for the legal discards)."""
     hand = view[V_HAND]
     if decision == DEC_OFFER or decision == DEC_DRAW:
         top = view[V_TOP]

@@ -38,6 +38,7 @@ from sim.engine.view import (
     GI_TARGET,
     V_DECISION,
     V_LEN,
+    V_PLAYERS,
     fill_view,
 )
 from sim.play.driver import Seeds, iter_games, play_games
@@ -45,15 +46,30 @@ from sim.records.explain import explain_move
 from sim.testing import check_strategy
 from strategies import game_value as gv
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
-from strategies.mc import S_CAND, S_COUNT, S_SUM, mc_decide
+from strategies.mc import S_CAND, S_COUNT, S_SUM, base_move, mc_decide
 from strategies.mc_options import option_values
 from strategies.registry import parse_strategy
+from strategies.tuned import (
+    EAAI_SET,
+    N_TUNED_PARAMS,
+    OKLAHOMA_SET,
+    THREE_HANDED_SET,
+    tuned_decide,
+)
 
 CHEAP = "mc:samples=6"
+#: Every base heuristic and rollout policy: tuned as the base, in its own rollouts and in both.
+VARIANTS = (CHEAP, "mc:samples=4,base=1", "mc:samples=3,base=1,rollout=1",
+            "mc:samples=3,base=0,rollout=2")
 
 
 def test_cheap_mc_conforms_in_every_role_with_inference_on() -> None:
     report = check_strategy("mc:samples=3,infer=50,develop=20,stop=0")
+    assert {"box", "captain", "advisor", "dealer", "non-dealer"} <= set(report.decisions)
+
+
+def test_mc_with_tuned_as_base_and_in_both_rollouts_conforms_in_every_role() -> None:
+    report = check_strategy("mc:samples=2,base=1,rollout=2,knock_at=7")
     assert {"box", "captain", "advisor", "dealer", "non-dealer"} <= set(report.decisions)
 
 
@@ -70,11 +86,11 @@ def test_same_seed_same_games_whatever_the_batching() -> None:
     assert np.array_equal(whole[3:], tail)
 
 
-def _positions(preset: str, hands: int, seed: int = 11):
+def _positions(preset: str, hands: int, seed: int = 11, strategy: str = CHEAP):
     """(hand state, pile, deck, after, view) at every decision of ``hands`` hands in which
-    both players follow cheap mc."""
+    both players follow ``strategy`` (an mc)."""
     rules = Rules.preset(preset).to_array()
-    params = parse_strategy(CHEAP).params_array()
+    params = parse_strategy(strategy).params_array()
     rng = np.array([seed], np.uint64)
     scratch = np.zeros(SCRATCH_LEN, np.int64)
     mem = np.zeros(MEM_LEN, np.int64)
@@ -95,14 +111,15 @@ def _positions(preset: str, hands: int, seed: int = 11):
             assert apply_move(hs, pile, deck, after, moves, move) == OK
 
 
-def test_decisions_unchanged_when_hidden_cards_are_dealt_again() -> None:
+@pytest.mark.parametrize("strategy", VARIANTS)
+def test_decisions_unchanged_when_hidden_cards_are_dealt_again(strategy: str) -> None:
     """The information test: re-deal the opponent's unknown cards and the stock in another
     order consistent with the same view; the view is identical and so is every option
-    value and the move."""
-    params = parse_strategy(CHEAP).params_array()
+    value and the move (with every base heuristic and rollout policy)."""
+    params = parse_strategy(strategy).params_array()
     shuffler = np.random.default_rng(3)
     checked = 0
-    for hs, pile, deck, after, view, info in _positions("eaai", 6):
+    for hs, pile, deck, after, view, info in _positions("eaai", 6, strategy=strategy):
         me = int(hs[HS_TO_MOVE])
         opp = 1 - me
         known = int(hs[HS_TOOK + opp]) & ~int(hs[HS_PILE_MASK]) & ~int(hs[HS_HAND + me])
@@ -128,6 +145,44 @@ def test_decisions_unchanged_when_hidden_cards_are_dealt_again() -> None:
         assert out[0] == out[1]
         checked += 1
     assert checked > 50
+
+
+@pytest.mark.parametrize(("knock_at", "two_handed", "three_handed"), [
+    (11, "tuned@eaai", "tuned"),
+    (5, "tuned@eaai:knock_box=5,knock_captain=5,late_at=5",
+     "tuned:knock_box=5,knock_captain=5,late_at=5"),
+])
+def test_tuned_base_plays_the_shipped_set_for_the_table(knock_at: int, two_handed: str,
+                                                         three_handed: str) -> None:
+    """With ``base=1`` the first candidate is ``tuned``'s move with the eaai set at two
+    players and the three-handed set at three (``knock_at`` other than 11 overriding its
+    thresholds): the same set values the registry ships."""
+    params = parse_strategy(f"mc:base=1,knock_at={knock_at}").params_array()
+    expected = {2: parse_strategy(two_handed).params_array(),
+                3: parse_strategy(three_handed).params_array()}
+    seen = set()
+    for _hs, _pile, _deck, after, view, _info in _positions("eaai", 3):
+        for players in (2, 3):
+            v = view.copy()
+            v[V_PLAYERS] = players
+            args = (np.zeros(MEM_LEN, np.int64), np.zeros(1, np.uint64))
+            mine = base_move(int(v[V_DECISION]), params, v, after.copy(), *args,
+                             np.zeros(SCRATCH_LEN, np.int64))
+            theirs = tuned_decide(int(v[V_DECISION]), expected[players], v, after.copy(), *args,
+                                  np.zeros(SCRATCH_LEN, np.int64))
+            assert mine == theirs
+            seen.add(int(v[V_DECISION]))
+    assert {DEC_DISCARD} <= seen
+
+
+def test_the_registry_ships_the_set_values_mc_plays() -> None:
+    assert np.array_equal(parse_strategy("tuned@eaai").params_array()[:N_TUNED_PARAMS],
+                          EAAI_SET)
+    assert np.array_equal(parse_strategy("tuned@oklahoma").params_array()[:N_TUNED_PARAMS],
+                          OKLAHOMA_SET)
+    for name in ("tuned", "tuned@three-handed", "tuned@three-handed-20"):
+        assert np.array_equal(parse_strategy(name).params_array()[:N_TUNED_PARAMS],
+                              THREE_HANDED_SET)
 
 
 def _knocked_view(opp_cards: list[str], my_cards: list[str], pile: list[str],

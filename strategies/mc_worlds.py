@@ -1,0 +1,292 @@
+"""``mc``'s worlds: its search buffers in ``scratch`` and the sampling of the hidden cards.
+
+Why a module of its own: the world a decision is searched on (the opponent's hand and the
+stock order, drawn from the view alone, with hand inference) is a piece ``mc``'s search
+(:mod:`strategies.mc`), its option values and ``experiments/mc_inference.py`` share; the
+search itself reads the layout below.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from sim.engine.cards import FULL_MASK
+from sim.engine.hand import (
+    AFTER_LEN,
+    DEC_DRAW,
+    DEC_KNOCK,
+    DEC_OFFER,
+    HS_DECLINED,
+    HS_DISCARDED,
+    HS_DRAWN,
+    HS_FORBID_TAKEN,
+    HS_GIN_BONUS,
+    HS_HAND,
+    HS_KNOCK_LIMIT,
+    HS_KNOCKER,
+    HS_LEN,
+    HS_MAX_TURNS,
+    HS_MULTIPLIER,
+    HS_PHASE,
+    HS_PILE_LEN,
+    HS_PILE_MASK,
+    HS_STATE_LEN,
+    HS_STOCK_TOP,
+    HS_TAKEN,
+    HS_TO_MOVE,
+    HS_TOOK,
+    HS_TURNS,
+    HS_UNDERCUT_BONUS,
+    HS_UPCARD,
+    HS_WALL,
+    HS_WINNER,
+    PH_DISCARD,
+    PH_DRAW,
+    PH_KNOCK,
+    PH_KNOCK_DISCARD,
+    PH_OFFER_DEALER,
+    PH_OFFER_NONDEALER,
+)
+from sim.engine.jit import kernel
+from sim.engine.melds import (
+    CARD_MELD_COUNT,
+    CARD_MELDS,
+    SEARCH_MELDS,
+    min_deadwood_mask,
+    popcount,
+)
+from sim.engine.rng import GOLDEN, mix64
+from sim.engine.view import (
+    GI_LEN,
+    V_DECISION,
+    V_DRAWN,
+    V_FORBIDDEN,
+    V_GIN_BONUS,
+    V_HAND,
+    V_KNOCK_LIMIT,
+    V_KNOCKED,
+    V_LEN,
+    V_OPP_DECLINED,
+    V_OPP_DISCARDED,
+    V_OPP_TOOK,
+    V_PILE_LEN,
+    V_PILE_MASK,
+    V_ROLE,
+    V_SELF_DECLINED,
+    V_SELF_DISCARDED,
+    V_SELF_TOOK,
+    V_STOCK,
+    V_TAKEN,
+    V_TOP,
+    V_TURN,
+    V_UNDERCUT_BONUS,
+    V_UPCARD,
+    V_WALL,
+)
+from strategies.builtin import SCRATCH_LEN
+from strategies.tuned import (
+    N_TUNED_PARAMS,
+)
+
+MAX_CANDIDATES = 12
+MAX_TURNS = 400  # the rollouts' turn cap (the rules' own cap is not in the view)
+MAX_DRAWS = 32  # most opponent hands drawn for one world under inference
+
+# The search buffers, as offsets into ``scratch`` (checked to fit below).
+S_HS = 0  # the rolled-out hand state (HS_LEN, with the showdown's workspace)
+S_BASE = S_HS + HS_LEN  # the world's state before a candidate (HS_STATE_LEN)
+S_PILE = S_BASE + HS_STATE_LEN  # the rolled-out pile
+S_BASE_PILE = S_PILE + 52  # the world's pile
+S_DECK = S_BASE_PILE + 52  # the world's deck (stock at the end)
+S_AFTER = S_DECK + 52  # the rollouts' turn scratch
+S_MOVES = S_AFTER + AFTER_LEN  # a 1-row move log the rollouts overwrite
+S_CAND = S_MOVES + 2  # the candidates
+S_VALUES = S_CAND + MAX_CANDIDATES  # one world's value per candidate
+S_SUM = S_VALUES + MAX_CANDIDATES  # each candidate's summed value
+S_DIFF = S_SUM + MAX_CANDIDATES  # paired differences: sum, then sum of squares (C x C each)
+S_UNSEEN = S_DIFF + 2 * MAX_CANDIDATES * MAX_CANDIDATES  # the unseen cards
+S_COUNT = S_UNSEEN + 52  # candidates and worlds of the last search
+S_BASE_PARAMS = S_COUNT + 2  # the base heuristic's parameters
+S_TEAM = S_BASE_PARAMS + N_TUNED_PARAMS  # the captain's mean values under consensus
+S_OWN_SET = S_TEAM + MAX_CANDIDATES  # its own rollouts' tuned parameters
+S_OPP_SET = S_OWN_SET + N_TUNED_PARAMS  # the opponent's rollouts' tuned parameters
+S_RVIEW = S_OPP_SET + N_TUNED_PARAMS  # the view of the player to move in a rollout
+S_RINFO = S_RVIEW + V_LEN  # the game's public facts, for that view
+S_RSCRATCH = S_RINFO + GI_LEN  # tuned's scratch in a rollout (the legal discards)
+RSCRATCH_LEN = 16  # tuned writes the legal discards there, at most 11
+MC_SCRATCH_LEN = S_RSCRATCH + RSCRATCH_LEN
+"""Scratch slots ``mc`` needs; the shared ``SCRATCH_LEN`` must be at least this."""
+assert MC_SCRATCH_LEN <= SCRATCH_LEN
+
+
+@kernel(inline="always")
+def _next(state: np.ndarray, i: int) -> np.uint64:
+    """The next 64 random bits of the world stream kept in ``state[i]`` (an int64 slot)."""
+    s = np.uint64(state[i]) + GOLDEN
+    state[i] = np.int64(s)
+    return mix64(s)
+
+
+@kernel(inline="always")
+def _below(state: np.ndarray, i: int, n: int) -> int:
+    return int(((_next(state, i) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+@kernel
+def _meld_fit(card: int, hand: int) -> bool:
+    """Would ``card`` complete a meld with two or more cards of ``hand``?"""
+    for k in range(CARD_MELD_COUNT[card]):
+        m = SEARCH_MELDS[CARD_MELDS[card, k]] & ~(1 << card)
+        if m & hand == m:
+            return True
+    return False
+
+
+@kernel
+def _implausible(view: np.ndarray, opp: int) -> bool:
+    """Does the opponent's sampled hand meld a card he discarded or declined?"""
+    shed = view[V_OPP_DISCARDED] & ~view[V_OPP_TOOK]
+    if view[V_OPP_DECLINED] >= 0:
+        shed |= 1 << view[V_OPP_DECLINED]
+    while shed:
+        c = trailing_zeros(shed)
+        shed &= shed - 1
+        if _meld_fit(c, opp):
+            return True
+    return False
+
+
+@kernel
+def opponent_known(view: np.ndarray) -> int:
+    """Cards the opponent surely holds: taken from the pile and neither back in the pile nor
+    in the mover's hand (cards never return to the stock)."""
+    return view[V_OPP_TOOK] & ~view[V_PILE_MASK] & ~view[V_HAND]
+
+
+@kernel
+def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: int,
+                 develop: int) -> None:
+    """Deal one world consistent with the view into the base buffers of ``scratch``: the
+    opponent's hand (his known cards plus unseen ones) and the stock order.
+
+    Inference: a hand that melds a card he discarded or declined is redrawn with chance
+    ``infer`` percent; and the hand kept is the one of least deadwood among ``1 + develop *
+    (his turns so far) / 10`` draws (at most ``MAX_DRAWS``), because by a given turn a
+    player's hand has improved on a random one."""
+    known = opponent_known(view)
+    unseen = FULL_MASK & ~view[V_HAND] & ~view[V_PILE_MASK] & ~known
+    n = 0
+    m = unseen
+    while m:
+        scratch[S_UNSEEN + n] = trailing_zeros(m)
+        m &= m - 1
+        n += 1
+    need = 10 - popcount(known)
+    rng_slot = S_VALUES  # the world stream lives in a value slot until the rollouts start
+    scratch[rng_slot] = np.int64(seed)
+    draws = min(MAX_DRAWS, 1 + develop * (view[V_TURN] // 2) // 10)
+    best = -1
+    best_deadwood = 1 << 20
+    accepted = 0
+    for _ in range(4 * MAX_DRAWS):
+        for i in range(need):  # a partial Fisher-Yates: the first `need` are his
+            j = i + _below(scratch, rng_slot, n - i)
+            t = scratch[S_UNSEEN + i]
+            scratch[S_UNSEEN + i] = scratch[S_UNSEEN + j]
+            scratch[S_UNSEEN + j] = t
+        opp = known
+        for i in range(need):
+            opp |= 1 << scratch[S_UNSEEN + i]
+        if best < 0:
+            best = opp  # the fallback if every draw is rejected
+        if infer > 0 and _implausible(view, opp) and _below(scratch, rng_slot, 100) < infer:
+            continue
+        accepted += 1
+        if draws == 1:
+            best = opp
+            break
+        deadwood = min_deadwood_mask(opp)
+        if deadwood < best_deadwood:
+            best_deadwood = deadwood
+            best = opp
+        if accepted >= draws:
+            break
+    k = 0  # his unseen cards first, then the stock
+    m = best & ~known
+    while m:
+        scratch[S_UNSEEN + k] = trailing_zeros(m)
+        m &= m - 1
+        k += 1
+    m = unseen & ~best
+    while m:
+        scratch[S_UNSEEN + k] = trailing_zeros(m)
+        m &= m - 1
+        k += 1
+    for i in range(need, n):  # the rest, shuffled, is the stock
+        j = i + _below(scratch, rng_slot, n - i)
+        t = scratch[S_UNSEEN + i]
+        scratch[S_UNSEEN + i] = scratch[S_UNSEEN + j]
+        scratch[S_UNSEEN + j] = t
+    _set_world(view, scratch, best, need, n)
+
+
+@kernel
+def _set_world(view: np.ndarray, scratch: np.ndarray, opp: int, first: int, n: int) -> None:
+    """The hand state of the world: the view's facts, ``opp`` as the opponent's hand and the
+    unseen cards ``first..n-1`` as the stock (the pile's order below its top never matters:
+    every card taken from it is replaced by a discard before anyone can draw again)."""
+    hs = scratch[S_BASE:S_BASE + HS_STATE_LEN]
+    pile = scratch[S_BASE_PILE:S_BASE_PILE + 52]
+    deck = scratch[S_DECK:S_DECK + 52]
+    for j in range(HS_STATE_LEN):
+        hs[j] = 0
+    me = view[V_ROLE]
+    o = 1 - me
+    hs[HS_HAND + me] = view[V_HAND]
+    hs[HS_HAND + o] = opp
+    stock = view[V_STOCK]
+    hs[HS_STOCK_TOP] = 52 - stock
+    for i in range(stock):
+        deck[52 - stock + i] = scratch[S_UNSEEN + first + i]
+    top = view[V_TOP]
+    k = 0
+    m = view[V_PILE_MASK] & ~(1 << top) if top >= 0 else 0
+    while m:
+        pile[k] = trailing_zeros(m)
+        m &= m - 1
+        k += 1
+    if top >= 0:
+        pile[k] = top
+    hs[HS_PILE_LEN] = view[V_PILE_LEN]
+    hs[HS_PILE_MASK] = view[V_PILE_MASK]
+    decision = view[V_DECISION]
+    if decision == DEC_OFFER:
+        hs[HS_PHASE] = PH_OFFER_NONDEALER if me == 1 else PH_OFFER_DEALER
+    elif decision == DEC_DRAW:
+        hs[HS_PHASE] = PH_DRAW
+    elif decision == DEC_KNOCK:
+        hs[HS_PHASE] = PH_KNOCK
+    else:
+        hs[HS_PHASE] = PH_KNOCK_DISCARD if view[V_KNOCKED] == 1 else PH_DISCARD
+    hs[HS_TO_MOVE] = me
+    hs[HS_TAKEN] = view[V_TAKEN]
+    hs[HS_DRAWN] = view[V_DRAWN]
+    hs[HS_TURNS] = view[V_TURN]
+    hs[HS_KNOCK_LIMIT] = view[V_KNOCK_LIMIT]
+    hs[HS_MULTIPLIER] = 1  # spade doubling is not in the view
+    hs[HS_UPCARD] = view[V_UPCARD]
+    hs[HS_TOOK + me] = view[V_SELF_TOOK]
+    hs[HS_TOOK + o] = view[V_OPP_TOOK]
+    hs[HS_DISCARDED + me] = view[V_SELF_DISCARDED]
+    hs[HS_DISCARDED + o] = view[V_OPP_DISCARDED]
+    hs[HS_DECLINED + me] = view[V_SELF_DECLINED]
+    hs[HS_DECLINED + o] = view[V_OPP_DECLINED]
+    hs[HS_KNOCKER] = -1
+    hs[HS_WINNER] = -1
+    # the rule is visible only on a turn that took from the pile; every preset has it
+    hs[HS_FORBID_TAKEN] = 0 if view[V_TAKEN] >= 0 and view[V_FORBIDDEN] < 0 else 1
+    hs[HS_WALL] = view[V_WALL]
+    hs[HS_MAX_TURNS] = MAX_TURNS
+    hs[HS_GIN_BONUS] = view[V_GIN_BONUS]
+    hs[HS_UNDERCUT_BONUS] = view[V_UNDERCUT_BONUS]
