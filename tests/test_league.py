@@ -109,6 +109,31 @@ def test_adding_a_strategy_plays_only_its_new_tables(tmp_path: Path) -> None:
         assert (out / name).stat().st_size > 0
 
 
+def test_finished_tables_that_no_longer_replay_are_refused(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """A strategy whose play changed (new defaults) must not keep its old tables' games."""
+    out = tmp_path / "league"
+    run_league(_league(tmp_path, ["simple", "greedy-knock"]), jobs=1, out=out, quiet=True)
+    real = sim.play.runner.play_chunk
+
+    def changed_play(*args: object, **kwargs: object) -> tuple[object, ...]:
+        first, rows, *rest = real(*args, **kwargs)
+        return (first, rows + 1, *rest)  # a strategy that now plays other games
+
+    monkeypatch.setattr(sim.play.runner, "play_chunk", changed_play)
+    before = sorted(p.name for p in out.rglob("*"))
+    with pytest.raises(ValueError, match=r"^cannot reuse .*round-000: its stored games do "
+                                         r"not replay .*\(--out DIR\)$"):
+        run_league(_league(tmp_path, ["simple", "greedy-knock", "discard-tracking"]), jobs=1,
+                   out=out, quiet=True)
+    assert sorted(p.name for p in out.rglob("*")) == before  # refused before writing
+    monkeypatch.setattr(sim.play.runner, "play_chunk", real)
+    grown = run_league(_league(tmp_path, ["simple", "greedy-knock", "discard-tracking"]),
+                       jobs=1, out=out, quiet=True)
+    assert grown.games_played == 4 * 12
+
+
 def test_an_interrupted_league_resumes_to_the_same_ratings(tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch
                                                            ) -> None:

@@ -24,7 +24,7 @@ from sim.league.output import write
 from sim.league.ratings import finishing_places, ratings
 from sim.league.spec import LeagueSpec, load_league, table_key
 from sim.play.experiment import ArmSpec, ExperimentSpec, canonical_strategy
-from sim.play.runner import check_run_options, run_experiment
+from sim.play.runner import check_run_options, check_stored_games, run_experiment
 from sim.play.storage import load_results, read_manifest
 from sim.records.files import atomic_write_text
 
@@ -156,6 +156,14 @@ def run_league(source: LeagueSpec | str | Path | dict[str, Any], games: int | No
     todo = plan(spec, out)
     out = todo["out"]
     rounds = _rounds(out)
+    for path, manifest in rounds:  # a finished table is reused only if it still replays
+        if manifest is not None and path not in todo["unfinished"]:
+            try:
+                check_stored_games(path)
+            except ValueError:
+                raise ValueError(f"cannot reuse {path}: its stored games do not replay (a "
+                                 "strategy's play or the engine changed since it was played); "
+                                 "start the league over in a new folder (--out DIR)") from None
     new_spec = None
     if todo["new_tables"]:
         number = max((int(_ROUND.fullmatch(p.name).group(1)) + 1  # type: ignore[union-attr]

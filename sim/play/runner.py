@@ -411,6 +411,21 @@ def _spec_differences(old: dict[str, Any], new: dict[str, Any], shown: int = 3) 
 
 
 
+def check_stored_games(out: str | Path) -> None:
+    """Refuse a run folder (finished or not) whose stored games this engine and these
+    strategies no longer play: the check a resume makes, for callers that reuse finished runs
+    without resuming them (a league's finished rounds, whose tables are not played again)."""
+    out = Path(out)
+    manifest = read_manifest(out)
+    if manifest is None:
+        return
+    spec = load_experiment(manifest["spec"])
+    recorded = {(c["arm"], c["chunk"]): c.get("sha256") for c in manifest.get("chunks", [])}
+    done = finished_chunks(out, plan_chunks(spec), recorded)
+    if done:
+        _check_engine_reproduces(out, spec, set(done), manifest)
+
+
 def _check_engine_reproduces(out: Path, spec: ExperimentSpec, done: set[Chunk],
                              old: dict[str, Any] | None, games: int = 3) -> None:
     """Replay the first games of one finished chunk per arm: refuse to mix engine versions.
