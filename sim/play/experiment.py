@@ -130,6 +130,8 @@ def check_run_name(name: Any, longest: int = MAX_NAME) -> str:
                          "'.', '_' or '-', starting with a letter or digit (it names the "
                          "results directory)")
     return name
+
+
 _RULES_FIELDS = tuple(f.name for f in dataclasses.fields(Rules))
 _PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
