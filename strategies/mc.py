@@ -12,7 +12,9 @@ At each decision with more than one candidate it:
    of least deadwood among ``1 + develop * (his turns) / 10`` draws, because by a given turn
    a hand has improved on a random one (``experiments/mc_inference.py`` measured how far);
    with ``infer > 0`` a hand that would meld a card he discarded or declined is redrawn with
-   chance ``infer`` percent (:mod:`strategies.mc_worlds`). World ``k`` of a decision is
+   chance ``infer`` percent, and with ``unknocked > 0`` a hand he would have knocked with
+   (at ``opp_knock_at``, the knock his rollouts play) but did not, with chance ``unknocked``
+   percent (:mod:`strategies.mc_worlds`). World ``k`` of a decision is
    drawn from sub-stream ``k`` of one word of the game's strategy stream, so every candidate
    meets the same worlds (common random numbers) and the games are the same for any number
    of workers.
@@ -141,7 +143,7 @@ from strategies.tuned import (
 
 # Parameter slots (the order of the registry's ParamInfo entries).
 (P_SAMPLES, P_SHORTLIST, P_KNOCK_AT, P_OPP_KNOCK_AT, P_STOP, P_INFER, P_TRUST, P_DEVELOP,
- P_BASE, P_ROLLOUT) = range(10)
+ P_BASE, P_ROLLOUT, P_UNKNOCKED) = range(11)
 BASE_DISCARD_TRACKING, BASE_TUNED = 0, 1  # ``base``: the heuristic giving candidate 0
 ROLLOUT_FAST, ROLLOUT_TUNED_OWN, ROLLOUT_TUNED_BOTH = 0, 1, 2  # ``rollout``: who plays tuned
 AUTO_KNOCK = 11  # knock_at's default: decided by the number of players
@@ -369,7 +371,8 @@ def score(params: np.ndarray, view: np.ndarray, scratch: np.ndarray, n_cand: int
     _prepare_rollouts(params, view, scratch)
     done = 0
     for k in range(samples):
-        sample_world(view, scratch, stream_seed(base, k), params[P_INFER], params[P_DEVELOP])
+        sample_world(view, scratch, stream_seed(base, k), params[P_INFER], params[P_DEVELOP],
+                     params[P_UNKNOCKED], params[P_OPP_KNOCK_AT])
         for i in range(n_cand):
             v = _rollout_value(view, scratch, params, scratch[S_CAND + i])
             scratch[S_VALUES + i] = v

@@ -165,15 +165,29 @@ def opponent_known(view: np.ndarray) -> int:
 
 
 @kernel
+def knock_bar(view: np.ndarray, knock_at: int) -> int:
+    """The deadwood at or under which the opponent, knocking at ``knock_at`` (-1: the hand's
+    knock limit), would have knocked on his last turn; -1 when he has had no turn to knock
+    on (no discard yet this hand)."""
+    if view[V_OPP_DISCARDED] == 0:
+        return -1
+    limit = view[V_KNOCK_LIMIT]
+    return limit if knock_at < 0 else min(knock_at, limit)
+
+
+@kernel
 def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: int,
-                 develop: int) -> None:
+                 develop: int, unknocked: int = 0, knock_at: int = -1) -> None:
     """Deal one world consistent with the view into the base buffers of ``scratch``: the
     opponent's hand (his known cards plus unseen ones) and the stock order.
 
     Inference: a hand that melds a card he discarded or declined is redrawn with chance
-    ``infer`` percent; and the hand kept is the one of least deadwood among ``1 + develop *
-    (his turns so far) / 10`` draws (at most ``MAX_DRAWS``), because by a given turn a
-    player's hand has improved on a random one."""
+    ``infer`` percent; a hand he would have knocked with on his last turn, knocking at
+    ``knock_at`` (:func:`knock_bar`), with chance ``unknocked`` percent (he did not knock,
+    so against a player who knocks as soon as he can his deadwood is above the bar); and the
+    hand kept is the one of least deadwood among ``1 + develop * (his turns so far) / 10``
+    draws (at most ``MAX_DRAWS``), because by a given turn a player's hand has improved on a
+    random one."""
     known = opponent_known(view)
     unseen = FULL_MASK & ~view[V_HAND] & ~view[V_PILE_MASK] & ~known
     n = 0
@@ -186,6 +200,7 @@ def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: 
     rng_slot = S_VALUES  # the world stream lives in a value slot until the rollouts start
     scratch[rng_slot] = np.int64(seed)
     draws = min(MAX_DRAWS, 1 + develop * (view[V_TURN] // 2) // 10)
+    bar = knock_bar(view, knock_at) if unknocked > 0 else -1
     best = -1
     best_deadwood = 1 << 20
     accepted = 0
@@ -202,11 +217,16 @@ def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: 
             best = opp  # the fallback if every draw is rejected
         if infer > 0 and _implausible(view, opp) and _below(scratch, rng_slot, 100) < infer:
             continue
+        if bar < 0 and draws == 1:
+            best = opp
+            break
+        deadwood = min_deadwood_mask(opp)
+        if deadwood <= bar and _below(scratch, rng_slot, 100) < unknocked:
+            continue
         accepted += 1
         if draws == 1:
             best = opp
             break
-        deadwood = min_deadwood_mask(opp)
         if deadwood < best_deadwood:
             best_deadwood = deadwood
             best = opp

@@ -147,8 +147,8 @@ _TUNED_SETS: tuple[tuple[str, dict[str, int]], ...] = (
     ("three-handed", _differences(THREE_HANDED_SET)),
     # three-handed-20: the same play until its own tune says otherwise.
     ("three-handed-20", _differences(THREE_HANDED_SET)),
-    # eaai: gin only (knock short of gin only once the stock is near the wall), tuned against
-    # simple (experiments/tune_tuned_eaai.toml, better than the hand-set start held-out).
+    # eaai: gin only, tuned against simple in two stages (experiments/tune_tuned_eaai.toml,
+    # then tune_tuned_eaai_2.toml; each better than its start held-out).
     ("eaai", _differences(EAAI_SET)),
     # oklahoma: still knock whenever legal (the upcard's limit caps the thresholds of 10), with
     # more lookahead late and reach (experiments/tune_tuned_oklahoma.toml, better than the
@@ -179,6 +179,8 @@ _MC_PARAMS: tuple[ParamInfo, ...] = (
               "0 discard-tracking, 1 tuned with the shipped set for the table"),
     ParamInfo("rollout", 0, 0, 2, "rollout policy: 0 fast for both players, 1 tuned (the "
               "table's set) for its own moves, 2 tuned for both"),
+    ParamInfo("unknocked", 0, 0, 100, "redraw with this chance (percent) an opponent hand "
+              "he would have knocked with on his last turn at opp_knock_at (he did not)"),
 )
 
 

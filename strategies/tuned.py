@@ -103,9 +103,9 @@ assert len(TUNED_PARAM_NAMES) == N_TUNED_PARAMS
 #: three-handed (``tuned``'s defaults): found by ``ginbox tune`` in two stages,
 #: experiments/tune_tuned_three_handed.toml then tune_tuned_three_handed_2.toml.
 THREE_HANDED_SET = np.array([8, 16, 21, 8, 3, 8, 0, 10, 10, 99, 10, 2, 0, 0, 0, 4], np.int64)
-#: eaai (``tuned@eaai``): gin only (knock short of gin only once the stock is near the wall),
-#: tuned against simple (experiments/tune_tuned_eaai.toml).
-EAAI_SET = np.array([15, 3, 10, 13, 5, 8, 1, 10, 10, 0, 0, 2, 0, 0, 0, 2], np.int64)
+#: eaai (``tuned@eaai``): gin only, tuned against simple in two stages
+#: (experiments/tune_tuned_eaai.toml then tune_tuned_eaai_2.toml).
+EAAI_SET = np.array([20, 9, 10, 9, 4, 5, 0, 10, 10, 0, 0, 0, 0, 0, 0, 1], np.int64)
 #: oklahoma (``tuned@oklahoma``): the three-handed play with more lookahead late and more
 #: reach, tuned under oklahoma rules (experiments/tune_tuned_oklahoma.toml). ``mc`` does not
 #: play it: its three-handed base is ``THREE_HANDED_SET`` whatever the knock limit.

@@ -28,6 +28,7 @@ from sim.engine.hand import (
     deal,
     new_hand_buffers,
 )
+from sim.engine.melds import min_deadwood_mask
 from sim.engine.rng import stream_seed
 from sim.engine.rules import Rules
 from sim.engine.showdown import new_showdown_work, settle_kernel
@@ -37,8 +38,11 @@ from sim.engine.view import (
     GI_SCORE,
     GI_TARGET,
     V_DECISION,
+    V_KNOCK_LIMIT,
     V_LEN,
+    V_OPP_DISCARDED,
     V_PLAYERS,
+    V_ROLE,
     fill_view,
 )
 from sim.play.driver import Seeds, iter_games, play_games
@@ -48,6 +52,7 @@ from strategies import game_value as gv
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
 from strategies.mc import S_CAND, S_COUNT, S_SUM, base_move, mc_decide
 from strategies.mc_options import option_values
+from strategies.mc_worlds import S_BASE, knock_bar, sample_world
 from strategies.registry import parse_strategy
 from strategies.tuned import (
     EAAI_SET,
@@ -60,7 +65,7 @@ from strategies.tuned import (
 CHEAP = "mc:samples=6"
 #: Every base heuristic and rollout policy: tuned as the base, in its own rollouts and in both.
 VARIANTS = (CHEAP, "mc:samples=4,base=1", "mc:samples=3,base=1,rollout=1",
-            "mc:samples=3,base=0,rollout=2")
+            "mc:samples=3,base=0,rollout=2", "mc:samples=4,unknocked=100,opp_knock_at=8")
 
 
 def test_cheap_mc_conforms_in_every_role_with_inference_on() -> None:
@@ -145,6 +150,32 @@ def test_decisions_unchanged_when_hidden_cards_are_dealt_again(strategy: str) ->
         assert out[0] == out[1]
         checked += 1
     assert checked > 50
+
+
+def test_unknocked_worlds_hold_no_hand_he_would_have_knocked_with() -> None:
+    """With ``unknocked=100`` no sampled opponent hand has deadwood at or under the bar he
+    would have knocked at on his last turn (the hand's limit, or ``knock_at`` below it);
+    without it such hands are common, so the test can fail; before his first discard there
+    is no bar."""
+    checked = 0
+    seen_low_without = 0
+    for _hs, _pile, _deck, _after, view, _info in _positions("eaai", 4):
+        if int(view[V_OPP_DISCARDED]) == 0:
+            assert knock_bar(view, -1) == -1
+            continue
+        assert knock_bar(view, -1) == int(view[V_KNOCK_LIMIT])
+        assert knock_bar(view, 6) == min(6, int(view[V_KNOCK_LIMIT]))
+        opp = 1 - int(view[V_ROLE])
+        scratch = np.zeros(SCRATCH_LEN, np.int64)
+        for k in range(8):
+            seed = np.uint64(stream_seed(np.uint64(17), k))
+            sample_world(view, scratch, seed, 0, 40, 100, 6)
+            assert min_deadwood_mask(int(scratch[S_BASE + HS_HAND + opp])) > 6
+            sample_world(view, scratch, seed, 0, 40, 0, 6)
+            seen_low_without += min_deadwood_mask(int(scratch[S_BASE + HS_HAND + opp])) <= 6
+            checked += 1
+    assert checked > 100
+    assert seen_low_without > 10
 
 
 @pytest.mark.parametrize(("knock_at", "two_handed", "three_handed"), [
