@@ -11,14 +11,21 @@ interval (conservative for mirrored games, whose results are positively paired).
 ``mc``'s games per CPU second (``time.process_time``) in the two-player ``vs simple`` match.
 Results go to ``results/mc_strength/<command>.csv`` (written atomically); the curve also
 writes ``curve.png``. Seeds: 90210 for the report (the defaults were chosen on seed 7).
+
+``matches`` also saves each match's game-by-game wins (``<name>.<match>.npy``), so two
+variants played on the same seed and games compare game by game: ``... paired --runs
+matches_A.vs_2_discard-tracking matches_B.vs_2_discard-tracking`` prints the difference in
+points with a 95% interval from the paired differences.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from sim.analysis.statistics import wilson
@@ -26,7 +33,7 @@ from sim.engine.game import GO_HANDS, GO_SEAT_GINS, GO_SEAT_KNOCKS, GO_WINNER
 from sim.engine.rules import Rules
 from sim.play.driver import Seeds, iter_games
 from sim.play.progress import Progress
-from sim.records.files import atomic_write_text
+from sim.records.files import atomic_write_bytes, atomic_write_text
 
 MATCHES = (
     ("eaai", ["simple"], "vs simple"),
@@ -39,21 +46,25 @@ OUT = Path("results/mc_strength")
 
 
 def match(mc: str, rules_name: str, others: list[str], games: int, seed: int,
-          label: str) -> dict[str, object]:
-    """Play ``games`` games per seat of ``mc`` (mirrored lineups); its wins and speed."""
+          label: str) -> tuple[dict[str, object], np.ndarray]:
+    """Play ``games`` games per seat of ``mc`` (mirrored lineups); its wins and speed, and
+    whether it won each game (seat by seat, in game order: the same order for any ``mc``, so
+    two runs pair game by game)."""
     rules = Rules.preset(rules_name)
     seeds = Seeds.from_seed(seed)
     n = len(others) + 1
     won = played = 0
     knocks = gins = hands = 0
     cpu = 0.0
+    outcomes = []
     bar = Progress(f"{label} ({mc})", games * n)
     for seat in range(n):
         lineup = list(others)
         lineup.insert(seat, mc)
         start = time.process_time()
         for rows, _ in iter_games(rules, lineup, games, seeds, rotate=True, batch=50):
-            won += int((rows[:, GO_WINNER] == seat).sum())
+            outcomes.append(rows[:, GO_WINNER] == seat)
+            won += int(outcomes[-1].sum())
             played += len(rows)
             hands += int(rows[:, GO_HANDS].sum())
             knocks += int(rows[:, GO_SEAT_KNOCKS + seat].sum())
@@ -65,7 +76,8 @@ def match(mc: str, rules_name: str, others: list[str], games: int, seed: int,
     return {"match": label, "rules": rules_name, "mc": mc, "games": played, "won": won,
             "win_rate": won / played, "low": lo, "high": hi, "seed": seed,
             "games_per_cpu_s": played / cpu, "hands": hands,
-            "mc_knocks_per_hand": knocks / hands, "mc_gins_per_hand": gins / hands}
+            "mc_knocks_per_hand": knocks / hands, "mc_gins_per_hand": gins / hands}, \
+        np.concatenate(outcomes)
 
 
 def _save(rows: list[dict[str, object]], name: str) -> pd.DataFrame:
@@ -76,21 +88,48 @@ def _save(rows: list[dict[str, object]], name: str) -> pd.DataFrame:
 
 
 def matches(games: int, seed: int, mc: str, only: str | None, out: str | None) -> None:
+    """Play the matches; save the table, and each match's game-by-game wins for ``paired``
+    (``<name>.<match>.npy``, the match's label with spaces as underscores)."""
     rows = []
+    name = out or ("matches" if not only else f"matches_{only.replace(' ', '_')}")
     for rules_name, others, label in MATCHES:
         if only and only not in label:
             continue
-        rows.append(match(mc, rules_name, others, games, seed, label))
-        r = rows[-1]
+        r, won = match(mc, rules_name, others, games, seed, label)
+        rows.append(r)
         print(f"{label:32s} {r['win_rate']:6.1%} [{r['low']:.1%}, {r['high']:.1%}] of "
               f"{r['games']} games, {r['games_per_cpu_s']:.1f} games/CPU s", flush=True)
-        _save(rows, out or ("matches" if not only else f"matches_{only.replace(' ', '_')}"))
+        _save(rows, name)
+        _save_wins(won, f"{name}.{label.replace(' ', '_')}")
+
+
+def _save_wins(won: np.ndarray, name: str) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    np.save(buffer, won.astype(np.bool_))
+    atomic_write_bytes(OUT / f"{name}.npy", buffer.getvalue())
+
+
+def paired(first: str, second: str) -> None:
+    """The mean game-by-game difference of two saved runs of one match on the same seed and
+    games (``first`` minus ``second``), in points with its 95% interval (normal, from the
+    paired differences: far tighter than the two Wilson intervals apart)."""
+    a = np.load(OUT / f"{first}.npy").astype(np.int64)
+    b = np.load(OUT / f"{second}.npy").astype(np.int64)
+    if len(a) != len(b):
+        raise SystemExit(f"{first} has {len(a)} games and {second} {len(b)}: paired runs must "
+                         "play the same match, seed and --games")
+    d = a - b
+    mean = d.mean()
+    half = 1.96 * d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else float("nan")
+    print(f"{first} {a.mean():.1%} - {second} {b.mean():.1%} = {100 * mean:+.1f} points "
+          f"({100 * (mean - half):+.1f} to {100 * (mean + half):+.1f}), {len(d)} paired games")
 
 
 def curve(games: int, seed: int, samples: list[int]) -> None:
     rows = []
     for s in samples:
-        rows.append(match(f"mc:samples={s}", "eaai", ["simple"], games, seed, "vs simple"))
+        rows.append(match(f"mc:samples={s}", "eaai", ["simple"], games, seed, "vs simple")[0])
         r = rows[-1]
         print(f"samples={s:5d} {r['win_rate']:6.1%} [{r['low']:.1%}, {r['high']:.1%}] of "
               f"{r['games']} games, {r['games_per_cpu_s']:.1f} games/CPU s", flush=True)
@@ -119,7 +158,7 @@ def _plot(frame: pd.DataFrame) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("command", choices=("matches", "curve"))
+    parser.add_argument("command", choices=("matches", "curve", "paired"))
     parser.add_argument("--games", type=int, default=500, help="games per seat of mc")
     parser.add_argument("--seed", type=int, default=90210)
     parser.add_argument("--mc", default="mc")
@@ -127,8 +166,14 @@ def main() -> None:
     parser.add_argument("--out", default=None,
                         help="name of the matches' CSV (default: matches, or by --only)")
     parser.add_argument("--samples", type=int, nargs="*", default=[16, 32, 64, 128, 256])
+    parser.add_argument("--runs", nargs=2, metavar=("FIRST", "SECOND"),
+                        help="paired: two saved runs' game-by-game wins (<out>.<match>)")
     args = parser.parse_args()
-    if args.command == "matches":
+    if args.command == "paired":
+        if not args.runs:
+            parser.error("paired needs --runs FIRST SECOND")
+        paired(*args.runs)
+    elif args.command == "matches":
         matches(args.games, args.seed, args.mc, args.only, args.out)
     else:
         curve(args.games, args.seed, args.samples)

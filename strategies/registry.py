@@ -160,7 +160,8 @@ _TUNED_SETS: tuple[tuple[str, dict[str, int]], ...] = (
 # ``mc``'s parameters, in the order of strategies.mc's P_* slots. Defaults: see
 # docs/strategies.md (measured for speed and strength on two-player eaai).
 _MC_PARAMS: tuple[ParamInfo, ...] = (
-    ParamInfo("samples", 48, 1, 1024, "worlds sampled per decision (the most; see stop)"),
+    ParamInfo("samples", 0, 0, 1024, "worlds sampled per decision (the most; see stop); "
+              "0: 48 two-handed, 96 three-handed"),
     ParamInfo("shortlist", 3, 1, 11, "discards searched: those leaving least deadwood"),
     ParamInfo("knock_at", 11, 0, 11, "its base heuristic and its own rollouts knock at this "
               "deadwood or less; 11: tuned's set decides, other heuristics knock at gin only "

@@ -91,6 +91,22 @@ def test_same_seed_same_games_whatever_the_batching() -> None:
     assert np.array_equal(whole[3:], tail)
 
 
+@pytest.mark.parametrize(("preset", "lineup", "budget"), [
+    ("eaai", ["{mc}", "simple"], 48),
+    ("three-handed", ["simple", "{mc}", "discard-tracking"], 96),
+])
+def test_default_budget_is_48_worlds_two_handed_and_96_three_handed(
+        preset: str, lineup: list[str], budget: int) -> None:
+    """``samples = 0`` (the default) plays exactly as the table's budget given by hand."""
+    rules = Rules.preset(preset)
+    seeds = Seeds.from_seed(21)
+    games = [np.concatenate([r for r, _ in iter_games(
+        rules, [s.format(mc=mc) for s in lineup], 2, seeds)])
+        for mc in ("mc:stop=0", f"mc:stop=0,samples={budget}")]
+    assert np.array_equal(games[0], games[1])
+    assert parse_strategy("mc").params_array()[0] == 0
+
+
 def _positions(preset: str, hands: int, seed: int = 11, strategy: str = CHEAP):
     """(hand state, pile, deck, after, view) at every decision of ``hands`` hands in which
     both players follow ``strategy`` (an mc)."""

@@ -1,0 +1,33 @@
+"""The paired comparison of saved ``mc`` runs in benchmarks/mc_strength.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmarks import mc_strength
+
+
+def test_paired_difference_of_two_saved_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Wins 3 of 4 against 1 of 4 on the same games: +50 points; the differences (1, 0, 1,
+    0) have standard deviation sqrt(1/3), so the half-width is 1.96 * sqrt(1/3) / 2."""
+    monkeypatch.setattr(mc_strength, "OUT", tmp_path)
+    mc_strength._save_wins(np.array([True, True, True, False]), "a.vs_x")
+    mc_strength._save_wins(np.array([False, True, False, False]), "b.vs_x")
+    mc_strength.paired("a.vs_x", "b.vs_x")
+    half = 100 * 1.96 * np.sqrt(1 / 3) / 2
+    assert capsys.readouterr().out.strip() == (
+        f"a.vs_x 75.0% - b.vs_x 25.0% = +50.0 points ({50 - half:+.1f} to {50 + half:+.1f}), "
+        "4 paired games")
+
+
+def test_paired_refuses_runs_of_different_lengths(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mc_strength, "OUT", tmp_path)
+    mc_strength._save_wins(np.array([True, False]), "a")
+    mc_strength._save_wins(np.array([True]), "b")
+    with pytest.raises(SystemExit, match="a has 2 games and b 1"):
+        mc_strength.paired("a", "b")
