@@ -185,10 +185,10 @@ def test_unknocked_worlds_hold_no_hand_he_would_have_knocked_with() -> None:
         scratch = np.zeros(SCRATCH_LEN, np.int64)
         for k in range(8):
             seed = np.uint64(stream_seed(np.uint64(17), k))
-            sample_world(view, scratch, seed, 0, 40, 100, 6)
-            assert min_deadwood_mask(int(scratch[S_BASE + HS_HAND + opp])) > 6
-            sample_world(view, scratch, seed, 0, 40, 0, 6)
-            seen_low_without += min_deadwood_mask(int(scratch[S_BASE + HS_HAND + opp])) <= 6
+            sample_world(view, scratch, seed, 0, 40, 100, 8)
+            assert min_deadwood_mask(int(scratch[S_BASE + HS_HAND + opp])) > 8
+            sample_world(view, scratch, seed, 0, 40, 0, 8)
+            seen_low_without += min_deadwood_mask(int(scratch[S_BASE + HS_HAND + opp])) <= 8
             checked += 1
     assert checked > 100
     assert seen_low_without > 10
