@@ -183,15 +183,21 @@ def test_a_real_mix_is_the_same_with_one_worker_or_two(tmp_path: Path) -> None:
     assert _strip(a.history) == _strip(b.history) and a.holdout == b.holdout
 
 
-def test_the_shipped_tuning_files_load_and_the_mix_starts_from_tuned_at_eaai() -> None:
+def test_the_shipped_tuning_files_load_and_the_eaai_stages_chain() -> None:
+    """The mixed tune and the second single-field stage both start from the first stage's
+    result (then shipped as tuned@eaai); the third stage starts from the second's, the
+    shipped tuned@eaai now."""
     files = sorted((ROOT / "experiments").glob("tune_*.toml"))
     specs = {p.stem: load_tune(p) for p in files}
     assert all(spec.name == stem for stem, spec in specs.items())
     mix = specs["tune_tuned_eaai_mixed"]
     assert mix.fields == (("simple",), ("discard-tracking:knock_at=0",), ("discard-tracking",))
     assert mix.resolved_rules.name == "eaai" and mix.weights == (1.0, 1.0, 1.0)
-    assert mix.base.params == parse_strategy("tuned@eaai").params
-    assert len(mix.base.params) == len(mix.base.info.params)  # every parameter spelled out
+    assert mix.base.params == specs["tune_tuned_eaai_2"].base.params
+    assert specs["tune_tuned_eaai_3"].base.params == parse_strategy("tuned@eaai").params
+    for stage in ("tune_tuned_eaai_mixed", "tune_tuned_eaai_2", "tune_tuned_eaai_3"):
+        base = specs[stage].base  # every parameter spelled out
+        assert len(base.params) == len(base.info.params)
 
 
 def test_the_progress_counts_every_field_and_the_held_out_games(tmp_path: Path) -> None:

@@ -137,7 +137,7 @@ def test_named_sets_and_their_canonical_text() -> None:
     assert parse_strategy(f"tuned:{spelled}").canonical == "tuned@eaai"
     assert parse_strategy("tuned@three-handed").canonical == "tuned"  # the defaults
     assert parse_strategy("tuned@eaai:look=5").canonical.startswith(
-        "tuned:take_drop=15,slack=3,look=5,")
+        "tuned:take_drop=20,slack=9,look=5,")
     assert list(parse_strategy("tuned@eaai").params_array()[:len(info.params)]) == list(
         info.param_set("eaai").values())
 
