@@ -114,6 +114,10 @@ def paired(first: str, second: str) -> None:
     """The mean game-by-game difference of two saved runs of one match on the same seed and
     games (``first`` minus ``second``), in points with its 95% interval (normal, from the
     paired differences: far tighter than the two Wilson intervals apart)."""
+    for run in (first, second):
+        if not (OUT / f"{run}.npy").is_file():
+            raise SystemExit(f"no saved run {run!r} in {OUT} (run `matches --out NAME` first; "
+                             "a run is NAME.<match label with underscores>)")
     a = np.load(OUT / f"{first}.npy").astype(np.int64)
     b = np.load(OUT / f"{second}.npy").astype(np.int64)
     if len(a) != len(b):

@@ -31,3 +31,10 @@ def test_paired_refuses_runs_of_different_lengths(tmp_path: Path,
     mc_strength._save_wins(np.array([True]), "b")
     with pytest.raises(SystemExit, match="a has 2 games and b 1"):
         mc_strength.paired("a", "b")
+
+
+def test_paired_names_a_missing_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mc_strength, "OUT", tmp_path)
+    mc_strength._save_wins(np.array([True]), "a")
+    with pytest.raises(SystemExit, match="no saved run 'b'"):
+        mc_strength.paired("a", "b")
