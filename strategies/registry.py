@@ -161,7 +161,7 @@ _TUNED_SETS: tuple[tuple[str, dict[str, int]], ...] = (
 # docs/strategies.md (measured for speed and strength on two-player eaai).
 _MC_PARAMS: tuple[ParamInfo, ...] = (
     ParamInfo("samples", 0, 0, 1024, "worlds sampled per decision (the most; see stop); "
-              "0: 48 two-handed, 96 three-handed"),
+              "0: 256 two-handed, 192 three-handed"),
     ParamInfo("shortlist", 3, 1, 11, "discards searched: those leaving least deadwood"),
     ParamInfo("knock_at", 11, 0, 11, "its base heuristic and its own rollouts knock at this "
               "deadwood or less; 11: tuned's set decides, other heuristics knock at gin only "
@@ -182,6 +182,8 @@ _MC_PARAMS: tuple[ParamInfo, ...] = (
               "table's set) for its own moves, 2 tuned for both"),
     ParamInfo("unknocked", 0, 0, 100, "redraw with this chance (percent) an opponent hand "
               "he would have knocked with on his last turn at opp_knock_at (he did not)"),
+    ParamInfo("futile", 15, 0, 100, "also stop sampling once every other option is this many "
+              "tenths of a standard error short of the trust bar (0: never)"),
 )
 
 

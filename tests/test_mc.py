@@ -50,7 +50,7 @@ from sim.records.explain import explain_move
 from sim.testing import check_strategy
 from strategies import game_value as gv
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
-from strategies.mc import S_CAND, S_COUNT, S_SUM, base_move, mc_decide
+from strategies.mc import P_FUTILE, S_CAND, S_COUNT, S_SUM, base_move, mc_decide
 from strategies.mc_options import option_values
 from strategies.mc_worlds import S_BASE, knock_bar, sample_world
 from strategies.registry import parse_strategy
@@ -92,10 +92,10 @@ def test_same_seed_same_games_whatever_the_batching() -> None:
 
 
 @pytest.mark.parametrize(("preset", "lineup", "budget"), [
-    ("eaai", ["{mc}", "simple"], 48),
-    ("three-handed", ["simple", "{mc}", "discard-tracking"], 96),
+    ("eaai", ["{mc}", "simple"], 256),
+    ("three-handed", ["simple", "{mc}", "discard-tracking"], 192),
 ])
-def test_default_budget_is_48_worlds_two_handed_and_96_three_handed(
+def test_default_budget_is_256_worlds_two_handed_and_192_three_handed(
         preset: str, lineup: list[str], budget: int) -> None:
     """``samples = 0`` (the default) plays exactly as the table's budget given by hand."""
     rules = Rules.preset(preset)
@@ -105,6 +105,7 @@ def test_default_budget_is_48_worlds_two_handed_and_96_three_handed(
         for mc in ("mc:stop=0", f"mc:stop=0,samples={budget}")]
     assert np.array_equal(games[0], games[1])
     assert parse_strategy("mc").params_array()[0] == 0
+    assert parse_strategy("mc").params_array()[P_FUTILE] == 15  # the budget assumes it
 
 
 def _positions(preset: str, hands: int, seed: int = 11, strategy: str = CHEAP):
@@ -391,3 +392,54 @@ def test_game_value_reads_scores_and_roles() -> None:
     assert gv.game_value(view, -1, 0) == pytest.approx(float(gv.W2[30, 60, 1]))
     # I score 20: the deal passes, I deal needing 40 against his 30
     assert gv.game_value(view, 1, 20) == pytest.approx(float(gv.W2[40, 30, 0]))
+
+
+def _paired_sums(diffs: list[list[float]]) -> np.ndarray:
+    """A search scratch whose candidate ``i + 1`` has the per-world paired differences
+    ``diffs[i]`` against the base move (candidate 0), on the game-value scale."""
+    from strategies.mc import S_DIFF, VALUE_ONE
+    from strategies.mc_worlds import MAX_CANDIDATES
+
+    scratch = np.zeros(SCRATCH_LEN, np.int64)
+    squares = S_DIFF + MAX_CANDIDATES * MAX_CANDIDATES
+    for i, worlds in enumerate(diffs, start=1):
+        units = [round(d * VALUE_ONE) for d in worlds]
+        scratch[S_DIFF + i * MAX_CANDIDATES] = sum(units)
+        scratch[squares + i * MAX_CANDIDATES] = sum(u * u for u in units)
+    return scratch
+
+
+def test_base_holds_when_no_other_candidate_is_near_the_trust_bar() -> None:
+    """``futile``'s test: every challenger more than ``z`` standard errors short of beating
+    the base move, or level with it on every world."""
+    from strategies.mc import _base_holds
+
+    behind = [0.1, -0.3] * 8  # 16 worlds, mean -0.1, standard error 0.05
+    ahead = [0.3, -0.1] * 8  # mean +0.1, standard error 0.05: 2 standard errors ahead
+    level = [0.0] * 16
+    assert _base_holds(_paired_sums([behind]), 2, 16, 0.0)
+    assert _base_holds(_paired_sums([behind, level]), 3, 16, 0.0)
+    assert not _base_holds(_paired_sums([behind, ahead]), 3, 16, 0.0)
+    assert _base_holds(_paired_sums([ahead]), 2, 16, 2.5)  # ahead, but short of 2.5 SE
+    assert not _base_holds(_paired_sums([ahead]), 2, 16, 1.5)
+    assert not _base_holds(_paired_sums([[0.05] * 16]), 2, 16, 3.0)  # ahead on every world
+    assert _base_holds(_paired_sums([[-0.05] * 16]), 2, 16, 0.0)  # behind on every world
+
+
+def test_futile_stops_only_to_play_the_base_move() -> None:
+    """With ``futile`` on and the other stop off, a search that used fewer worlds than its
+    budget plays its base move; the same search without ``futile`` uses every world."""
+    full, cut = "mc:samples=64,stop=0,futile=0", "mc:samples=64,stop=0,futile=15"
+    stopped = 0
+    for *_, after, view, _info in _positions("eaai", 4):
+        options = option_values(view, cut, seed=5, after=after.copy())
+        if len(options) < 2:
+            continue
+        assert all(o.worlds == 64 for o in option_values(view, full, seed=5,
+                                                         after=after.copy()))
+        worlds = options[0].worlds
+        assert 16 <= worlds <= 64 and worlds % 8 == 0
+        if worlds < 64:
+            stopped += 1
+            assert options[0].chosen
+    assert stopped > 0
