@@ -80,16 +80,27 @@ def match(mc: str, rules_name: str, others: list[str], games: int, seed: int,
         np.concatenate(outcomes)
 
 
-def _save(rows: list[dict[str, object]], name: str) -> pd.DataFrame:
+def _save(rows: list[dict[str, object]], name: str, merge: bool = False) -> pd.DataFrame:
+    """Write ``rows`` as ``<name>.csv``. With ``merge``, the rows an earlier run saved there
+    for other matches are kept (why: ``matches --only`` run by run under one ``--out`` then
+    builds one table instead of each run overwriting the last one's)."""
     frame = pd.DataFrame(rows)
+    path = OUT / f"{name}.csv"
+    if merge and path.is_file():
+        earlier = pd.read_csv(path)
+        if "match" in earlier.columns:
+            kept = earlier[~earlier["match"].isin(frame["match"])]
+            frame = pd.concat([kept, frame], ignore_index=True) if len(kept) else frame
     OUT.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(OUT / f"{name}.csv", frame.to_csv(index=False))
+    atomic_write_text(path, frame.to_csv(index=False))
     return frame
 
 
 def matches(games: int, seed: int, mc: str, only: str | None, out: str | None) -> None:
-    """Play the matches; save the table, and each match's game-by-game wins for ``paired``
-    (``<name>.<match>.npy``, the match's label with spaces as underscores)."""
+    """Play the matches; save the table (a match's row replaces the one an earlier run under
+    the same name saved for it; other matches' rows are kept), and each match's game-by-game
+    wins for ``paired`` (``<name>.<match>.npy``, the match's label with spaces as
+    underscores)."""
     rows = []
     name = out or ("matches" if not only else f"matches_{only.replace(' ', '_')}")
     for rules_name, others, label in MATCHES:
@@ -99,7 +110,7 @@ def matches(games: int, seed: int, mc: str, only: str | None, out: str | None) -
         rows.append(r)
         print(f"{label:32s} {r['win_rate']:6.1%} [{r['low']:.1%}, {r['high']:.1%}] of "
               f"{r['games']} games, {r['games_per_cpu_s']:.1f} games/CPU s", flush=True)
-        _save(rows, name)
+        _save(rows, name, merge=True)
         _save_wins(won, f"{name}.{label.replace(' ', '_')}")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from benchmarks import mc_strength
@@ -38,3 +39,19 @@ def test_paired_names_a_missing_run(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     mc_strength._save_wins(np.array([True]), "a")
     with pytest.raises(SystemExit, match="no saved run 'b'"):
         mc_strength.paired("a", "b")
+
+
+def test_runs_under_one_name_build_one_table(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """``matches --only`` runs saved under one ``--out``: each match keeps its own row, and a
+    match played again replaces its row."""
+    monkeypatch.setattr(mc_strength, "OUT", tmp_path)
+    mc_strength._save([{"match": "vs simple", "won": 7}], "runs", merge=True)
+    mc_strength._save([{"match": "vs tuned", "won": 5}], "runs", merge=True)
+    frame = mc_strength._save([{"match": "vs simple", "won": 9}], "runs", merge=True)
+    assert frame.to_dict("records") == [{"match": "vs tuned", "won": 5},
+                                        {"match": "vs simple", "won": 9}]
+    assert pd.read_csv(tmp_path / "runs.csv").to_dict("records") == frame.to_dict("records")
+    mc_strength._save([{"match": "vs x", "won": 1}], "runs")  # without merge: the new rows
+    assert pd.read_csv(tmp_path / "runs.csv").to_dict("records") == [{"match": "vs x",
+                                                                      "won": 1}]
