@@ -444,16 +444,24 @@ def choose(scratch: np.ndarray, n_cand: int, n: int, z: float) -> int:
     Why: a difference the worlds cannot resolve is noise, and noise would pick worse moves
     more often than the heuristic does."""
     best = 0
-    sq = S_DIFF + MAX_CANDIDATES * MAX_CANDIDATES
     for i in range(1, n_cand):
-        s1 = scratch[S_DIFF + i * MAX_CANDIDATES] / VALUE_ONE
-        s2 = scratch[sq + i * MAX_CANDIDATES] / (VALUE_ONE * VALUE_ONE)
-        mean = s1 / n
-        var = max(0.0, s2 / n - mean * mean)
+        mean, var, _ = _paired(scratch, i, 0, n)
         if mean > 0 and mean * mean * n > z * z * var:
             if best == 0 or scratch[S_SUM + i] > scratch[S_SUM + best]:
                 best = i
     return best
+
+
+@kernel(inline="always")
+def _paired(scratch: np.ndarray, i: int, j: int, n: int) -> tuple[float, float, bool]:
+    """Candidate ``i`` against ``j`` over the first ``n`` worlds: the mean and variance of
+    the per-world difference in game value, and whether they were equal on every world (the
+    sums :func:`score` keeps)."""
+    s1 = scratch[S_DIFF + i * MAX_CANDIDATES + j] / VALUE_ONE
+    s2 = scratch[S_DIFF + MAX_CANDIDATES * MAX_CANDIDATES + i * MAX_CANDIDATES + j] / (
+        VALUE_ONE * VALUE_ONE)
+    mean = s1 / n
+    return mean, max(0.0, s2 / n - mean * mean), s2 == 0.0
 
 
 @kernel(inline="always")
@@ -471,16 +479,12 @@ def _clearly_best(scratch: np.ndarray, n_cand: int, n: int, z: float) -> bool:
     """Does the leading candidate beat every other by more than ``z`` standard errors of the
     paired difference (or exactly tie it on every world)?"""
     best = _leader(scratch, n_cand)
-    sq = S_DIFF + MAX_CANDIDATES * MAX_CANDIDATES
     for j in range(n_cand):
         if j == best:
             continue
-        s1 = scratch[S_DIFF + best * MAX_CANDIDATES + j] / VALUE_ONE
-        s2 = scratch[sq + best * MAX_CANDIDATES + j] / (VALUE_ONE * VALUE_ONE)
-        if s2 == 0.0:
+        mean, var, identical = _paired(scratch, best, j, n)
+        if identical:
             continue  # identical on every world: either will do
-        mean = s1 / n
-        var = max(0.0, s2 / n - mean * mean)
         if mean * mean * n <= z * z * var or mean <= 0:
             return False
     return True
@@ -493,18 +497,10 @@ def _base_holds(scratch: np.ndarray, n_cand: int, n: int, z: float) -> bool:
     candidate far below the bar :func:`choose` sets would need many more worlds to pass it,
     and the base move is played anyway unless one does, so those worlds are better spent on
     close decisions (a larger ``samples`` at the same speed)."""
-    sq = S_DIFF + MAX_CANDIDATES * MAX_CANDIDATES
     for i in range(1, n_cand):
-        s1 = scratch[S_DIFF + i * MAX_CANDIDATES] / VALUE_ONE
-        s2 = scratch[sq + i * MAX_CANDIDATES] / (VALUE_ONE * VALUE_ONE)
-        if s2 == 0.0:
+        mean, var, identical = _paired(scratch, i, 0, n)
+        if identical:
             continue  # identical on every world: it cannot pass the bar
-        mean = s1 / n
-        var = max(0.0, s2 / n - mean * mean)
-        if var == 0.0:
-            if mean > 0:
-                return False  # ahead by the same amount on every world
-            continue
         if mean >= z * np.sqrt(var / n):
             return False
     return True
