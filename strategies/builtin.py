@@ -65,7 +65,7 @@ from sim.engine.view import (
 
 SIGNATURE = ("decision", "params", "view", "after", "mem", "rng", "scratch")
 """The arguments of every compiled strategy's decision function, in order."""
-N_PARAMS = 16  # parameter slots per strategy
+N_PARAMS = 20  # parameter slots per strategy
 MEM_LEN = 256  # per-hand memory slots per player
 
 

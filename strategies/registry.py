@@ -132,6 +132,8 @@ _TUNED_PARAMS: tuple[ParamInfo, ...] = (
            "to the target (0: never)"),
     _tuned("reach", 0, 40, "discard score: credit per live card that, drawn, would make "
            "a meld and let the kept cards knock (gin when camping)"),
+    _tuned("gain", 0, 40, "discard score: credit per 32 points of deadwood the live "
+           "meld-making draws would save (deadwood weighs 4 a point)"),
 )
 assert tuple(p.name for p in _TUNED_PARAMS) == TUNED_PARAM_NAMES
 

@@ -21,9 +21,10 @@ Its procedure, exactly (``p`` = the parameters, by name):
 * **Discard** after a knock: a best discard, highest value first.
 * **Discard** otherwise: among the legal cards leaving at most ``slack`` more deadwood than
   the best discard, the card with the smallest score ``4 * deadwood left + danger * feeds -
-  safe * near_passed - pair * chances - look * outs * fade - reach * reach_outs``; ties go to
-  the higher-value card, then the higher code. ``outs``: the live cards that would complete a
-  3-card meld with two of the ten kept cards (the one-draw lookahead); ``fade`` falls linearly
+  safe * near_passed - pair * chances - look * outs * fade - reach * reach_outs - gain *
+  saved / 32``; ties go to the higher-value card, then the higher code. ``outs``: the live
+  cards that would complete a 3-card meld with two of the ten kept cards (the one-draw
+  lookahead); ``fade`` falls linearly
   from 1 at turn 0 to 0 at turn ``look_fade`` (``look_fade = 0``: no fading); ``feeds``:
   ``builtin.feeds_opponent`` (fit with the cards the opponent took, less his own discards);
   ``near_passed``: 1 if a card of the same rank or a suited neighbour is one I discarded and
@@ -31,7 +32,8 @@ Its procedure, exactly (``p`` = the parameters, by name):
   a live missing card (two-card meld chances); ``reach_outs`` (``reach > 0``, counted when the
   card leaves at most ``REACH_SPAN`` above the knock threshold): the live cards counted in
   ``outs`` that, drawn, would leave at most the knock threshold (``knock_threshold`` capped by
-  the hand's knock limit; 0 when camping: gin) after the best discard.
+  the hand's knock limit; 0 when camping: gin) after the best discard; ``saved`` (``gain >
+  0``): the deadwood those ``outs`` would save, summed (``draw_outcomes``).
 """
 
 from __future__ import annotations
@@ -89,11 +91,12 @@ from strategies.builtin import (
 # Parameter slots, in the registry's declaration order.
 (P_TAKE_DROP, P_SLACK, P_LOOK, P_LOOK_FADE, P_DANGER, P_SAFE, P_PAIR, P_KNOCK_BOX,
  P_KNOCK_CAPTAIN, P_EARLY, P_LATE_AT, P_STOCK_LOW, P_PRESSED, P_CAUTION, P_ENDGAME,
- P_REACH) = range(16)
-N_TUNED_PARAMS = 16
+ P_REACH, P_GAIN) = range(17)
+N_TUNED_PARAMS = 17
 TUNED_PARAM_NAMES: tuple[str, ...] = (
     "take_drop", "slack", "look", "look_fade", "danger", "safe", "pair", "knock_box",
-    "knock_captain", "early", "late_at", "stock_low", "pressed", "caution", "endgame", "reach")
+    "knock_captain", "early", "late_at", "stock_low", "pressed", "caution", "endgame", "reach",
+    "gain")
 """The parameters' names, in slot order (the registry declares them in this order)."""
 assert len(TUNED_PARAM_NAMES) == N_TUNED_PARAMS
 
@@ -102,14 +105,15 @@ assert len(TUNED_PARAM_NAMES) == N_TUNED_PARAMS
 # the registry) plays them as its base heuristic and rollout policy.
 #: three-handed (``tuned``'s defaults): found by ``ginbox tune`` in two stages,
 #: experiments/tune_tuned_three_handed.toml then tune_tuned_three_handed_2.toml.
-THREE_HANDED_SET = np.array([8, 16, 21, 8, 3, 8, 0, 10, 10, 99, 10, 2, 0, 0, 0, 4], np.int64)
+THREE_HANDED_SET = np.array([8, 16, 21, 8, 3, 8, 0, 10, 10, 99, 10, 2, 0, 0, 0, 4, 0], np.int64)
 #: eaai (``tuned@eaai``): gin only, tuned against simple in two stages
-#: (experiments/tune_tuned_eaai.toml then tune_tuned_eaai_2.toml).
-EAAI_SET = np.array([20, 9, 10, 9, 4, 5, 0, 10, 10, 0, 0, 0, 0, 0, 0, 1], np.int64)
+#: (experiments/tune_tuned_eaai.toml then tune_tuned_eaai_2.toml), then with ``gain`` in a
+#: fifth run (tune_tuned_eaai_5.toml; its ``pair=3`` taken back to 2, docs/strategies.md).
+EAAI_SET = np.array([23, 17, 6, 7, 4, 5, 2, 10, 10, 0, 0, 0, 0, 0, 0, 1, 9], np.int64)
 #: oklahoma (``tuned@oklahoma``): the three-handed play with more lookahead late and more
 #: reach, tuned under oklahoma rules (experiments/tune_tuned_oklahoma.toml). ``mc`` does not
 #: play it: its three-handed base is ``THREE_HANDED_SET`` whatever the knock limit.
-OKLAHOMA_SET = np.array([12, 21, 20, 15, 5, 5, 1, 10, 10, 99, 10, 5, 0, 0, 0, 8], np.int64)
+OKLAHOMA_SET = np.array([12, 21, 20, 15, 5, 5, 1, 10, 10, 99, 10, 5, 0, 0, 0, 8, 0], np.int64)
 assert len(THREE_HANDED_SET) == len(EAAI_SET) == len(OKLAHOMA_SET) == N_TUNED_PARAMS
 REACH_SPAN = 20  # reach outs are counted only for discards leaving at most this much above
 #                  the knock threshold: a single draw rarely lowers deadwood by more
@@ -139,20 +143,32 @@ def meld_outs(kept: int, live: int) -> int:
 
 
 @kernel
+def draw_outcomes(kept: int, live: int, threshold: int, deadwood: int) -> tuple[int, int]:
+    """What the live meld-making draws (``meld_draws``) would do for ``kept``, which has
+    ``deadwood`` now: how many would let it knock, leaving at most ``threshold`` after the
+    best discard (0: gin), and the total deadwood they would save. One meld search a draw
+    gives both."""
+    outs = 0
+    saved = 0
+    m = meld_draws(kept, live)
+    while m:
+        x = trailing_zeros(m)
+        m &= m - 1
+        left = best_discard_search(kept | (1 << x), -1)[0]
+        if left <= threshold:
+            outs += 1
+        saved += max(0, deadwood - left)
+    return outs, saved
+
+
+@kernel
 def reach_outs(kept: int, live: int, threshold: int) -> int:
     """How many live cards would, drawn, make a meld with ``kept`` and let it knock: leave at
     most ``threshold`` deadwood after the best discard (0: gin). The exact one-draw lookahead
     towards the goal among the cards ``outs`` counts (a card joining no meld, such as a low
     card replacing a high one, is not counted: this is the rule the shipped sets were tuned
     with)."""
-    outs = 0
-    m = meld_draws(kept, live)
-    while m:
-        x = trailing_zeros(m)
-        m &= m - 1
-        if best_discard_search(kept | (1 << x), -1)[0] <= threshold:
-            outs += 1
-    return outs
+    return draw_outcomes(kept, live, threshold, 0)[0]
 
 
 @kernel
@@ -271,8 +287,12 @@ def tuned_move(decision: int, params: np.ndarray, view: np.ndarray, after: np.nd
             key -= params[P_PAIR] * two_card_chances(c, kept, live) * fade_den
         if params[P_LOOK] > 0 and fade_num > 0:
             key -= params[P_LOOK] * meld_outs(kept, live) * fade_num
-        if reach_at >= 0 and after[c] <= reach_at + REACH_SPAN:
-            key -= params[P_REACH] * reach_outs(kept, live, reach_at) * fade_den
+        use_reach = reach_at >= 0 and after[c] <= reach_at + REACH_SPAN
+        if use_reach or params[P_GAIN] > 0:
+            outs, saved = draw_outcomes(kept, live, reach_at, after[c])
+            if use_reach:
+                key -= params[P_REACH] * outs * fade_den
+            key -= params[P_GAIN] * saved * fade_den // 32
         key = key * 16 - CARD_VALUE[c]
         if pick < 0 or key <= pick_key:
             pick = c

@@ -41,7 +41,7 @@ from sim.engine.view import (
 )
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
 from strategies.registry import BUILTINS, check_table, parse_strategy
-from strategies.tuned import reach_outs, tuned_decide
+from strategies.tuned import draw_outcomes, reach_outs, tuned_decide
 
 
 def _mask(cards: str) -> int:
@@ -137,7 +137,7 @@ def test_named_sets_and_their_canonical_text() -> None:
     assert parse_strategy(f"tuned:{spelled}").canonical == "tuned@eaai"
     assert parse_strategy("tuned@three-handed").canonical == "tuned"  # the defaults
     assert parse_strategy("tuned@eaai:look=5").canonical.startswith(
-        "tuned:take_drop=20,slack=9,look=5,")
+        "tuned:take_drop=23,slack=17,look=5,")
     assert list(parse_strategy("tuned@eaai").params_array()[:len(info.params)]) == list(
         info.param_set("eaai").values())
 
@@ -158,6 +158,30 @@ def test_reach_outs_count_the_meld_draws_that_let_the_kept_cards_knock() -> None
     assert reach_outs(kept, live, 4) == 5
     assert reach_outs(kept, live, 5) == 5
     assert reach_outs(kept, live & ~_mask("4S 6C"), 0) == 1  # dead cards are no outs
+
+
+def test_draw_outcomes_count_reach_outs_and_the_deadwood_the_meld_draws_save() -> None:
+    kept = _mask("AS 2S 3S 4H 4D 4C 7C 8C 9C 5H")  # deadwood 5 (the 5H)
+    live = FULL_MASK & ~kept
+    # the meld draws: 4S, 6C, TC (gin: save 5 each), 3H (keep the 4s, throw the 5H: 3 left,
+    # saves 2) and 6H (the heart run, a 4 thrown: 4 left, saves 1): 18 in all
+    assert draw_outcomes(kept, live, 0, 5) == (3, 18)
+    assert draw_outcomes(kept, live, 4, 5) == (5, 18)
+    assert draw_outcomes(kept, live & ~_mask("4S 6C"), 0, 5) == (1, 8)  # dead cards save nothing
+    assert draw_outcomes(kept, live, 0, 0) == (3, 0)  # nothing saved below zero deadwood
+
+
+def test_gain_keeps_the_cards_whose_draws_would_save_more() -> None:
+    hand = "JD 4C AS 7H 7C 4H TS 6C QD 8H 4D"
+    plain = ("tuned:take_drop=0,slack=60,look=0,look_fade=0,danger=0,safe=0,pair=0,early=0,"
+             "late_at=0,stock_low=0,reach=0,gain=")
+    live = FULL_MASK & ~_mask(hand)
+    full = _mask(hand)
+    # throwing JD, TS or QD leaves 49 each; the meld draws would then save 154, 210 and 154
+    saved = {c: draw_outcomes(full & ~_mask(c), live, -1, 49)[1] for c in ("JD", "TS", "QD")}
+    assert saved == {"JD": 154, "TS": 210, "QD": 154}
+    assert _decide(plain + "0", DEC_DISCARD, hand) == parse_cards(["QD"])[0]  # tie: high code
+    assert _decide(plain + "4", DEC_DISCARD, hand) == parse_cards(["TS"])[0]
 
 
 # gin only, with the small discard weights of the hand-set eaai values before tuning
