@@ -5,7 +5,7 @@ The batch runner records outcomes per game, not per hand's upcard, so this plays
 hand log (``play_games(..., log=True)``, the Python driver: one to two minutes per line for
 the default 3,000 games on one shared core) and groups the hands by the knock limit of oklahoma
 (the upcard's value, 0 for an ace: gin only). Each line is one play in all three seats: the set
-``tuned@oklahoma``, the defaults it was tuned from (``tuned``), and the defaults again under the
+``tuned@oklahoma``, the defaults it was tuned from (``STUDY_DEFAULTS``), and those again under the
 fixed limit 10 with spades still doubling, the control that shows how the same upcards play
 without the variable limit. Columns: hands, and per hand the shares that end in a knock won
 (no gin), a gin, an undercut and a draw at the wall, the mean deadwood of the knocks that were
@@ -26,10 +26,15 @@ from sim.play.progress import Progress
 from sim.records.log import log_to_frame
 
 OKLAHOMA = Rules.preset("oklahoma")
+#: ``tuned``'s defaults when the study ran and ``tuned@oklahoma`` was tuned from them (the
+#: three-handed set before ``gain``), spelled out so the study replays the same.
+STUDY_DEFAULTS = ("tuned:take_drop=8,slack=16,look=21,look_fade=8,danger=3,safe=8,pair=0,"
+                  "knock_box=10,knock_captain=10,early=99,late_at=10,stock_low=2,pressed=0,"
+                  "caution=0,endgame=0,reach=4,gain=0")
 LINES = (
     ("tuned@oklahoma at oklahoma", "tuned@oklahoma", OKLAHOMA),
-    ("tuned at oklahoma", "tuned", OKLAHOMA),
-    ("tuned at fixed limit 10", "tuned", OKLAHOMA.replace(oklahoma=False)),
+    ("tuned at oklahoma", STUDY_DEFAULTS, OKLAHOMA),
+    ("tuned at fixed limit 10", STUDY_DEFAULTS, OKLAHOMA.replace(oklahoma=False)),
 )
 COLUMNS = ["upcard", "end", "knocker_deadwood", "turns", "points"]
 

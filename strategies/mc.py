@@ -136,7 +136,6 @@ from strategies.mc_worlds import (
 )
 from strategies.tuned import (
     N_TUNED_PARAMS,
-    P_GAIN,
     P_KNOCK_BOX,
     P_KNOCK_CAPTAIN,
     P_LATE_AT,
@@ -279,8 +278,6 @@ def _prepare_rollouts(params: np.ndarray, view: np.ndarray, scratch: np.ndarray)
         return
     own_tuned_set(params, view, scratch[S_OWN_SET:S_OWN_SET + N_TUNED_PARAMS])
     load_table_set(view, scratch[S_OPP_SET:S_OPP_SET + N_TUNED_PARAMS])
-    scratch[S_OWN_SET + P_GAIN] = 0  # the gain term doubles tuned's time: rollouts go
-    scratch[S_OPP_SET + P_GAIN] = 0  # without it (the base move keeps it)
     for j in range(V_LEN):
         scratch[S_RVIEW + j] = 0
     info = scratch[S_RINFO:S_RINFO + GI_LEN]

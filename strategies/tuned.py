@@ -104,8 +104,9 @@ assert len(TUNED_PARAM_NAMES) == N_TUNED_PARAMS
 # builds ``tuned``'s defaults and named sets from them, and ``mc``'s kernel (which cannot read
 # the registry) plays them as its base heuristic and rollout policy.
 #: three-handed (``tuned``'s defaults): found by ``ginbox tune`` in two stages,
-#: experiments/tune_tuned_three_handed.toml then tune_tuned_three_handed_2.toml.
-THREE_HANDED_SET = np.array([8, 16, 21, 8, 3, 8, 0, 10, 10, 99, 10, 2, 0, 0, 0, 4, 0], np.int64)
+#: experiments/tune_tuned_three_handed.toml then tune_tuned_three_handed_2.toml, with
+#: ``gain=8`` added later (the best of a sweep on seed 7, docs/strategies.md).
+THREE_HANDED_SET = np.array([8, 16, 21, 8, 3, 8, 0, 10, 10, 99, 10, 2, 0, 0, 0, 4, 8], np.int64)
 #: eaai (``tuned@eaai``): gin only, tuned against simple in two stages
 #: (experiments/tune_tuned_eaai.toml then tune_tuned_eaai_2.toml), then with ``gain`` in a
 #: fifth run (tune_tuned_eaai_5.toml; its ``pair=3`` taken back to 2, docs/strategies.md).

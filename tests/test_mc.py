@@ -50,15 +50,14 @@ from sim.records.explain import explain_move
 from sim.testing import check_strategy
 from strategies import game_value as gv
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
-from strategies.mc import P_FUTILE, S_CAND, S_COUNT, S_SUM, _prepare_rollouts, base_move, mc_decide
+from strategies.mc import P_FUTILE, S_CAND, S_COUNT, S_SUM, base_move, mc_decide
 from strategies.mc_options import option_values
-from strategies.mc_worlds import S_BASE, S_OPP_SET, S_OWN_SET, knock_bar, sample_world
+from strategies.mc_worlds import S_BASE, knock_bar, sample_world
 from strategies.registry import parse_strategy
 from strategies.tuned import (
     EAAI_SET,
     N_TUNED_PARAMS,
     OKLAHOMA_SET,
-    P_GAIN,
     THREE_HANDED_SET,
     tuned_decide,
 )
@@ -232,19 +231,6 @@ def test_the_registry_ships_the_set_values_mc_plays() -> None:
     for name in ("tuned", "tuned@three-handed", "tuned@three-handed-20"):
         assert np.array_equal(parse_strategy(name).params_array()[:N_TUNED_PARAMS],
                               THREE_HANDED_SET)
-
-
-def test_rollouts_play_the_shipped_sets_without_gain() -> None:
-    """``gain`` doubles ``tuned``'s time, so the rollouts go without it; the base keeps it."""
-    assert EAAI_SET[P_GAIN] > 0
-    view = np.zeros(V_LEN, np.int64)
-    view[V_PLAYERS] = 2
-    scratch = np.zeros(SCRATCH_LEN, np.int64)
-    _prepare_rollouts(parse_strategy("mc:rollout=2").params_array(), view, scratch)
-    without_gain = EAAI_SET.copy()
-    without_gain[P_GAIN] = 0
-    for at in (S_OWN_SET, S_OPP_SET):
-        assert np.array_equal(scratch[at:at + N_TUNED_PARAMS], without_gain)
 
 
 def _knocked_view(opp_cards: list[str], my_cards: list[str], pile: list[str],
