@@ -91,7 +91,8 @@ class StrategyInfo:
 # ``tuned``'s parameters (in the order of strategies.tuned's P_* slots) and named sets. The
 # defaults are the set tuned for three-handed rules by ``ginbox tune`` (two stages,
 # experiments/tune_tuned_three_handed.toml then tune_tuned_three_handed_2.toml, each confirmed
-# better than its start on held-out deals, paired); the hand-set values they replaced are
+# better than its start on held-out deals, paired), with gain=8 added by a sweep on the tuning
+# seed (better held-out, paired); the hand-set values they replaced are
 # spelled out in the first stage's file. docs/strategies.md has the figures. The values of
 # the defaults and of every set live in strategies.tuned (THREE_HANDED_SET, EAAI_SET), which
 # ``mc``'s kernel also plays: they are read from there, never written here.
@@ -150,11 +151,13 @@ _TUNED_SETS: tuple[tuple[str, dict[str, int]], ...] = (
     # three-handed-20: the same play until its own tune says otherwise.
     ("three-handed-20", _differences(THREE_HANDED_SET)),
     # eaai: gin only, tuned against simple in two stages (experiments/tune_tuned_eaai.toml,
-    # then tune_tuned_eaai_2.toml; each better than its start held-out).
+    # then tune_tuned_eaai_2.toml), then with gain (tune_tuned_eaai_5.toml, its pair=3 taken
+    # back to 2); each better than its start held-out.
     ("eaai", _differences(EAAI_SET)),
     # oklahoma: still knock whenever legal (the upcard's limit caps the thresholds of 10), with
     # more lookahead late and reach (experiments/tune_tuned_oklahoma.toml, better than the
     # defaults held-out). stock_low is the tuner's value; it does nothing with thresholds of 10.
+    # Tuned before gain existed: gain=0 (not measured with it).
     ("oklahoma", _differences(OKLAHOMA_SET)),
 )
 
