@@ -24,8 +24,8 @@ Its procedure, exactly (``p`` = the parameters, by name):
   safe * near_passed - pair * chances - look * outs * fade - reach * reach_outs - gain *
   saved / 32``; ties go to the higher-value card, then the higher code. ``outs``: the live
   cards that would complete a 3-card meld with two of the ten kept cards (the one-draw
-  lookahead); ``fade`` falls linearly
-  from 1 at turn 0 to 0 at turn ``look_fade`` (``look_fade = 0``: no fading); ``feeds``:
+  lookahead); ``fade`` falls linearly from 1 at turn 0 to 0 at turn ``look_fade``
+  (``look_fade = 0``: no fading); ``feeds``:
   ``builtin.feeds_opponent`` (fit with the cards the opponent took, less his own discards);
   ``near_passed``: 1 if a card of the same rank or a suited neighbour is one I discarded and
   he did not take; ``chances``: the 3-card melds through the card with one other held card and
