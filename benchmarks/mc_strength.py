@@ -124,7 +124,8 @@ def _save_wins(won: np.ndarray, name: str) -> None:
 def paired(first: str, second: str) -> None:
     """The mean game-by-game difference of two saved runs of one match on the same seed and
     games (``first`` minus ``second``), in points with its 95% interval (normal, from the
-    paired differences: far tighter than the two Wilson intervals apart)."""
+    paired differences: far tighter than the two Wilson intervals apart). Runs of different
+    ``--games`` are compared on their common first games of each seat."""
     for run in (first, second):
         if not (OUT / f"{run}.npy").is_file():
             raise SystemExit(f"no saved run {run!r} in {OUT} (run `matches --out NAME` first; "
@@ -132,13 +133,33 @@ def paired(first: str, second: str) -> None:
     a = np.load(OUT / f"{first}.npy").astype(np.int64)
     b = np.load(OUT / f"{second}.npy").astype(np.int64)
     if len(a) != len(b):
-        raise SystemExit(f"{first} has {len(a)} games and {second} {len(b)}: paired runs must "
-                         "play the same match, seed and --games")
+        seats = _seats(first)
+        if len(a) % seats or len(b) % seats:
+            raise SystemExit(f"{first} has {len(a)} games and {second} {len(b)}: paired runs "
+                             "must play the same match and seed")
+        common = min(len(a), len(b)) // seats
+        a = a.reshape(seats, -1)[:, :common].ravel()
+        b = b.reshape(seats, -1)[:, :common].ravel()
+        print(f"comparing the first {common:,} games of each of mc's {seats} seats (the runs "
+              "played different --games; their first games are the same deals)")
     d = a - b
     mean = d.mean()
     half = 1.96 * d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else float("nan")
     print(f"{first} {a.mean():.1%} - {second} {b.mean():.1%} = {100 * mean:+.1f} points "
           f"({100 * (mean - half):+.1f} to {100 * (mean + half):+.1f}), {len(d)} paired games")
+
+
+def _seats(run: str) -> int:
+    """How many seats ``mc`` held in a saved run: the players of its match's rules, read from
+    the run's CSV row (the ``.npy`` keeps the games seat by seat)."""
+    name, _, label = run.partition(".")
+    if not (OUT / f"{name}.csv").is_file():
+        raise SystemExit(f"runs of different lengths: no {name}.csv in {OUT} to tell the seats")
+    frame = pd.read_csv(OUT / f"{name}.csv")
+    rows = frame[frame["match"].str.replace(" ", "_") == label]
+    if rows.empty:
+        raise SystemExit(f"no match {label!r} in {OUT / (name + '.csv')}")
+    return Rules.preset(rows["rules"].iloc[0]).players
 
 
 def curve(games: int, seed: int, samples: list[int]) -> None:

@@ -21,7 +21,9 @@ At each decision with more than one candidate it:
 2. **Lists the candidates**: take the upcard or pass, the pile or the stock, knock or play
    on, or a discard from a shortlist (the base heuristic's card, then the legal discards
    leaving least deadwood, the higher card first among equals, ``shortlist`` in all; after a
-   knock every legal discard). The base heuristic (:func:`base_move`) gives the first
+   knock every legal discard); a kind of decision left out of ``searched`` (1 take or draw,
+   2 knock, 4 discard, summed) plays the base move unsearched, so each kind's share of the
+   search's strength can be measured. The base heuristic (:func:`base_move`) gives the first
    candidate: ``tuned`` with the shipped set for the table (``base = 1``: why, it is the
    strongest heuristic, and the search keeps its move unless clearly beaten) or
    ``discard-tracking`` knocking at ``knock_at`` (``base = 0``).
@@ -31,7 +33,8 @@ At each decision with more than one candidate it:
    the highest of the best discards, knock at ``knock_at`` for itself and ``opp_knock_at``
    for the opponent), with ``rollout = 1`` by ``tuned`` (the base's set) for its own moves,
    with ``rollout = 2`` by ``tuned`` for both (the table's set for the opponent); each
-   ``tuned`` mover sees only his own view of the rolled-out hand.
+   ``tuned`` mover sees only his own view of the rolled-out hand; ``rollout_for`` (summed
+   as ``searched``) says which kinds of decision roll out with that policy, the others fast.
 4. **Scores** the end of each rolled-out hand by its game value
    (:func:`strategies.game_value.game_value`): the chance of winning the game from the
    scores (and, three-handed, the roles) it leaves.
@@ -145,7 +148,7 @@ from strategies.tuned import (
 
 # Parameter slots (the order of the registry's ParamInfo entries).
 (P_SAMPLES, P_SHORTLIST, P_KNOCK_AT, P_OPP_KNOCK_AT, P_STOP, P_INFER, P_TRUST, P_DEVELOP,
- P_BASE, P_ROLLOUT, P_UNKNOCKED, P_FUTILE) = range(12)
+ P_BASE, P_ROLLOUT, P_UNKNOCKED, P_FUTILE, P_SEARCHED, P_ROLLOUT_FOR) = range(14)
 BASE_DISCARD_TRACKING, BASE_TUNED = 0, 1  # ``base``: the heuristic giving candidate 0
 ROLLOUT_FAST, ROLLOUT_TUNED_OWN, ROLLOUT_TUNED_BOTH = 0, 1, 2  # ``rollout``: who plays tuned
 AUTO_KNOCK = 11  # knock_at's default: decided by the number of players
@@ -174,7 +177,7 @@ def _policy(decision: int, hs: np.ndarray, pile: np.ndarray, after: np.ndarray,
 
 @kernel
 def _rollout_value(view: np.ndarray, scratch: np.ndarray, params: np.ndarray,
-                   candidate: int) -> int:
+                   candidate: int, rollout: int) -> int:
     """Play ``candidate`` in the world held in the base buffers, roll the hand out, and
     return its game value for the mover (times ``VALUE_ONE``)."""
     hs = scratch[S_HS:S_HS + HS_LEN]
@@ -188,7 +191,6 @@ def _rollout_value(view: np.ndarray, scratch: np.ndarray, params: np.ndarray,
         pile[j] = scratch[S_BASE_PILE + j]
     forget_after(after)
     me = view[V_ROLE]
-    rollout = params[P_ROLLOUT]
     move = candidate
     if candidate == MOVE_KNOCK:  # knock, then the discard leaving least deadwood
         apply_move(hs, pile, deck, after, moves, MOVE_KNOCK)
@@ -271,10 +273,11 @@ def own_tuned_set(params: np.ndarray, view: np.ndarray, out: np.ndarray) -> None
 
 
 @kernel
-def _prepare_rollouts(params: np.ndarray, view: np.ndarray, scratch: np.ndarray) -> None:
+def _prepare_rollouts(rollout: int, params: np.ndarray, view: np.ndarray,
+                      scratch: np.ndarray) -> None:
     """Load the rollouts' ``tuned`` sets (its own as :func:`own_tuned_set`, the opponent's
     the plain set for the table) and the public game facts their views are filled from."""
-    if params[P_ROLLOUT] == ROLLOUT_FAST:
+    if rollout == ROLLOUT_FAST:
         return
     own_tuned_set(params, view, scratch[S_OWN_SET:S_OWN_SET + N_TUNED_PARAMS])
     load_table_set(view, scratch[S_OPP_SET:S_OPP_SET + N_TUNED_PARAMS])
@@ -365,17 +368,31 @@ def search(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarra
     without drawing from the stream)."""
     first = base_move(decision, params, view, after, mem, rng, scratch)
     n_cand = candidates(decision, params, view, after, scratch, first)
+    if not _kind_in(params[P_SEARCHED], decision):
+        n_cand = 1
     scratch[S_COUNT] = n_cand
     scratch[S_COUNT + 1] = 0
     if n_cand <= 1:
         return 0
-    score(params, view, scratch, n_cand, next_u64(rng))
+    score(decision, params, view, scratch, n_cand, next_u64(rng))
     return choose(scratch, n_cand, scratch[S_COUNT + 1], max(0, params[P_TRUST]) / 10.0)
 
 
+@kernel(inline="always")
+def _kind_in(mask: int, decision: int) -> bool:
+    """Is this kind of decision in ``mask`` (the sum of 1 take or draw, 2 knock, 4 discard)?"""
+    if decision == DEC_OFFER or decision == DEC_DRAW:
+        bit = 1
+    elif decision == DEC_KNOCK:
+        bit = 2
+    else:
+        bit = 4
+    return (mask & bit) != 0
+
+
 @kernel
-def score(params: np.ndarray, view: np.ndarray, scratch: np.ndarray, n_cand: int,
-          base: np.uint64) -> int:
+def score(decision: int, params: np.ndarray, view: np.ndarray, scratch: np.ndarray,
+          n_cand: int, base: np.uint64) -> int:
     """Roll the ``n_cand`` candidates in ``scratch[S_CAND:]`` out on worlds drawn from
     ``base`` with ``params``' budget, inference and rollout policies; sums in ``S_SUM``,
     paired differences in ``S_DIFF``; return the worlds used (also in ``S_COUNT + 1``)."""
@@ -385,13 +402,14 @@ def score(params: np.ndarray, view: np.ndarray, scratch: np.ndarray, n_cand: int
         scratch[S_DIFF + i] = 0
     samples = budget(params, view)
     sq = S_DIFF + MAX_CANDIDATES * MAX_CANDIDATES
-    _prepare_rollouts(params, view, scratch)
+    rollout = params[P_ROLLOUT] if _kind_in(params[P_ROLLOUT_FOR], decision) else ROLLOUT_FAST
+    _prepare_rollouts(rollout, params, view, scratch)
     done = 0
     for k in range(samples):
         sample_world(view, scratch, stream_seed(base, k), params[P_INFER], params[P_DEVELOP],
                      params[P_UNKNOCKED], params[P_OPP_KNOCK_AT])
         for i in range(n_cand):
-            v = _rollout_value(view, scratch, params, scratch[S_CAND + i])
+            v = _rollout_value(view, scratch, params, scratch[S_CAND + i], rollout)
             scratch[S_VALUES + i] = v
             scratch[S_SUM + i] += v
         for i in range(n_cand):
@@ -420,13 +438,13 @@ def consensus(decision: int, captain: np.ndarray, advisor: np.ndarray, view: np.
     captain's base move first). ``S_TEAM`` keeps the captain's means."""
     first = base_move(decision, captain, view, after, mem, rng, scratch)
     n_cand = candidates(decision, captain, view, after, scratch, first)
-    if n_cand <= 1:
+    if n_cand <= 1 or not _kind_in(captain[P_SEARCHED], decision):
         return scratch[S_CAND]
     base = next_u64(rng)
-    worlds = score(captain, view, scratch, n_cand, base)
+    worlds = score(decision, captain, view, scratch, n_cand, base)
     for i in range(n_cand):
         scratch[S_TEAM + i] = scratch[S_SUM + i] // worlds
-    worlds = score(advisor, view, scratch, n_cand, base)
+    worlds = score(decision, advisor, view, scratch, n_cand, base)
     best = 0
     best_value = -1
     for i in range(n_cand):

@@ -47,7 +47,8 @@ def option_values(view: np.ndarray, strategy: str = "mc", seed: int = 0,
     """``mc``'s options at the decision ``view`` (a view array, as
     ``sim.engine.view.fill_view`` fills it), searched with the game's strategy stream seeded
     by ``seed``. ``strategy`` may set parameters (``"mc:samples=512"``). A decision with one
-    legal candidate returns it with no worlds. ``after``: the rules' turn scratch for the
+    legal candidate, or of a kind ``searched`` leaves out, returns one option (the base
+    move) with no worlds. ``after``: the rules' turn scratch for the
     mover (a fresh one is fine)."""
     spec = parse_strategy(strategy)
     if spec.name != "mc":

@@ -173,7 +173,7 @@ _MC_PARAMS: tuple[ParamInfo, ...] = (
               "two-handed and at the knock limit three-handed"),
     ParamInfo("opp_knock_at", None, 0, 10, "the opponent's rollouts knock at this deadwood "
               "or less (default: the knock limit)"),
-    ParamInfo("stop", 20, 0, 100, "stop sampling once the leader is this many tenths of a "
+    ParamInfo("stop", 30, 0, 100, "stop sampling once the leader is this many tenths of a "
               "standard error ahead of every other option (0: never)"),
     ParamInfo("infer", 0, 0, 100, "redraw a world with this chance (percent) when the "
               "opponent's hand would meld a card he discarded or declined"),
@@ -189,6 +189,10 @@ _MC_PARAMS: tuple[ParamInfo, ...] = (
               "he would have knocked with on his last turn at opp_knock_at (he did not)"),
     ParamInfo("futile", 15, 0, 100, "also stop sampling once every other option is this many "
               "tenths of a standard error short of the trust bar (0: never)"),
+    ParamInfo("searched", 7, 0, 7, "the decisions searched, the sum of 1 take or draw, "
+              "2 knock, 4 discard; the others play the base heuristic's move"),
+    ParamInfo("rollout_for", 7, 0, 7, "the decisions whose rollouts play the rollout policy, "
+              "the sum of 1 take or draw, 2 knock, 4 discard; the others roll out fast"),
 )
 
 

@@ -13,7 +13,9 @@ from sim.engine.cards import FULL_MASK, mask_cards, parse_card
 from sim.engine.game import shuffle_deck
 from sim.engine.hand import (
     DEC_DISCARD,
+    DEC_DRAW,
     DEC_KNOCK,
+    DEC_OFFER,
     DEC_OVER,
     HS_HAND,
     HS_PILE_MASK,
@@ -443,3 +445,57 @@ def test_futile_stops_only_to_play_the_base_move() -> None:
             stopped += 1
             assert options[0].chosen
     assert stopped > 0
+
+
+@pytest.mark.parametrize(("preset", "lineup", "base"), [
+    ("eaai", ["{mc}", "simple"], "tuned@eaai"),
+    ("three-handed", ["discard-tracking", "{mc}", "simple"], "tuned"),
+])
+def test_searching_nothing_plays_the_base_heuristic(preset: str, lineup: list[str],
+                                                    base: str) -> None:
+    """``searched = 0``: every decision plays the base move, so the games are exactly those
+    of the base heuristic (``tuned`` with the table's set) in its seat."""
+    rules = Rules.preset(preset)
+    games = [np.concatenate([r for r, _ in iter_games(
+        rules, [s.format(mc=player) for s in lineup], 12, Seeds.from_seed(4), rotate=True)])
+        for player in ("mc:searched=0", base)]
+    assert np.array_equal(games[0], games[1])
+
+
+_KIND_BIT = {DEC_OFFER: 1, DEC_DRAW: 1, DEC_KNOCK: 2, DEC_DISCARD: 4}
+
+
+@pytest.mark.parametrize("searched", [1, 2, 4, 5])
+def test_unsearched_kinds_of_decision_play_the_base_move_unsearched(searched: int) -> None:
+    """A kind of decision left out of ``searched`` lists only the base move and samples no
+    world; the kinds searched get exactly the default's candidates and values."""
+    spec = f"mc:samples=24,searched={searched}"
+    seen = set()
+    for *_, after, view, _info in _positions("eaai", 8):
+        kind = int(view[V_DECISION])
+        default = option_values(view, "mc:samples=24", seed=2, after=after.copy())
+        options = option_values(view, spec, seed=2, after=after.copy())
+        if _KIND_BIT[kind] & searched:
+            assert options == default
+        else:
+            assert [(o.code, o.worlds, o.base) for o in options] == [
+                (default[0].code, 0, True)]
+        seen.add((kind, len(default) > 1))
+    assert {(DEC_DRAW, True), (DEC_KNOCK, True), (DEC_DISCARD, True)} <= seen
+
+
+def test_rollout_for_picks_the_decisions_whose_rollouts_play_tuned() -> None:
+    """``rollout_for = 2`` (knock decisions only): knock decisions get exactly
+    ``rollout = 1``'s values and every other decision exactly the fast rollouts'; ``rollout_for
+    = 0`` is the fast rollouts everywhere. The two policies disagree somewhere, so the test can
+    fail."""
+    differ = 0
+    for *_, after, view, _info in _positions("eaai", 8):
+        fast, tuned, knock_only, none = (
+            option_values(view, f"mc:samples=12,{extra}", seed=3, after=after.copy())
+            for extra in ("rollout=0", "rollout=1", "rollout=1,rollout_for=2",
+                          "rollout=1,rollout_for=0"))
+        assert knock_only == (tuned if view[V_DECISION] == DEC_KNOCK else fast)
+        assert none == fast
+        differ += view[V_DECISION] == DEC_KNOCK and tuned != fast
+    assert differ > 0

@@ -25,13 +25,36 @@ def test_paired_difference_of_two_saved_runs(tmp_path: Path, monkeypatch: pytest
         "4 paired games")
 
 
-def test_paired_refuses_runs_of_different_lengths(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_paired_compares_the_common_first_games_of_each_seat(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A run played on to 3 games a seat against one of 2 a seat (two-handed: the CSV's
+    rules say two seats): seat by seat, the first 2 games of each are compared."""
     monkeypatch.setattr(mc_strength, "OUT", tmp_path)
-    mc_strength._save_wins(np.array([True, False]), "a")
-    mc_strength._save_wins(np.array([True]), "b")
-    with pytest.raises(SystemExit, match="a has 2 games and b 1"):
-        mc_strength.paired("a", "b")
+    for name in ("a", "b"):
+        mc_strength._save([{"match": "vs x", "rules": "eaai", "won": 0}], name)
+    mc_strength._save_wins(np.array([True, True, False, True, False, False]), "a.vs_x")
+    mc_strength._save_wins(np.array([True, False, False, False]), "b.vs_x")
+    mc_strength.paired("a.vs_x", "b.vs_x")
+    half = 100 * 1.96 * np.sqrt(1 / 3) / 2  # differences (0, 1, 1, 0)
+    assert capsys.readouterr().out.splitlines() == [
+        "comparing the first 2 games of each of mc's 2 seats (the runs played different "
+        "--games; their first games are the same deals)",
+        f"a.vs_x 75.0% - b.vs_x 25.0% = +50.0 points ({50 - half:+.1f} to {50 + half:+.1f}), "
+        "4 paired games"]
+
+
+def test_paired_refuses_runs_it_cannot_line_up(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mc_strength, "OUT", tmp_path)
+    mc_strength._save_wins(np.array([True, False]), "a.vs_x")
+    mc_strength._save_wins(np.array([True]), "b.vs_x")
+    with pytest.raises(SystemExit, match="no a.csv"):
+        mc_strength.paired("a.vs_x", "b.vs_x")
+    mc_strength._save([{"match": "vs x", "rules": "eaai", "won": 0}], "a")
+    mc_strength._save_wins(np.array([True, False, True]), "a.vs_x")
+    with pytest.raises(SystemExit, match="a.vs_x has 3 games and b.vs_x 1"):
+        mc_strength.paired("a.vs_x", "b.vs_x")
 
 
 def test_paired_names_a_missing_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
