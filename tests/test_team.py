@@ -60,3 +60,13 @@ def test_consensus_adds_both_option_values() -> None:
 def test_consensus_needs_three_players() -> None:
     with pytest.raises(ValueError, match="needs players=3"):
         Rules(players=2, team_policy="consensus")
+
+
+
+def test_consensus_plays_the_base_move_where_the_captain_searches_nothing() -> None:
+    """Two ``mc`` that search no kind of decision (``searched = 0``) play their base move
+    under ``consensus`` too: the games are those of their base heuristic, ``tuned``, under
+    ``captain``."""
+    unsearched = "mc:samples=3,searched=0"
+    assert np.array_equal(_rows(CONSENSUS, [unsearched, unsearched, "simple"], games=6),
+                          _rows(CAPTAIN, ["tuned", "tuned", "simple"], games=6))
