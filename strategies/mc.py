@@ -367,8 +367,10 @@ def search(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarra
     summed value (times ``VALUE_ONE``). A single candidate is played without search (and
     without drawing from the stream)."""
     first = base_move(decision, params, view, after, mem, rng, scratch)
-    n_cand = candidates(decision, params, view, after, scratch, first)
-    if not _kind_in(params[P_SEARCHED], decision):
+    if _kind_in(params[P_SEARCHED], decision):
+        n_cand = candidates(decision, params, view, after, scratch, first)
+    else:
+        scratch[S_CAND] = first
         n_cand = 1
     scratch[S_COUNT] = n_cand
     scratch[S_COUNT + 1] = 0
@@ -437,8 +439,10 @@ def consensus(decision: int, captain: np.ndarray, advisor: np.ndarray, view: np.
     and the move of highest summed mean value; ties go to the earlier candidate (the
     captain's base move first). ``S_TEAM`` keeps the captain's means."""
     first = base_move(decision, captain, view, after, mem, rng, scratch)
+    if not _kind_in(captain[P_SEARCHED], decision):
+        return first
     n_cand = candidates(decision, captain, view, after, scratch, first)
-    if n_cand <= 1 or not _kind_in(captain[P_SEARCHED], decision):
+    if n_cand <= 1:
         return scratch[S_CAND]
     base = next_u64(rng)
     worlds = score(decision, captain, view, scratch, n_cand, base)
