@@ -45,8 +45,7 @@ def _policy_driver_log(rules: Rules, opponents: list[Any], games: int,
     return [{k: r[k] for k in KEYS} for r in played]
 
 
-@pytest.mark.parametrize("policy", ["captain", pytest.param("consensus", marks=pytest.mark.xfail(
-    strict=True, reason="the env plays consensus as captain"))])
+@pytest.mark.parametrize("policy", ["captain", "consensus"])
 def test_the_driver_and_the_single_agent_env_play_the_same_games(policy: str,
                                                                  tmp_path: Path) -> None:
     """Seat 0 a fixed policy, two mc: move for move the same hands in both front ends."""
@@ -68,7 +67,6 @@ def _vector_observations(rules: Rules, steps: int) -> list[np.ndarray]:
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="the env plays consensus as captain")
 def test_the_vector_env_plays_consensus_not_captain() -> None:
     consensus = _vector_observations(THREE.replace(team_policy="consensus"), 300)
     captain = _vector_observations(THREE, 300)
