@@ -50,7 +50,7 @@ from sim.env.core import (
 from sim.env.encoding import N_ACTIONS, OBS_LEN, action_name
 from sim.play.driver import Seeds, StrategyError, check_seed, strategy_answer
 from sim.play.step import table_buffers
-from sim.records.log import LogWriter, hand_record
+from sim.records.log import LogWriter, check_log_target, hand_record
 from strategies.builtin import N_PARAMS
 from strategies.registry import StrategySpec, build_strategy, parse_strategies
 
@@ -80,6 +80,22 @@ def check_choice(name: str, value: object, accepted: Sequence[str]) -> str:
         raise ValueError(f"{name}={value!r} is not valid: expected one of "
                          + ", ".join(repr(a) for a in accepted))
     return value
+
+
+def check_log_path(log_path: object) -> str | os.PathLike[str] | None:
+    """``log_path`` if a hand log can be written there (None: no log); else a one-line
+    ValueError now, as ``ginbox play --log`` refuses it before playing, not at the first hand
+    end."""
+    if log_path is None:
+        return None
+    if not isinstance(log_path, str | os.PathLike) or not str(log_path).strip():
+        raise ValueError(f"log_path={log_path!r} is not valid: expected a file name or None")
+    try:
+        check_log_target(log_path)
+    except OSError as exc:
+        raise ValueError(f"log_path={str(log_path)!r} cannot be written: "
+                         f"{exc.strerror or exc}") from None
+    return log_path
 
 
 def new_seed() -> int:
@@ -120,7 +136,7 @@ class Table:
         self.opts[OPT_CONTROLLED] = sum(1 << s for s in self.controlled)
         self.opts[OPT_EPISODE_HAND] = check_choice("episode", episode, EPISODES) == "hand"
         self.opts[OPT_REWARD_POINTS] = check_choice("reward", reward, REWARDS) == "points"
-        self.log_path = log_path
+        self.log_path = check_log_path(log_path)
         self.opts[OPT_STOP_AT_HAND_END] = log_path is not None
         self._writer: LogWriter | None = None
         self._log_games = -1  # games begun in the log: its "game" numbers
@@ -315,8 +331,10 @@ def opponent_specs(rules: Rules, learner: int, opponents: Any) -> list[StrategyS
                              f"{others} opponents")
         specs = specs * others
     if len(specs) != others:
-        raise ValueError(f"{rules.name} rules seat {rules.players} players: expected 1 or "
-                         f"{others} opponents, got {len(specs)}")
+        expected = ("1 opponent" if others == 1 else
+                    f"1 opponent (for every other seat) or {others}")
+        raise ValueError(f"{rules.name} rules seat {rules.players} players: expected "
+                         f"{expected}, got {len(specs)}")
     if not isinstance(learner, int | np.integer) or not 0 <= learner < rules.players:
         raise ValueError(f"seat={learner!r} is not valid: expected 0..{rules.players - 1}")
     out: list[StrategySpec | None] = list(specs)

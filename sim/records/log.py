@@ -260,6 +260,23 @@ class LogWriter:
                 self._tmp = None
 
 
+def check_log_target(path: str | os.PathLike[str]) -> None:
+    """Raise the ``OSError`` a :class:`LogWriter` on ``path`` would raise on entering, writing
+    nothing: for a caller that writes its log long after it was given the name (a learning
+    environment), so a bad name fails at once. A regular target is probed by creating and
+    deleting the writer's temporary; a device or FIFO only by its permissions (opening a FIFO
+    would wait for a reader)."""
+    try:
+        st: os.stat_result | None = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None and not stat.S_ISDIR(st.st_mode) and not stat.S_ISREG(st.st_mode):
+        if not os.access(path, os.W_OK):
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return
+    LogWriter(path).__enter__()._abort()
+
+
 def write_log(path: str | os.PathLike[str], records: Iterable[dict[str, Any]]) -> int:
     """Write hand records to ``path`` atomically; return how many lines were written."""
     with LogWriter(path) as writer:
