@@ -304,7 +304,7 @@ def test_ginbox_strategies_lists_the_set_per_preset() -> None:
 def test_a_results_table_of_bare_tuned_under_eaai_is_refused_not_mixed(tmp_path: Path) -> None:
     """A run written while bare ``tuned`` played the three-handed set under eaai stored the
     text ``tuned``; resuming it now, where ``tuned`` there is ``tuned@eaai``, must refuse."""
-    spec = {"name": "stale", "seed": 3, "games": 8, "chunk_size": 4,
+    spec = {"name": "stale", "seed": 3, "games": 8, "chunk_size": 2,
             "arms": [{"name": "a", "rules": "eaai", "strategies": ["tuned", "simple"]}]}
     out = tmp_path / "run"
     old = {**spec, "arms": [{**spec["arms"][0], "strategies": ["tuned@three-handed",
@@ -316,4 +316,4 @@ def test_a_results_table_of_bare_tuned_under_eaai_is_refused_not_mixed(tmp_path:
     with pytest.raises(ValueError, match=r"cannot resume .*different experiment \(arms\[0\]"
                                          r"\.strategies: \['tuned', 'simple'\] there, "
                                          r"\['tuned@eaai', 'simple'\] now\)"):
-        run_experiment(spec, out=out, resume=True, quiet=True, jobs=1)
+        run_experiment(spec, out=out, games=4, resume=True, quiet=True, jobs=1)
