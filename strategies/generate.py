@@ -2,14 +2,17 @@
 
 ``python -m strategies.generate`` rewrites the file; ``python -m strategies.generate --check``
 only says whether it is up to date (exit 1 if not). Run it after adding, removing or
-renumbering an entry of :data:`strategies.registry.BUILTINS`.
+renumbering an entry of :data:`strategies.registry.BUILTINS` (each declared beside its code, see
+:mod:`strategies.declare`), or changing what one declares it can do: a strategy with option
+values (``StrategyInfo.consensus``) gets a branch of ``consensus_decide`` and its id in
+``OPTION_VALUES``, which :mod:`strategies.team` reads.
 
 Why a generated file
 --------------------
 The compiled batch loop asks ``decide(strategy_id, ...)`` for every decision of every game, and
 ``decide`` is an ``if strategy_id == ...`` chain that numba inlines into the loop. That chain
-must follow from the registry table, so that adding a strategy is one function and one entry,
-and a forgotten branch cannot exist. The ways to derive it:
+must follow from the registry table, so that adding a strategy is one function and one
+declaration, and a forgotten branch cannot exist. The ways to derive it:
 
 * **Build it at import time** (``exec`` of generated source, or a chain of closures each
   calling the next): numba's on-disk cache (``cache=True``, which the whole engine relies on

@@ -3,7 +3,8 @@
 Why a separate strategy: the best play differs between variants (two-player ``eaai`` rewards
 camping for gin, three-handed rewards knocking early to keep the box), so instead of one more
 fixed player this one exposes every choice strong heuristics make as an integer parameter,
-and ``strategies.registry`` ships named parameter sets (``tuned@eaai``) per variant.
+and it ships named parameter sets (``tuned@eaai``) per variant. Named without a set, it plays
+the set for the rules it plays (:func:`set_for_rules`: ``tuned`` under eaai is ``tuned@eaai``).
 
 Its procedure, exactly (``p`` = the parameters, by name):
 
