@@ -112,6 +112,11 @@ def _check_sets(info: StrategyInfo) -> None:
             if p is None or not isinstance(value, int) or not p.low <= value <= p.high:
                 raise ValueError(f"strategy {info.name!r}, set {set_name!r}: {key}={value!r} "
                                  "is not a parameter within its range")
+    for preset in PRESETS if info.rules_set is not None else ():
+        chosen = info.set_for(Rules.preset(preset))
+        if chosen is not None and chosen not in names:
+            raise ValueError(f"strategy {info.name!r} chooses the set {chosen!r} for {preset} "
+                             "rules, which it does not declare")
 
 
 check_table(_TABLE)

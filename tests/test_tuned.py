@@ -167,6 +167,10 @@ def test_a_set_with_a_bad_value_is_refused() -> None:
     bad = dataclasses.replace(BUILTINS["tuned"], sets=(("x", {"look": 99}),))
     with pytest.raises(ValueError, match="set 'x': look=99"):
         check_table([bad])
+    lost = dataclasses.replace(BUILTINS["tuned"], rules_set=lambda rules: "gone")
+    with pytest.raises(ValueError, match="chooses the set 'gone' for three-handed rules, which "
+                                         "it does not declare"):
+        check_table([lost])
 
 
 def test_reach_outs_count_the_meld_draws_that_let_the_kept_cards_knock() -> None:
