@@ -262,6 +262,12 @@ def cmd_strategies(args: argparse.Namespace) -> int:
                 if values else f"{info['name']}@{name} (the defaults)"
                 for name, values in info["sets"].items())
             print(f"  {'':<{width}}    sets: {shown}")
+        if info.get("rules_sets"):  # the set a bare name plays, by the rules' preset
+            shown = ", ".join(f"{rules} -> {info['name']}@{name}" if name else
+                              f"{rules} -> the defaults"
+                              for rules, name in info["rules_sets"].items())
+            print(f"  {'':<{width}}    no set named: the rules choose ({shown}; custom "
+                  "rules: the set for their number of players)")
     aliases = ", ".join(f"{a} = {c}" for a, c in ALIASES.items())
     if aliases:
         print(f"Aliases: {aliases}")

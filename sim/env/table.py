@@ -51,7 +51,7 @@ from sim.env.encoding import N_ACTIONS, OBS_LEN, action_name
 from sim.play.driver import Seeds, StrategyError, check_seed, hand_record, strategy_answer
 from sim.records.log import LogWriter
 from strategies.builtin import MEM_LEN, N_PARAMS, SCRATCH_LEN
-from strategies.registry import StrategySpec, build_strategy, parse_strategies
+from strategies.registry import StrategySpec, build_strategy, parse_strategies, resolve
 
 EPISODES = ("game", "hand")
 REWARDS = ("game", "points")
@@ -317,6 +317,7 @@ def opponent_specs(rules: Rules, learner: int, opponents: Any) -> list[StrategyS
         specs = parse_strategies(list(opponents))
     else:
         specs = parse_strategies([opponents])
+    specs = resolve(specs, rules)
     others = rules.players - 1
     if len(specs) == 1 and others > 1:
         if not specs[0].compiled and not isinstance(specs[0].factory, type):

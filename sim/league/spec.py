@@ -26,6 +26,7 @@ from sim.engine.rules import PRESETS, Rules
 from sim.league.ratings import BOOTSTRAP
 from sim.play.experiment import ArmSpec, canonical_strategy, check_run_name
 from sim.records.files import load_toml
+from strategies.registry import resolve_texts
 
 KEYS = ("name", "seed", "games", "rules", "overrides", "strategies", "anchor", "chunk_size",
         "bootstrap", "description")
@@ -148,7 +149,7 @@ def _from_dict(data: Mapping[str, Any]) -> LeagueSpec:
         raw = [s for s in raw.split(",") if s.strip()]
     if not isinstance(raw, list | tuple) or not all(isinstance(s, str) for s in raw):
         raise ValueError(f"strategies={raw!r} is not valid: expected a list of strategy names")
-    strategies = tuple(s.strip() for s in raw)
+    strategies = resolve_texts((s.strip() for s in raw), _rules_or_preset(rules, overrides))
     seen: dict[str, int] = {}
     for i, text in enumerate(strategies):
         canon = canonical_strategy(text)
@@ -157,6 +158,7 @@ def _from_dict(data: Mapping[str, Any]) -> LeagueSpec:
                              "every strategy of a league must be different")
         seen[canon] = i
     anchor = data.get("anchor", "simple")
+    anchor = resolve_texts([anchor], _rules_or_preset(rules, overrides))[0]
     if not isinstance(anchor, str) or canonical_strategy(anchor) not in seen:
         raise ValueError(f"anchor={anchor!r} is not one of the strategies: the anchor (default "
                          "simple) is rated 1500 and must play in the league; add it to "
@@ -182,6 +184,15 @@ def _from_dict(data: Mapping[str, Any]) -> LeagueSpec:
                          f"{total:,} games: at most {MAX_LEAGUE_GAMES:,} in a league (its "
                          "ratings are fitted in memory); lower games or the strategies")
     return spec
+
+
+def _rules_or_preset(preset: str, overrides: Mapping[str, Any]) -> Rules:
+    """The league's rules for resolving its strategies' sets; the bare preset while the
+    overrides are invalid (refused later, with the field named)."""
+    try:
+        return Rules.preset(preset).replace(**overrides)
+    except (TypeError, ValueError):
+        return Rules.preset(preset)
 
 
 def spec_players(spec: LeagueSpec) -> int:

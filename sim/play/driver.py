@@ -67,7 +67,7 @@ from sim.play.batch import play_batch_kernel
 from sim.records.log import hand_result, hollywood_record
 from strategies._dispatch import decide
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
-from strategies.registry import StrategySpec, build_strategy, parse_strategies
+from strategies.registry import StrategySpec, build_strategy, parse_strategies, resolve
 from strategies.team import team_decide
 
 #: The most games one call may play: game numbers are 64-bit signed integers in the compiled
@@ -216,7 +216,7 @@ class GameDriver:
         :mod:`sim.testing` uses it to see which decisions and roles a strategy met.
         ``timer`` limits each decision of a Python strategy (see :class:`DecisionTimer`)."""
         self.rules = rules
-        self.specs = _as_specs(strategies)
+        self.specs = resolve(_as_specs(strategies), rules)
         _check_seats(rules, self.specs)
         self.seeds = seeds
         self.log = log
@@ -504,7 +504,7 @@ def iter_games(rules: Rules, strategies: Sequence[Any], games: int, seeds: Seeds
     ``parse_strategies`` accepts; specs are used as given, not parsed again. ``timer`` limits
     each decision of a Python strategy.
     """
-    specs = _as_specs(strategies)
+    specs = resolve(_as_specs(strategies), rules)
     _check_seats(rules, specs)
     if all(s.compiled for s in specs) and not log:
         ids = np.array([s.strategy_id for s in specs] + [0] * (3 - len(specs)), np.int64)
@@ -556,7 +556,8 @@ def play_games(strategies: Sequence[Any] | str, rules: Rules | str | None = None
     games = check_games(games)
     seed = check_seed(seed)
     timeout = check_timeout(decision_timeout)
-    specs = parse_strategies(strategies)  # the only parse: the layers below take the specs
+    # the only parse (for these rules): the layers below take the specs
+    specs = resolve(parse_strategies(strategies), rules)
     seeds = Seeds.from_seed(seed)
     tally = GameTally(rules.players)
     rows: list[np.ndarray] = []

@@ -96,7 +96,7 @@ from typing import Any
 
 from sim.engine.rules import PRESETS, Rules, is_int
 from sim.records.files import load_toml
-from strategies.registry import parse_strategies, parse_strategy
+from strategies.registry import parse_strategies, parse_strategy, resolve_texts
 
 #: Default games per chunk: large enough that per-chunk overhead is negligible, small enough
 #: that a kill loses little work and memory per worker stays small.
@@ -178,6 +178,7 @@ class ArmSpec:
         object.__setattr__(self, "rules", base.name)
         rules = self._apply_overrides(base)
         rules = self._apply_seating(rules)
+        object.__setattr__(self, "strategies", resolve_texts(self.strategies, rules))
         if len(self.strategies) != rules.players:
             raise ValueError(
                 f"strategies={list(self.strategies)!r} has {len(self.strategies)} seats: "

@@ -24,7 +24,7 @@ import numpy as np
 from sim.engine.rules import Rules, is_int
 from sim.play.experiment import MAX_SEED, ArmSpec, check_run_name
 from sim.records.files import load_toml
-from strategies.registry import ParamInfo, StrategySpec, parse_strategy
+from strategies.registry import ParamInfo, StrategySpec, parse_strategy, resolve
 
 TOP_KEYS: tuple[str, ...] = (
     "name", "seed", "strategy", "params", "field", "fields", "weights", "rules", "overrides",
@@ -197,8 +197,9 @@ class TuneSpec:
 
     @property
     def base(self) -> StrategySpec:
-        """The strategy as written: the baseline, and the start of the search."""
-        return parse_strategy(self.strategy)
+        """The strategy as written, as it plays under the rules: the baseline, and the
+        start of the search."""
+        return resolve([self.strategy], self.resolved_rules)[0]
 
     @property
     def infos(self) -> tuple[ParamInfo, ...]:
