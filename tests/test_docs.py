@@ -275,7 +275,7 @@ def test_compiled_recipe_matches_the_code() -> None:
 # ------------------------------------------------------------- drift between docs and code
 
 PAGES = ("README.md", *(f"docs/{p.name}" for p in sorted((ROOT / "docs").glob("*.md"))))
-SOURCES = [p for d in ("sim", "strategies", "tests", "benchmarks", "experiments")
+SOURCES = [p for d in ("sim", "strategies", "tests", "benchmarks", "experiments", "studies")
            for p in sorted((ROOT / d).rglob("*.py"))]
 CODE_SPAN = re.compile(r"`(ginbox [^`]+)`")
 

@@ -88,7 +88,10 @@ def test_no_import_cycles() -> None:
 
 
 def test_modules_stay_small() -> None:
-    lines = {m: len(p.read_text().splitlines()) for m, p in _modules().items()}
+    """The cap holds for the package and for the speed work and studies beside it."""
+    paths = [*_modules().values(), *ROOT.glob("benchmarks/**/*.py"), *ROOT.glob("studies/**/*.py")]
+    assert len(paths) > len(_modules())
+    lines = {str(p.relative_to(ROOT)): len(p.read_text().splitlines()) for p in paths}
     assert {m: n for m, n in lines.items() if n > MAX_LINES} == {}
 
 

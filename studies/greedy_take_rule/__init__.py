@@ -2,12 +2,13 @@
 
 Plays `greedy-knock`'s Python twin, and a variant whose only change is simple's take rule
 (a discard is taken only when it then lies in a meld of a best arrangement), each alone against
-two compiled `greedy-knock` players. Run: python experiments/greedy_take_rule.py [GAMES]
+two compiled `greedy-knock` players. Run: ``python -m studies.greedy_take_rule [--games N]
+[--seed S]``
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
 
 import numpy as np
 
@@ -27,7 +28,13 @@ class GreedyMeldTaker(GreedyKnockPy):
         return bool(in_some_best_meld(view.hand_mask, view.top))
 
 
-def main(games: int = 3000, seed: int = 5) -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m studies.greedy_take_rule",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=5)
+    args = parser.parse_args(argv)
+    games, seed = args.games, args.seed
     for lone in (GreedyKnockPy(), GreedyMeldTaker()):
         result = play_games([lone, "greedy-knock", "greedy-knock"], games=games, seed=seed)
         wins = int((result.games["winner"] == 0).sum())
@@ -35,6 +42,3 @@ def main(games: int = 3000, seed: int = 5) -> None:
         print(f"{lone.name:20s} alone vs 2x greedy-knock: {wins / games:.1%} "
               f"({float(low[0]):.1%} - {float(high[0]):.1%}), {games} games, seed {seed}")
 
-
-if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 3000)

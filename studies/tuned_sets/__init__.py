@@ -1,6 +1,6 @@
 """Strength of ``tuned``'s named sets against the issue's yardsticks, with the finish mix.
 
-Run: ``python experiments/tuned_strength.py [--games N] [--seed S] [--only TEXT] [--tuned SPEC]``.
+Run: ``python -m studies.tuned_sets [--games N] [--seed S] [--only TEXT] [--tuned SPEC]``.
 Seats are rotated (``--games`` a multiple of 6 balances every initial role exactly), so one
 ``tuned`` seat meets every role equally often. Each line gives ``tuned``'s game win rate with
 its 95% Wilson interval, and beside it the finish mix per hand: the share of hands ``tuned``
@@ -74,7 +74,7 @@ def measure(games: int, seed: int, only: str | None = None, tuned: str = "tuned"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m studies.tuned_sets", description=__doc__)
     parser.add_argument("--games", type=int, default=20004)
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--only", default=None, help="run the matches whose label has this")
@@ -82,6 +82,3 @@ def main() -> None:
     args = parser.parse_args()
     measure(args.games, args.seed, args.only, args.tuned)
 
-
-if __name__ == "__main__":
-    main()

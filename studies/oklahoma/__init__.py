@@ -1,6 +1,6 @@
 """How hands end under Oklahoma, by the knock limit the upcard set (the Oklahoma study).
 
-Run: ``python experiments/oklahoma_by_limit.py [--games N] [--seed S]``.
+Run: ``python -m studies.oklahoma [--games N] [--seed S]``.
 The batch runner records outcomes per game, not per hand's upcard, so this plays through the
 hand log (``play_games(..., log=True)``, the Python driver: one to two minutes per line for
 the default 3,000 games on one shared core) and groups the hands by the knock limit of oklahoma
@@ -71,7 +71,7 @@ def hands_by_limit(strategy: str, rules: Rules, games: int, seed: int, name: str
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m studies.oklahoma", description=__doc__)
     parser.add_argument("--games", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=1318)
     args = parser.parse_args()
@@ -81,6 +81,3 @@ def main() -> None:
         print(f"\n{name}: {args.games:,} games, seed {args.seed}, hands by the oklahoma limit")
         print(table.to_string(float_format=lambda x: f"{x:.3f}"), flush=True)
 
-
-if __name__ == "__main__":
-    main()

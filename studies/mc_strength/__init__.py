@@ -1,6 +1,6 @@
 """Strength and speed of ``mc``: the issue's matches and a strength-against-budget curve.
 
-Run: ``nice -n 5 python benchmarks/mc_strength.py matches --games 500`` (every match) or
+Run: ``nice -n 5 python -m studies.mc_strength matches --games 500`` (every match) or
 ``... curve --games 200 --samples 16 32 64 128 256``. One process, one core.
 
 Every match is mirrored: the lineup is played once as given and once with ``mc`` in each
@@ -193,7 +193,7 @@ def _plot(frame: pd.DataFrame) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m studies.mc_strength", description=__doc__)
     parser.add_argument("command", choices=("matches", "curve", "paired"))
     parser.add_argument("--games", type=int, default=500, help="games per seat of mc")
     parser.add_argument("--seed", type=int, default=90210)
@@ -214,6 +214,3 @@ def main() -> None:
     else:
         curve(args.games, args.seed, args.samples)
 
-
-if __name__ == "__main__":
-    main()

@@ -1,6 +1,6 @@
 """How developed is an opponent's hand by a given turn? Calibrates ``mc``'s ``develop``.
 
-Run: ``python experiments/mc_inference.py [--hands N] [--opponent simple]``. Plays hands of
+Run: ``python -m studies.mc_inference [--hands N] [--opponent simple]``. Plays hands of
 ``mc``'s base heuristic (``discard-tracking``) against the opponent through the engine and, at
 each of the first player's draws, compares the opponent's true least deadwood with that of the
 hands ``mc`` samples from the same view with each ``develop`` value (one world per decision).
@@ -80,12 +80,9 @@ def measure(hands: int, opponent: str, seed: int = 2026) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m studies.mc_inference", description=__doc__)
     parser.add_argument("--hands", type=int, default=2000)
     parser.add_argument("--opponent", default="simple")
     args = parser.parse_args()
     measure(args.hands, args.opponent)
 
-
-if __name__ == "__main__":
-    main()

@@ -1,8 +1,8 @@
 """Does Hollywood scoring change which strategy is best, or the best knock threshold?
 
-Run after ``ginbox run experiments/hollywood_strategies.toml`` and
-``ginbox run experiments/hollywood_knock.toml``:
-``python experiments/hollywood_study.py [--strategies DIR] [--knock DIR]`` (defaults
+Run after ``ginbox run studies/hollywood/hollywood_strategies.toml`` and
+``ginbox run studies/hollywood/hollywood_knock.toml``:
+``python -m studies.hollywood [--strategies DIR] [--knock DIR]`` (defaults
 ``results/hollywood_strategies`` and ``results/hollywood_knock``). Prints markdown tables:
 
 * each strategy's mean win rate over its three head-to-head pairings, per scoring, and each
@@ -118,7 +118,8 @@ def knock_section(directory: Path) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m studies.hollywood",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--strategies", type=Path, default=Path("results/hollywood_strategies"))
     parser.add_argument("--knock", type=Path, default=Path("results/hollywood_knock"))
     args = parser.parse_args()
@@ -127,6 +128,3 @@ def main() -> None:
     print()
     print(knock_section(args.knock))
 
-
-if __name__ == "__main__":
-    main()
