@@ -10,8 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from sim.engine.view import V_HAND, View
+from sim.play.driver import play_games
 from sim.play.experiment import load_experiment
 from sim.tune import load_tune
+from strategies.examples import GreedyKnockPy
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDIES = sorted(p.parent for p in (ROOT / "studies").glob("*/__init__.py"))
@@ -85,3 +88,44 @@ def test_the_tuned_sets_study_holds_the_stages_the_shipped_sets_came_from() -> N
     assert sorted(p.stem for p in (ROOT / "studies" / "tuned_sets").glob("*.toml")) == [
         "tune_tuned_eaai", "tune_tuned_eaai_2", "tune_tuned_eaai_5", "tune_tuned_oklahoma",
         "tune_tuned_three_handed", "tune_tuned_three_handed_2"]
+
+
+class _HandRecorder(GreedyKnockPy):
+    """greedy-knock that notes its hand as dealt and after each of its discards."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hands: list[list[int]] = []
+
+    def start_hand(self, view: View) -> None:
+        self.hands.append([view.hand_mask])
+
+    def discard(self, view: View) -> int:
+        card = super().discard(view)
+        self.hands[-1].append(view.hand_mask & ~(1 << card))
+        return card
+
+
+def test_mc_inference_reads_the_opponents_true_hand_off_the_log() -> None:
+    """At each of seat 0's chosen draws the study's opponent hand is the one the opponent
+    itself saw: dealt, or after its latest discard (counted in the log)."""
+    from studies.mc_inference import DRAWS, draw_views
+
+    recorder = _HandRecorder()
+    log = play_games(["discard-tracking", recorder], rules="eaai", games=3, seed=4,
+                     log=True).log
+    assert len(log) == len(recorder.hands) and len(log) >= 3
+    checked = 0
+    for record, hands in zip(log, recorder.hands, strict=True):
+        moves = record["moves"]
+        expected = []
+        for i, move in enumerate(moves):
+            forced = i >= 2 and moves[i - 1]["move"] == moves[i - 2]["move"] == "pass"
+            if move["seat"] == 0 and move["move"] in DRAWS and not forced:
+                discards = sum(m["seat"] == 1 and m["move"] == "discard" for m in moves[:i])
+                expected.append(hands[discards])
+        got = [(int(view[V_HAND]), truth) for view, truth in draw_views(record, 0)]
+        assert [truth for _, truth in got] == expected
+        assert all(own & truth == 0 and bin(truth).count("1") == 10 for own, truth in got)
+        checked += len(got)
+    assert checked > 20

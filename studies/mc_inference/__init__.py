@@ -1,76 +1,96 @@
 """How developed is an opponent's hand by a given turn? Calibrates ``mc``'s ``develop``.
 
-Run: ``python -m studies.mc_inference [--hands N] [--opponent simple]``. Plays hands of
-``mc``'s base heuristic (``discard-tracking``) against the opponent through the engine and, at
-each of the first player's draws, compares the opponent's true least deadwood with that of the
-hands ``mc`` samples from the same view with each ``develop`` value (one world per decision).
-Prints the mean by the opponent's turns so far; the ``develop`` whose row tracks the truth
-is the one to use. Seed fixed (2026).
+Run: ``python -m studies.mc_inference [--hands N] [--opponent simple] [--seed S]``. Plays
+games of ``mc``'s base heuristic (``discard-tracking``, seat 0) against the opponent under
+``eaai`` rules with the hand log on (``iter_games``), and, at each of seat 0's draws in the
+first ``N`` hands, compares the opponent's true least deadwood with that of the hands ``mc``
+samples (``strategies.mc_worlds.sample_world``, one world per decision) from the same view
+with each ``develop`` value. The views come from the log (``decision_view``): the decision's
+own, and the opponent's at his last discard, which holds his hand. Prints the mean by the
+opponent's turns so far; the ``develop`` whose row tracks the truth is the one to use. Seed
+2026 unless given.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
-from sim.engine.game import shuffle_deck
-from sim.engine.hand import (
-    DEC_DRAW,
-    DEC_OVER,
-    HS_HAND,
-    HS_TO_MOVE,
-    OK,
-    advance,
-    apply_move,
-    deal,
-    new_hand_buffers,
-)
+from sim.engine.cards import parse_card, parse_cards
+from sim.engine.hand import HS_HAND
 from sim.engine.melds import min_deadwood_mask
 from sim.engine.rng import stream_seed
 from sim.engine.rules import Rules
-from sim.engine.view import GI_LEN, GI_PLAYERS, GI_TARGET, V_LEN, V_TURN, fill_view
-from strategies._dispatch import decide
-from strategies.builtin import MEM_LEN, SCRATCH_LEN
+from sim.engine.view import V_HAND, V_ROLE, V_TURN
+from sim.play.driver import Seeds, iter_games
+from sim.records.explain import decision_view
+from strategies.builtin import SCRATCH_LEN
 from strategies.mc_worlds import S_BASE, sample_world
-from strategies.registry import parse_strategy
 
 DEVELOP = (0, 5, 10, 20, 40)
+TURN_BUCKETS = 16  # the opponent's turns so far, the last bucket holding 15 and more
+DRAWS = ("draw_stock", "draw_discard")
 
 
-def measure(hands: int, opponent: str, seed: int = 2026) -> None:
-    rules = Rules.preset("eaai").to_array()
-    me = parse_strategy("discard-tracking")
-    opp = parse_strategy(opponent)
-    ids = (me.strategy_id, opp.strategy_id)
-    params = (me.params_array(), opp.params_array())
-    sums = np.zeros((len(DEVELOP) + 1, 16))
-    counts = np.zeros(16)
-    rng = np.array([seed], np.uint64)
+def _mask(cards: list[str]) -> int:
+    mask = 0
+    for code in parse_cards(cards):
+        mask |= 1 << code
+    return mask
+
+
+def draw_views(record: dict[str, Any], seat: int) -> Iterator[tuple[np.ndarray, int]]:
+    """(view, the opponent's true hand mask) at each draw ``seat`` chose in a logged hand.
+
+    The opponent's hand changes only on his own turn, so at ``seat``'s draw it is his hand
+    after his last discard (the view of that discard less the card), or the dealt hand."""
+    role = "dealer" if int(record["dealer"]) == seat else "nondealer"
+    other = "nondealer" if role == "dealer" else "dealer"
+    opponent = _mask(record["deal"][other])
+    moves = record["moves"]
+    for i, move in enumerate(moves):
+        if int(move["seat"]) != seat and move["move"] == "discard":
+            opponent = int(decision_view(record, i)[0][V_HAND]) & ~(1 << parse_card(move["card"]))
+        forced = i >= 2 and moves[i - 1]["move"] == moves[i - 2]["move"] == "pass"
+        if int(move["seat"]) == seat and move["move"] in DRAWS and not forced:
+            yield decision_view(record, i)[0], opponent
+
+
+def logged_hands(hands: int, opponent: str, seed: int) -> Iterator[dict[str, Any]]:
+    """The first ``hands`` hand records of discard-tracking (seat 0) against ``opponent``."""
+    seen = 0
+    for _, records in iter_games(Rules.preset("eaai"), ["discard-tracking", opponent],
+                                 games=hands, seeds=Seeds.from_seed(seed), log=True, batch=20):
+        for record in records:
+            yield record
+            seen += 1
+            if seen == hands:
+                return
+
+
+def measure(hands: int, opponent: str, seed: int = 2026) -> tuple[np.ndarray, np.ndarray]:
+    """(sums, counts) by the opponent's turns so far: row 0 his true least deadwood, row
+    ``1 + i`` that of the world sampled with ``DEVELOP[i]``."""
+    sums = np.zeros((len(DEVELOP) + 1, TURN_BUCKETS))
+    counts = np.zeros(TURN_BUCKETS)
     scratch = np.zeros(SCRATCH_LEN, np.int64)
-    for h in range(hands):
-        hs, pile, after, moves = new_hand_buffers(0)
-        deck = np.zeros(52, np.int64)
-        shuffle_deck(deck, np.array([stream_seed(np.uint64(seed), h)], np.uint64))
-        deal(hs, pile, deck, rules)
-        view = np.zeros(V_LEN, np.int64)
-        info = np.zeros(GI_LEN, np.int64)
-        info[GI_TARGET], info[GI_PLAYERS] = 100, 2
-        mem = np.zeros((2, MEM_LEN), np.int64)
-        while (decision := advance(hs, pile, deck, after, moves)) != DEC_OVER:
-            p = hs[HS_TO_MOVE]
-            fill_view(view, hs, pile, info, decision)
-            if p == 0 and decision == DEC_DRAW:
-                turn = min(15, int(view[V_TURN]) // 2)
-                counts[turn] += 1
-                sums[0, turn] += min_deadwood_mask(int(hs[HS_HAND + 1]))
-                for i, d in enumerate(DEVELOP):
-                    sample_world(view, scratch,
-                                 np.uint64(stream_seed(np.uint64(seed + 1), h * 64 + turn)),
-                                 0, d)
-                    sums[i + 1, turn] += min_deadwood_mask(int(scratch[S_BASE + HS_HAND + 1]))
-            move = decide(ids[p], decision, params[p], view, after, mem[p], rng, scratch)
-            assert apply_move(hs, pile, deck, after, moves, move) == OK
+    for h, record in enumerate(logged_hands(hands, opponent, seed)):
+        for view, truth in draw_views(record, 0):
+            turn = min(TURN_BUCKETS - 1, int(view[V_TURN]) // 2)
+            counts[turn] += 1
+            sums[0, turn] += min_deadwood_mask(truth)
+            for i, develop in enumerate(DEVELOP):
+                world_seed = np.uint64(stream_seed(np.uint64(seed + 1), h * 64 + turn))
+                sample_world(view, scratch, world_seed, 0, develop)
+                his = S_BASE + HS_HAND + 1 - int(view[V_ROLE])  # the world's opponent
+                sums[i + 1, turn] += min_deadwood_mask(int(scratch[his]))
+    return sums, counts
+
+
+def print_table(sums: np.ndarray, counts: np.ndarray) -> None:
     shown = counts > 0
     print("opponent turns  " + " ".join(f"{t:5d}" for t in np.flatnonzero(shown)))
     print("decisions       " + " ".join(f"{int(c):5d}" for c in counts[shown]))
@@ -79,10 +99,11 @@ def measure(hands: int, opponent: str, seed: int = 2026) -> None:
         print(f"{label:15s} " + " ".join(f"{v:5.1f}" for v in row))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m studies.mc_inference", description=__doc__)
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m studies.mc_inference",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=2000)
     parser.add_argument("--opponent", default="simple")
-    args = parser.parse_args()
-    measure(args.hands, args.opponent)
-
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args(argv)
+    print_table(*measure(args.hands, args.opponent, args.seed))
