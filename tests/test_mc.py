@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sim.analysis.explain import explain_move
 from sim.engine.cards import FULL_MASK, mask_cards, parse_card
 from sim.engine.game import shuffle_deck
 from sim.engine.hand import (
@@ -48,7 +49,6 @@ from sim.engine.view import (
     fill_view,
 )
 from sim.play.driver import Seeds, iter_games, play_games
-from sim.records.explain import explain_move
 from sim.testing import check_strategy
 from strategies import game_value as gv
 from strategies.builtin import MEM_LEN, SCRATCH_LEN

@@ -11,9 +11,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from sim.analysis.formatting import md_table, text_table
+from sim.io.files import atomic_paths
 from sim.league.ratings import ANCHOR_RATING
 from sim.league.spec import LeagueSpec
-from sim.records.files import atomic_paths
 
 HEADER = ["rank", "strategy", "rating", "95% CI", "games", "win rate"]
 FILES = ("leaderboard.csv", "leaderboard.md", "ratings.png")

@@ -1,6 +1,6 @@
 """What a tune leaves behind: the learning curve (CSV, PNG), the tuned name, the summary.
 
-Every file is written atomically (:mod:`sim.records.files`), so a reader sees the old file or
+Every file is written atomically (:mod:`sim.io.files`), so a reader sees the old file or
 the new one. The headline the command prints says the **held-out** figures (games never used
 in the search), never the training ones, which are biased upwards by the selection. A tune
 against a mix of fields reports the objective (their weighted mean) and every field's own
@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 
 from sim.analysis.plots import save
 from sim.analysis.statistics import Z95, wilson
-from sim.records.files import atomic_write, atomic_write_text
+from sim.io.files import atomic_write, atomic_write_text
 from sim.tune.evaluate import PairCounts
 from sim.tune.spec import HOLDOUT_FIRST_GAME, TuneSpec
 

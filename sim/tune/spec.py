@@ -21,9 +21,16 @@ from typing import Any
 
 import numpy as np
 
-from sim.engine.rules import Rules, is_int
-from sim.play.experiment import MAX_SEED, ArmSpec, check_run_name
-from sim.records.files import load_toml
+from sim.engine.rules import Rules
+from sim.io.specs import (
+    check_int,
+    check_keys,
+    check_run_name,
+    check_text,
+    load_toml,
+    require_keys,
+)
+from sim.play.experiment import MAX_SEED, ArmSpec
 from strategies.registry import ParamInfo, StrategySpec, parse_strategy
 
 TOP_KEYS: tuple[str, ...] = (
@@ -72,7 +79,7 @@ class TuneSpec:
 
     def __post_init__(self) -> None:
         check_run_name(self.name)
-        _count("seed", self.seed, 0, MAX_SEED)
+        check_int("seed", self.seed, 0, MAX_SEED, f"an integer 0..{MAX_SEED}")
         if not isinstance(self.strategy, str):
             raise ValueError(f"strategy={self.strategy!r} is not valid: expected a built-in "
                              "strategy name such as 'discard-tracking'")
@@ -111,18 +118,17 @@ class TuneSpec:
         if len(set(params)) != len(params):
             raise ValueError(f"params={list(params)!r} names a parameter twice")
         object.__setattr__(self, "params", tuple(params))
-        _count("generations", self.generations, 1, MAX_GENERATIONS)
+        check_int("generations", self.generations, 1, MAX_GENERATIONS)
         if self.population is not None:
-            _count("population", self.population, 2, MAX_POPULATION)
-        _count("games_per_candidate", self.games_per_candidate, 1, MAX_GAMES)
-        _count("holdout_games", self.holdout_games, 0, MAX_GAMES)
-        _count("chunk_size", self.chunk_size, 1, MAX_GAMES)
+            check_int("population", self.population, 2, MAX_POPULATION)
+        check_int("games_per_candidate", self.games_per_candidate, 1, MAX_GAMES)
+        check_int("holdout_games", self.holdout_games, 0, MAX_GAMES)
+        check_int("chunk_size", self.chunk_size, 1, MAX_GAMES)
         if (isinstance(self.sigma0, bool) or not isinstance(self.sigma0, int | float)
                 or not 0.0 < self.sigma0 <= 1.0):
             raise ValueError(f"sigma0={self.sigma0!r} is not valid: expected a number in "
                              "(0, 1], the initial step as a share of each parameter's range")
-        if not isinstance(self.description, str):
-            raise ValueError(f"description={self.description!r} is not valid: expected text")
+        check_text("description", self.description)
 
     def _check_fields(self) -> bool:
         """Validate ``field``/``fields``/``weights`` and normalise them into ``fields`` and
@@ -251,13 +257,6 @@ class TuneSpec:
                 "chunk_size": self.chunk_size, "description": self.description}
 
 
-def _count(name: str, value: object, low: int, high: int) -> None:
-    if not is_int(value, numpy=False):
-        raise ValueError(f"{name}={value!r} is not valid: expected an integer {low}..{high}")
-    if not low <= value <= high:  # type: ignore[operator]
-        raise ValueError(f"{name}={value!r} is out of range: expected {low}..{high}")
-
-
 def _is_weight(value: object) -> bool:
     return (not isinstance(value, bool) and isinstance(value, int | float)
             and math.isfinite(value) and value > 0)
@@ -290,17 +289,11 @@ def load_tune(source: str | Path | Mapping[str, Any] | TuneSpec) -> TuneSpec:
 
 
 def _from_dict(data: Mapping[str, Any]) -> TuneSpec:
-    unknown = [k for k in data if k not in TOP_KEYS]
-    if unknown:
-        raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))} in the tuning file: "
-                         f"expected one of {', '.join(TOP_KEYS)}")
-    for key in ("name", "seed", "strategy"):
-        if key not in data:
-            raise ValueError(f"{key} is missing: a tuning file needs name, seed, strategy and "
-                             "field (or fields)")
-    if "field" not in data and "fields" not in data:
-        raise ValueError("field is missing: a tuning file needs name, seed, strategy and "
-                         "field (or fields)")
+    check_keys(data, TOP_KEYS, "the tuning file")
+    needs = "a tuning file needs name, seed, strategy and field (or fields)"
+    require_keys(data, ("name", "seed", "strategy"), needs)
+    if "fields" not in data:
+        require_keys(data, ("field",), needs)
     kwargs = dict(data)
     if "params" in kwargs and not isinstance(kwargs["params"], list):
         raise ValueError(f"params={kwargs['params']!r} is not valid: expected a list of "

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from sim.analysis.explain import decision_view
 from sim.engine.cards import parse_card, parse_cards
 from sim.engine.hand import HS_HAND
 from sim.engine.melds import min_deadwood_mask
@@ -26,7 +27,6 @@ from sim.engine.rng import stream_seed
 from sim.engine.rules import Rules
 from sim.engine.view import V_HAND, V_ROLE, V_TURN
 from sim.play.driver import Seeds, iter_games
-from sim.records.explain import decision_view
 from strategies.builtin import SCRATCH_LEN
 from strategies.mc_worlds import S_BASE, sample_world
 

@@ -31,9 +31,9 @@ import pandas as pd
 from sim.analysis.statistics import wilson
 from sim.engine.game import GO_HANDS, GO_SEAT_GINS, GO_SEAT_KNOCKS, GO_WINNER
 from sim.engine.rules import Rules
+from sim.io.files import atomic_write_bytes, atomic_write_text
 from sim.play.driver import Seeds, iter_games
 from sim.play.progress import Progress
-from sim.records.files import atomic_write_bytes, atomic_write_text
 
 MATCHES = (
     ("eaai", ["simple"], "vs simple"),

@@ -20,13 +20,9 @@ import contextlib
 import json
 import os
 import re
-import tomllib
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
-
-T = TypeVar("T")
 
 #: Matches the temporaries :func:`temp_path` names (and nothing a run or report keeps); a
 #: glob is looser than the naming, so check each match with :func:`is_temp` before deleting.
@@ -152,25 +148,3 @@ def atomic_write_text(path: str | Path, text: str, encoding: str | None = None,
 __all__ = ["MARKER", "TEMP_GLOB", "atomic_paths", "atomic_write", "atomic_write_bytes",
            "atomic_write_text", "is_temp", "temp_path", "written_files"]
 
-
-def load_toml(path: str | Path, kind: str, build: Callable[[dict[str, Any]], T]) -> T:
-    """``build`` applied to the TOML file at ``path`` (an experiment, a tuning file, a league:
-    ``kind`` names it in messages). Every failure is one ``ValueError`` line naming the file:
-    unreadable, not UTF-8, malformed TOML, or what ``build`` refused."""
-    path = Path(path)
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise ValueError(f"cannot read {kind} file {str(path)!r}: {exc.strerror or exc}"
-                         ) from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a UTF-8 text file: expected a TOML {kind} file"
-                         ) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: malformed TOML: {exc}") from None
-    try:
-        return build(data)
-    except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
