@@ -3,14 +3,20 @@
 :func:`decision_view` replays a hand-log record (``ginbox play --log``, ``play_games(...,
 log=True)``) through the engine's own kernels up to one recorded move and returns the view
 array the mover decided from, with the scores before the hand. :func:`explain_move` hands
-that view to ``mc``'s search (:func:`strategies.mc_options.option_values`)::
+that view to ``mc``'s search (:func:`strategies.mc_options.option_values`) and returns its
+options as an :class:`Explanation`: a list of options that also says whose decision it was
+(seat and strategy), which option the log shows was played, and, when the seat is not an
+``mc`` seat, a warning that the values are ``mc``'s view of another strategy's move::
 
     from sim.play.driver import play_games
-    from sim.records.explain import explain_move
+    from sim.analysis.explain import explain_move
 
     hand = play_games("mc,simple", rules="eaai", games=1, seed=3, log=True).log[0]
-    for option in explain_move(hand, 1):  # move 1: the first discard
-        print(option.move, f"{option.value:.3f}", "<- plays" if option.chosen else "")
+    options = explain_move(hand, 1)  # move 1: the first discard
+    print(options.seat, options.strategy, options.warning)
+    for option in options:
+        print(option.move, f"{option.value:.3f}", "<- mc plays" if option.chosen else "",
+              "<- played" if option is options.played else "")
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ from sim.engine.view import (
 from sim.records.log import rules_of
 from sim.records.replay import deck_of
 from strategies.mc_options import Option, option_values
+from strategies.registry import parse_strategy
 
 
 def _scores_before(record: dict[str, Any]) -> list[int]:
@@ -109,10 +116,55 @@ def decision_view(record: dict[str, Any], index: int) -> tuple[np.ndarray, np.nd
     raise ValueError(f"move {index} is not a decision of this hand")
 
 
+class Explanation(list[Option]):
+    """``mc``'s options at one logged decision (a list of :class:`Option`, base move first),
+    with whose decision it was.
+
+    ``seat`` and ``strategy``: the seat that made the logged move and the strategy the log
+    names for it; ``mc_seat``: whether that strategy is ``mc``; ``played_move``: the move the
+    log shows (``"9H"``, ``"draw_stock"``, ...) and ``played``: the option that is that move,
+    or None when ``mc`` did not list it (a discard off its shortlist, say); ``warning``: None
+    for an ``mc`` seat, else one line saying that the values are what ``mc`` would have made
+    of another strategy's decision, not why that strategy played it.
+    """
+
+    def __init__(self, options: list[Option], seat: int, strategy: str, played_move: str) -> None:
+        super().__init__(options)
+        self.seat = seat
+        self.strategy = strategy
+        self.mc_seat = _is_mc(strategy)
+        self.played_move = played_move
+        self.played: Option | None = next((o for o in options if o.move == played_move), None)
+        self.warning: str | None = None
+        if not self.mc_seat:
+            unlisted = "" if self.played is not None else (
+                f"; the move played, {played_move}, is not among mc's options")
+            self.warning = (f"seat {seat} plays {strategy}, not mc: these are mc's values for "
+                            f"its decision, not why it played {played_move}{unlisted}")
+
+
+def _is_mc(strategy: str) -> bool:
+    try:
+        return parse_strategy(strategy).name == "mc"
+    except ValueError:  # a Python strategy that no longer imports, say: not mc
+        return False
+
+
+def _played_move(move: dict[str, Any]) -> str:
+    """A logged move as an option names it: the card of a discard, else the move."""
+    return str(move["card"]) if move["move"] == "discard" else str(move["move"])
+
+
 def explain_move(record: dict[str, Any], index: int, strategy: str = "mc",
-                 seed: int = 0) -> list[Option]:
+                 seed: int = 0) -> Explanation:
     """``mc``'s option values at the decision of recorded move ``index`` (see the module
-    docstring); ``strategy`` may set parameters, e.g. ``"mc:samples=1024"`` for a closer
-    estimate, and ``seed`` picks the worlds."""
+    docstring), with the seat, its strategy and the move played; ``strategy`` may set
+    parameters, e.g. ``"mc:samples=1024"`` for a closer estimate, and ``seed`` picks the
+    worlds."""
     view, after = decision_view(record, index)
-    return option_values(view, strategy, seed, after)
+    move = record["moves"][index]
+    seat = int(move["seat"])
+    seats = record.get("seats") or []
+    name = str(seats[seat]) if seat < len(seats) else "?"
+    return Explanation(option_values(view, strategy, seed, after), seat, name,
+                       _played_move(move))
