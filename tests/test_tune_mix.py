@@ -34,7 +34,7 @@ def _strip(history: list[dict]) -> list[dict]:
     ('fields = []\n', "fields=[] is not valid: expected a list of 1..100 fields"),
     ('field = []\n', "field=[] is not valid"),
     ('fields = ["simple", "greedy-knock"]\n', "fields=['simple', 'greedy-knock'] is not valid"),
-    ('fields = [["simple"], ["simple"]]\n', "names the field ['simple'] twice"),
+    ('fields = [["simple"], ["simple"]]\n', "fields[1]=['simple'] repeats fields[0]: the same"),
     ('fields = [["simple"], ["greedy-knock"]]\nweights = [1]\n',
      "weights=[1] is not valid: expected 2 positive numbers"),
     ('fields = [["simple"], ["greedy-knock"]]\nweights = [1, 0]\n', "weights=[1, 0] is not"),

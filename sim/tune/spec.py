@@ -27,10 +27,11 @@ from sim.io.specs import (
     check_keys,
     check_run_name,
     check_text,
+    check_unique,
     load_toml,
     require_keys,
 )
-from sim.play.experiment import MAX_SEED, ArmSpec
+from sim.play.experiment import MAX_SEED, ArmSpec, canonical_strategy
 from strategies.registry import ParamInfo, StrategySpec, parse_strategy
 
 TOP_KEYS: tuple[str, ...] = (
@@ -64,7 +65,7 @@ class TuneSpec:
     seed: int
     strategy: str
     field: tuple[str, ...] = ()
-    params: tuple[str, ...] = ()
+    params: tuple[str, ...] | None = None
     rules: str = "three-handed"
     overrides: Mapping[str, Any] = dataclass_field(default_factory=dict, hash=False)
     generations: int = 10
@@ -104,10 +105,14 @@ class TuneSpec:
         if not known:
             raise ValueError(f"strategy={self.strategy!r}: {spec.name} has no parameters to "
                              "tune")
-        params = self.params or tuple(known)
+        params = tuple(known) if self.params is None else self.params
         if not isinstance(params, list | tuple) or not all(isinstance(p, str) for p in params):
             raise ValueError(f"params={self.params!r} is not valid: expected a list of "
                              f"parameter names of {spec.name}: {', '.join(known)}")
+        if not params:
+            raise ValueError(f"params=[] names no parameter to tune: list some of "
+                             f"{spec.name}'s ({', '.join(known)}), or leave params out to "
+                             "tune them all")
         for name in params:
             if name not in known:
                 raise ValueError(f"params: unknown parameter {name!r} for {spec.name}: it "
@@ -157,10 +162,11 @@ class TuneSpec:
                              " fields, each a list of the strategies in the other seats, e.g. "
                              "[['simple'], ['discard-tracking']]")
         fields = tuple(tuple(f) for f in fields)
-        if len(set(fields)) != len(fields):
-            twice = next(f for f in fields if fields.count(f) > 1)
-            raise ValueError(f"fields names the field {list(twice)!r} twice: give it a larger "
-                             "weight instead (weights = [...])")
+        check_unique("fields", [list(f) for f in fields],
+                     lambda f: tuple(canonical_strategy(s) if isinstance(s, str) else s
+                                     for s in f),
+                     "the same strategies, so the same field: give it a larger weight "
+                     "instead (weights = [...])")
         weights = self.weights
         if isinstance(weights, list | tuple) and len(weights) == 0:
             weights = (1.0,) * len(fields)
