@@ -122,6 +122,25 @@ _RULES_FIELDS = tuple(f.name for f in dataclasses.fields(Rules))
 _PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
+def apply_overrides(base: Rules, overrides: Mapping[str, Any], where: str = "overrides.",
+                    roles: str = "set the arm's seating to a list of initial roles instead"
+                    ) -> Rules:
+    """``base`` with the rule fields of ``overrides`` changed, validated by :class:`Rules`:
+    what an experiment's ``overrides`` table (and ``ginbox play --set``) may change. Every
+    error is one line naming the key after ``where``; ``initial_roles`` is refused (``roles``
+    says what sets them instead)."""
+    for key in overrides:
+        if key == "initial_roles":
+            raise ValueError(f"{where}initial_roles is not accepted: {roles}")
+        if key not in _RULES_FIELDS:
+            accepted = ", ".join(f for f in _RULES_FIELDS if f != "initial_roles")
+            raise ValueError(f"{where}{key} is not a rules field: expected one of {accepted}")
+    try:
+        return base.replace(**overrides)
+    except ValueError as exc:
+        raise ValueError(f"{where}{exc}") from None
+
+
 @dataclass(frozen=True)
 class ArmSpec:
     """One configuration of an experiment: rules, strategies per seat and seating.
@@ -196,19 +215,9 @@ class ArmSpec:
         if not isinstance(overrides, Mapping):
             raise ValueError(f"overrides={overrides!r} is not valid: expected a table of rules "
                              "fields")
-        for key in overrides:
-            if key == "initial_roles":
-                raise ValueError("overrides.initial_roles is not accepted: set the arm's "
-                                 "seating to a list of initial roles instead")
-            if key not in _RULES_FIELDS:
-                accepted = ", ".join(f for f in _RULES_FIELDS if f != "initial_roles")
-                raise ValueError(f"overrides.{key} is not a rules field: expected one of "
-                                 f"{accepted}")
+        rules = apply_overrides(base, overrides)
         object.__setattr__(self, "overrides", dict(overrides))
-        try:
-            return base.replace(**overrides)
-        except ValueError as exc:
-            raise ValueError(f"overrides.{exc}") from None
+        return rules
 
     def _apply_seating(self, rules: Rules) -> Rules:
         seating = self.seating
