@@ -1,4 +1,4 @@
-"""Strength and speed of ``mc``: the issue's matches and a strength-against-budget curve.
+"""Strength and speed of ``mc``: the reference matches and a strength-against-budget curve.
 
 Run: ``nice -n 5 python -m studies.mc_strength matches --games 500`` (every match) or
 ``... curve --games 200 --samples 16 32 64 128 256``. One process, one core.

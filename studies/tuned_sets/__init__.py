@@ -1,4 +1,4 @@
-"""Strength of ``tuned``'s named sets against the issue's yardsticks, with the finish mix.
+"""Strength of ``tuned``'s named sets against the reference opponents, with the finish mix.
 
 Run: ``python -m studies.tuned_sets [--games N] [--seed S] [--only TEXT] [--tuned SPEC]``.
 Seats are rotated (``--games`` a multiple of 6 balances every initial role exactly), so one
@@ -6,8 +6,8 @@ Seats are rotated (``--games`` a multiple of 6 balances every initial role exact
 its 95% Wilson interval, and beside it the finish mix per hand: the share of hands ``tuned``
 won, and of all hands those it ended by knocking (gin included), by gin, by undercutting a
 knocker, and its points per hand against the opponents'. The shipped sets came from
-``ginbox tune`` on seeds 1311-1316 (experiments/tune_tuned_*.toml); the default seed 20261201
-was never used in tuning or choosing them.
+``ginbox tune`` on seeds 1311-1331 (the tune_tuned_*.toml files beside this module); the
+default seed 20261201 was never used in tuning or choosing them.
 """
 
 from __future__ import annotations
