@@ -1,14 +1,15 @@
 """Atomic file writes: a reader sees the old file or the new one, never half of one.
 
 The runner (chunk files, the manifest), the report (its CSVs, markdown and plots, renamed into
-place together) and the plots all need the same thing, so it is written once, here: render to
+place together), the plots, tunes, leagues and the strategies' cached tables all need the same
+thing, so it is written once, here, in the lowest layer that every other may use: render to
 a hidden temporary beside the target (same directory, so the rename stays on one file system),
 flush it to disk, then :func:`os.replace` it over the target. On any error, interruption
 included, the temporaries are removed and the targets are left as they were.
 
-Temporaries are named ``.<name>.<pid>.<8 hex digits>.tmp`` (:func:`is_temp` recognises exactly
-that form), so a process killed mid-write leaves only files that can be recognised and deleted,
-and a user's own ``.notes.tmp`` is never mistaken for one.
+Temporaries are named ``.<name>.ginbox-<pid>.<8 hex digits>.tmp`` (:func:`is_temp` recognises
+exactly that form), so a process killed mid-write leaves only files that can be recognised and
+deleted, and a user's own ``.notes.tmp`` is never mistaken for one.
 
 A directory ginbox writes reports into also gets :data:`MARKER`, the list of the files the last
 report wrote there: ginbox overwrites or deletes a file only when it can prove it wrote it.
