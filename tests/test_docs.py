@@ -275,7 +275,7 @@ def test_compiled_recipe_matches_the_code() -> None:
 # ------------------------------------------------------------- drift between docs and code
 
 PAGES = ("README.md", *(f"docs/{p.name}" for p in sorted((ROOT / "docs").glob("*.md"))))
-SOURCES = [p for d in ("sim", "strategies", "tests", "benchmarks", "experiments")
+SOURCES = [p for d in ("sim", "strategies", "tests", "benchmarks", "experiments", "studies")
            for p in sorted((ROOT / d).rglob("*.py"))]
 CODE_SPAN = re.compile(r"`(ginbox [^`]+)`")
 
@@ -431,6 +431,29 @@ def test_no_doc_or_docstring_names_a_missing_file() -> None:
                 continue
             candidates = [ROOT / name, ROOT / "docs" / name, path.parent / name]
             assert any(c.exists() for c in candidates), f"{path}: names missing {name}"
+    assert named >= 50
+
+
+REPO_PATH = re.compile(r"\b((?:experiments|studies|benchmarks)/[A-Za-z0-9_./-]*[A-Za-z0-9_])")
+
+
+def test_no_page_source_or_file_names_a_missing_study_or_experiment() -> None:
+    """Every ``experiments/...``, ``studies/...`` and ``benchmarks/...`` path that a page, a
+    module, an experiment or tuning file or a notebook names exists (globs aside): files
+    that move cannot leave their old paths behind."""
+    texts = [*(ROOT / p for p in PAGES), *SOURCES,
+             *sorted(ROOT.glob("experiments/*.toml")), *sorted(ROOT.glob("studies/*/*.toml")),
+             *sorted(ROOT.glob("notebooks/*.ipynb"))]
+    missing, named = [], 0
+    for path in texts:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for name in REPO_PATH.findall(line):
+                if "*" in name or "<" in name:
+                    continue
+                named += 1
+                if not (ROOT / name).exists():
+                    missing.append(f"{path.relative_to(ROOT)}:{number}: {name}")
+    assert missing == []
     assert named >= 50
 
 
