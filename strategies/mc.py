@@ -10,7 +10,7 @@ At each decision with more than one candidate it:
    shuffled into the opponent's hand (which always holds every card it took from the pile
    and has not discarded since) and the stock. Inference: the opponent hand kept is the one
    of least deadwood among ``1 + develop * (his turns) / 10`` draws, because by a given turn
-   a hand has improved on a random one (``experiments/mc_inference.py`` measured how far);
+   a hand has improved on a random one (``python -m studies.mc_inference`` measured how far);
    with ``infer > 0`` a hand that would meld a card he discarded or declined is redrawn with
    chance ``infer`` percent, and with ``unknocked > 0`` a hand he would have knocked with
    (at ``opp_knock_at``, the knock his rollouts play) but did not, with chance ``unknocked``

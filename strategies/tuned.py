@@ -95,15 +95,15 @@ from strategies.declare import ParamInfo, Params, StrategyInfo
 # below builds ``tuned``'s defaults and named sets from them, and ``mc``'s kernel plays them as
 # its base heuristic and rollout policy.
 #: three-handed (``tuned``'s defaults): found by ``ginbox tune`` in two stages,
-#: experiments/tune_tuned_three_handed.toml then tune_tuned_three_handed_2.toml, with
+#: studies/tuned_sets/tune_tuned_three_handed.toml then tune_tuned_three_handed_2.toml, with
 #: ``gain=8`` added later (the best of a sweep on seed 7, docs/strategies.md).
 THREE_HANDED_SET = np.array([8, 16, 21, 8, 3, 8, 0, 10, 10, 99, 10, 2, 0, 0, 0, 4, 8], np.int64)
 #: eaai (``tuned@eaai``): gin only, tuned against simple in two stages
-#: (experiments/tune_tuned_eaai.toml then tune_tuned_eaai_2.toml), then with ``gain`` in a
+#: (studies/tuned_sets/tune_tuned_eaai.toml then tune_tuned_eaai_2.toml), then with ``gain`` in a
 #: fifth run (tune_tuned_eaai_5.toml; its ``pair=3`` taken back to 2, docs/strategies.md).
 EAAI_SET = np.array([23, 17, 6, 7, 4, 5, 2, 10, 10, 0, 0, 0, 0, 0, 0, 1, 9], np.int64)
 #: oklahoma (``tuned@oklahoma``): the three-handed play with more lookahead late and more
-#: reach, tuned under oklahoma rules (experiments/tune_tuned_oklahoma.toml). stock_low is the
+#: reach, tuned under oklahoma rules (studies/tuned_sets/tune_tuned_oklahoma.toml). stock_low is the
 #: tuner's value; it does nothing with thresholds of 10. Tuned before gain existed: gain=0.
 OKLAHOMA_SET = np.array([12, 21, 20, 15, 5, 5, 1, 10, 10, 99, 10, 5, 0, 0, 0, 8, 0], np.int64)
 
