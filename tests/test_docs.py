@@ -42,6 +42,7 @@ from sim.engine.rules import PRESETS, Rules
 from sim.engine.view import View
 from strategies import builtin, generate, registry
 from strategies.registry import ALIASES, BUILTINS, parse_strategies
+from support import doc_tables
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ("rules.md", "strategies.md")
@@ -215,36 +216,40 @@ def test_rules_md_lists_every_preset_with_what_it_sets() -> None:
                 assert f"`{field.name}={value!r}`" in cells[2], (name, field.name)
 
 
-def test_strategies_md_covers_every_strategy_parameter_and_view_field() -> None:
+def test_strategies_md_covers_every_strategy_alias_and_view_field() -> None:
     text = _text("strategies.md")
     for name in BUILTINS:
         assert f"### `{name}`" in text, name
     for alias, target in ALIASES.items():
         assert f"`{alias}` = `{target}`" in text, alias
-    rows = {(cells[0].strip("`"), cells[1].strip("`")): cells
-            for cells in _param_rows(text)}
-    expected = {(s.name, p.name): p for s in BUILTINS.values() for p in s.params}
-    assert set(rows) == set(expected)
-    for key, p in expected.items():
-        _, _, default_cell, range_cell, meaning = rows[key]
-        assert default_cell == ("the knock limit" if p.default is None else str(p.default)), key
-        assert range_cell == f"{p.low}..{p.high}", key
-        assert meaning, key
     for field in dataclasses.fields(View):
         assert f"| `{field.name}` |" in text, field.name
-    strength = text.split("## Evidence of strength", 1)[1]
-    # the measured table has a row and a column per strategy but mc, whose strength is
-    # measured in its own section (a search plays about 20 games a second, too slow for
-    # 20,004 games a cell)
-    for name in (n for n in BUILTINS if n != "mc"):
-        assert f"| **{name}** |" in strength and f"| {name} |" in strength
 
 
-def _param_rows(text: str) -> list[list[str]]:
-    start = text.index("### Parameters")
-    end = text.index("## The built-in strategies")
-    return [[c.strip() for c in raw.strip().strip("|").split("|")]
-            for raw in text[start:end].splitlines() if raw.startswith("| `")]
+def test_strategies_md_tables_are_the_generated_ones() -> None:
+    """The strategy, parameter and named-set tables are generated from the registry."""
+    block = doc_tables.page_block(_text("strategies.md"))
+    assert block == doc_tables.tables(), f"docs/strategies.md: regenerate with {doc_tables.COMMAND}"
+
+
+def test_doc_tables_cover_the_registry() -> None:
+    """Every strategy, parameter (default and range) and set of ``describe()`` is a row."""
+    generated = doc_tables.tables()
+    for info in registry.describe():
+        assert f"| `{info['name']}` | " in generated, info["name"]
+        for name, p in info["params"].items():
+            low, high = p["range"]
+            default = "from the rules" if p["default"] is None else str(p["default"])
+            assert f"| `{info['name']}` | `{name}` | {default} | {low}..{high} |" in generated
+        for set_name in info["sets"]:
+            assert f"| `{info['name']}@{set_name}` |" in generated, set_name
+    fake = [{"name": "x", "description": "a | b", "sets": {"s": {}},
+             "params": {"k": {"default": None, "range": [0, 3], "doc": "one\n two"}}}]
+    assert "| `x` | a \\| b |" in doc_tables.tables(fake)
+    assert "| `x` | `k` | from the rules | 0..3 | one two |" in doc_tables.tables(fake)
+    assert "| `x@s` | every parameter at its default |" in doc_tables.tables(fake)
+    with pytest.raises(ValueError, match="regenerate with python tests/support/doc_tables.py"):
+        doc_tables.page_block("no tables here")
 
 
 def test_compiled_recipe_matches_the_code() -> None:
