@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numba
 import pytest
+from support import doc_tables
 
 from sim.analysis.report import REPORT_FILES
 from sim.cli import UsageError, build_parser
@@ -42,7 +43,6 @@ from sim.engine.rules import PRESETS, Rules
 from sim.engine.view import View
 from strategies import builtin, generate, registry
 from strategies.registry import ALIASES, BUILTINS, parse_strategies
-from support import doc_tables
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ("rules.md", "strategies.md")
