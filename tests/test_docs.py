@@ -279,7 +279,8 @@ def test_compiled_recipe_matches_the_code() -> None:
 
 # ------------------------------------------------------------- drift between docs and code
 
-PAGES = ("README.md", *(f"docs/{p.name}" for p in sorted((ROOT / "docs").glob("*.md"))))
+PAGES = ("README.md", "CHANGELOG.md",
+         *(str(p.relative_to(ROOT)) for p in sorted((ROOT / "docs").rglob("*.md"))))
 SOURCES = [p for d in ("sim", "strategies", "tests", "benchmarks", "experiments")
            for p in sorted((ROOT / d).rglob("*.py"))]
 CODE_SPAN = re.compile(r"`(ginbox [^`]+)`")
@@ -466,3 +467,46 @@ def test_partial_run_message_gives_the_cli_answer(tmp_path: Path,
     assert err.count("\n") == 1 and err.startswith("ginbox: error: the run in ")
     assert f"ginbox run FILE --out {out} --resume" in err
     assert "allow_partial" not in err
+
+
+QUOTE = re.compile(r"<!-- quote: (\S+) (\S+) -->\n(.*?)<!-- end quote -->", re.S)
+LAB_BLOCK = re.compile(r"<!-- block: (\S+) -->\n(.*?)<!-- end block -->", re.S)
+
+
+def test_quoted_figures_are_the_lab_notebooks() -> None:
+    """A block a page quotes from a lab page is that page's marked block, verbatim."""
+    quoted = 0
+    for page in PAGES:
+        for source, name, body in QUOTE.findall(_page(page)):
+            assert source.startswith("docs/lab/"), f"{page}: quotes {source}"
+            blocks = dict(LAB_BLOCK.findall(_page(source)))
+            assert name in blocks, f"{page}: {source} has no block {name}"
+            assert body == blocks[name], f"{page}: block {name} differs from {source}: copy it"
+            quoted += 1
+    assert quoted >= 1
+
+
+def test_the_lab_notebook_indexes_every_study() -> None:
+    """Every study page is dated, listed in the index, and says how to reproduce it."""
+    lab = ROOT / "docs" / "lab"
+    index = (lab / "README.md").read_text(encoding="utf-8")
+    studies = sorted(p for p in lab.glob("*.md") if p.name != "README.md")
+    assert studies
+    for path in studies:
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}-[a-z0-9-]+\.md", path.name), path.name
+        assert f"]({path.name})" in index, f"docs/lab/README.md does not list {path.name}"
+        text = path.read_text(encoding="utf-8")
+        assert f"Run {path.name[:10]} " in text, f"{path.name}: the date line differs from its name"
+        for heading in ("## Question", "## Reproduce", "## Result"):
+            assert heading in text, f"{path.name}: no {heading}"
+
+
+def test_reference_pages_describe_today() -> None:
+    """The reference pages carry no history: no releases, no tracker references."""
+    history = re.compile(r"last release|release before|issue \d+|the issue|\(issue|"
+                         r"was \w+ before|since replaced|the earlier defaults", re.I)
+    for page in PAGES:
+        if page.startswith("docs/lab/") or page == "CHANGELOG.md":
+            continue
+        for number, line in enumerate(_page(page).splitlines(), 1):
+            assert not history.search(line), f"{page}:{number}: {line.strip()}"
