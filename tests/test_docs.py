@@ -497,7 +497,7 @@ def test_the_lab_notebook_indexes_every_study() -> None:
         assert f"]({path.name})" in index, f"docs/lab/README.md does not list {path.name}"
         text = path.read_text(encoding="utf-8")
         assert f"Run {path.name[:10]} " in text, f"{path.name}: the date line differs from its name"
-        for heading in ("## Question", "## Reproduce", "## Result"):
+        for heading in ("## Question", "## Reproduce", "## Result", "## Tried, not adopted"):
             assert heading in text, f"{path.name}: no {heading}"
 
 
