@@ -29,7 +29,7 @@ run: install
 	$(BIN)/ginbox run experiments/quick.toml --force
 
 test: install-dev
-	$(BIN)/ruff check sim strategies tests experiments benchmarks
+	$(BIN)/ruff check sim strategies tests experiments benchmarks studies
 	$(BIN)/python -m pytest
 
 clean:

@@ -1,4 +1,4 @@
-"""The runner's fixed costs (issue 13): where a parallel run loses time, the report pass, and
+"""The runner's fixed costs: where a parallel run loses time, the report pass, and
 worker start-up across many small evaluations. CPU time as well as wall time, because the
 machine these figures come from is shared and its wall times are noise:
 
@@ -95,7 +95,7 @@ def many(evaluations: int, jobs: int, pool: bool, out: Path) -> dict[str, Any]:
     me, pids, walls = psutil.Process(), set(), []
     c0, w0 = time.process_time(), time.perf_counter()
     held: Any = contextlib.nullcontext()
-    if pool:  # imported only then: the ginbox before issue 13 has no pool
+    if pool:  # imported only when asked for
         from sim.play.pool import worker_pool
         held = worker_pool(jobs)
     field = ["greedy-knock", "simple", "greedy-knock"]

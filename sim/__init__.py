@@ -1,18 +1,30 @@
 """ginbox: a fast headless self-play simulator for three-handed Gin Rummy.
 
-The package is layered, each layer importing only those before it:
+The package is layered, each layer importing only those before it (in this order; the tests
+check the imports against it):
 
+* :mod:`sim.io`: general input and output: atomic file writes, reading spec files and the
+  checks their loaders share (imports nothing else of ginbox);
 * :mod:`sim.engine`: cards, melds, rules, the showdown, one hand, whole games, what a player
-  sees (compiled; imports nothing else of ginbox);
+  sees (compiled);
 * :mod:`strategies` (beside ``sim``): the bots, which see only the engine's view;
-* :mod:`sim.play`: playing games (the compiled batch loop, the Python driver), experiment
-  files, the parallel resumable runner and its storage;
-* :mod:`sim.records`: hand logs and replay;
-* :mod:`sim.analysis`: statistics, tables, comparisons, sweeps, plots and the report;
-* :mod:`sim.cli` and :mod:`sim.bench` on top.
+* :mod:`sim.records`: hand logs, their rendering and replay;
+* :mod:`sim.play`: playing games (the compiled batch loop, the Python driver, progress lines),
+  experiment files, the parallel resumable runner, its workers, pool and storage, and the
+  per-game aggregates;
+* :mod:`sim.env`: the learning environments (PettingZoo, Gymnasium, a compiled vector
+  environment) and trained policies as strategies;
+* :mod:`sim.analysis`: statistics, tables, comparisons, sweeps, plots, the report, and why
+  ``mc`` played a move (:mod:`sim.analysis.explain`);
+* :mod:`sim.tune`: the CMA-ES parameter search (``ginbox tune``);
+* :mod:`sim.league`: leagues and their ratings (``ginbox league``);
+* :mod:`sim.testing`: the conformance harness for strategies;
+* :mod:`sim.bench`: the speed measurements (``ginbox bench``);
+* :mod:`sim.cli`: the ``ginbox`` command.
 
-The modules' earlier flat paths (``sim.cards``, ``sim.melds``, ``sim.rules``, ``sim.showdown``,
-``sim.driver``, ...) still import: each is the same module object as its new home.
+The modules' earlier paths (``sim.cards``, ``sim.melds``, ``sim.rules``, ``sim.showdown``,
+``sim.driver``, ..., and ``sim.records.files``, ``sim.records.explain``) still import: each is
+the same module object as its new home.
 
 Importing :mod:`sim` points numba's on-disk cache at a directory named after a hash of the
 engine's source. Numba only checks the modification time of the file that defines a cached
@@ -105,19 +117,35 @@ MOVED_MODULES: dict[str, str] = {
 }
 
 
+#: Modules that moved between layers, kept importable under their old full names:
+#: ``sim.records.files`` is ``sim.io.files``, ``sim.records.explain`` is ``sim.analysis.explain``.
+MOVED_PATHS: dict[str, str] = {
+    "sim.records.files": "sim.io.files",
+    "sim.records.explain": "sim.analysis.explain",
+}
+
+
+def _moved_target(fullname: str) -> str | None:
+    """The module a moved name stands for, or None when ``fullname`` did not move."""
+    if fullname in MOVED_PATHS:
+        return MOVED_PATHS[fullname]
+    package, _, name = fullname.partition(".")
+    return MOVED_MODULES.get(name) if package == "sim" else None
+
+
 class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Imports ``sim.<old name>`` as the module at its new path (one module object, so its
-    compiled functions and classes are the same objects under both names)."""
+    """Imports a moved name (``sim.<old name>``, or a name of :data:`MOVED_PATHS`) as the
+    module at its new path (one module object, so its compiled functions and classes are the
+    same objects under both names)."""
 
     def find_spec(self, fullname: str, path: object = None,
                   target: object = None) -> importlib.machinery.ModuleSpec | None:
-        package, _, name = fullname.partition(".")
-        if package == "sim" and name in MOVED_MODULES:
+        if _moved_target(fullname) is not None:
             return importlib.util.spec_from_loader(fullname, self)
         return None
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
-        return importlib.import_module(MOVED_MODULES[spec.name.partition(".")[2]])
+        return importlib.import_module(_moved_target(spec.name))  # type: ignore[arg-type]
 
     def exec_module(self, module: ModuleType) -> None:
         """Nothing to run: the module was executed under its own name."""

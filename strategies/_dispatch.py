@@ -16,7 +16,7 @@ from strategies.builtin import (
     random_decide,
     simple_decide,
 )
-from strategies.mc import mc_decide
+from strategies.mc import consensus, mc_decide
 from strategies.tuned import tuned_decide
 
 NOT_A_MOVE = 127
@@ -54,4 +54,21 @@ def decide(strategy_id: int, decision: int, params: np.ndarray, view: np.ndarray
         return tuned_decide(decision, params, view, after, mem, rng, scratch)
     if strategy_id == 6:  # mc
         return mc_decide(decision, params, view, after, mem, rng, scratch)
+    return NOT_A_MOVE
+
+
+OPTION_VALUES = frozenset((6,))
+"""The ids of the strategies with option values (their declared ``consensus``)."""
+
+
+@kernel(inline="always")
+def consensus_decide(captain_id: int, advisor_id: int, decision: int,
+                     captain_params: np.ndarray, advisor_params: np.ndarray,
+                     view: np.ndarray, after: np.ndarray, mem: np.ndarray,
+                     rng: np.ndarray, scratch: np.ndarray) -> int:
+    """The captain's move scored by both seats' option values, when captain and
+    advisor are the same strategy with option values; ``NOT_A_MOVE`` otherwise."""
+    if captain_id == 6 and advisor_id == 6:  # mc
+        return consensus(decision, captain_params, advisor_params, view, after, mem,
+                         rng, scratch)
     return NOT_A_MOVE

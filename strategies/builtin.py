@@ -9,9 +9,10 @@ Every strategy's decision function has one signature, :data:`SIGNATURE`::
 
     def name_decide(decision, params, view, after, mem, rng, scratch) -> move
 
-and is registered, with its id, name, parameters and description, by one entry in
-``strategies.registry.BUILTINS``. :func:`decide` (``strategies._dispatch``, generated from that
-table by ``python -m strategies.generate``) dispatches on the strategy id.
+and is declared beside it, with its id, name, parameters and description, by one
+:class:`strategies.declare.StrategyInfo` (``RANDOM``, ``SIMPLE``, ...), which
+``strategies.registry.BUILTINS`` collects. :func:`decide` (``strategies._dispatch``, generated
+from that table by ``python -m strategies.generate``) dispatches on the strategy id.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ from sim.engine.view import (
     V_WALL,
     legal_moves,
 )
+from strategies.declare import ParamInfo, Params, StrategyInfo
 
 SIGNATURE = ("decision", "params", "view", "after", "mem", "rng", "scratch")
 """The arguments of every compiled strategy's decision function, in order."""
@@ -127,6 +129,10 @@ def random_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np
     return scratch[below(rng, n)]
 
 
+RANDOM = StrategyInfo(name="random", strategy_id=0, decide=random_decide,
+                      description="uniform over the legal choices at every decision")
+
+
 # ------------------------------------------------------------------------------------ simple
 
 
@@ -178,6 +184,11 @@ def simple_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np
     return pick
 
 
+SIMPLE = StrategyInfo(name="simple", strategy_id=1, decide=simple_decide,
+                      description="the EAAI reference player: takes a card only into a best "
+                                  "meld, knocks at once")
+
+
 @kernel
 def _unused_pairs(cards: int, drawn: int, mem: np.ndarray) -> int:
     """``cards`` less those already discarded after drawing ``drawn`` this hand."""
@@ -189,13 +200,20 @@ def _unused_pairs(cards: int, drawn: int, mem: np.ndarray) -> int:
 
 # ------------------------------------------------------------------------------ greedy-knock
 
+GREEDY_PARAMS = Params("GK_", (
+    ParamInfo("knock_at", None, 0, 10, "knock at this deadwood or less "
+              "(default: the knock limit)"),
+))
+(GK_KNOCK_AT,) = GREEDY_PARAMS.slots
+GREEDY_PARAMS.check(globals())
+
 
 @kernel(inline="always")
 def greedy_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
                   mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
-    """Take a card only when it lowers least deadwood; knock at ``knock_at`` (params[0]).
+    """Take a card only when it lowers least deadwood; knock at ``knock_at``.
 
-    ``params[0] < 0`` means the rules' knock limit. Discards the card leaving least deadwood;
+    ``knock_at < 0`` means the rules' knock limit. Discards the card leaving least deadwood;
     ties go to the highest-value card, then the highest card code.
     """
     hand = view[V_HAND]
@@ -204,10 +222,17 @@ def greedy_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np
             return MOVE_DRAW_DISCARD
         return MOVE_PASS if decision == DEC_OFFER else MOVE_DRAW_STOCK
     if decision == DEC_KNOCK:
-        knock_at = params[0] if params[0] >= 0 else view[V_KNOCK_LIMIT]
+        knock_at = params[GK_KNOCK_AT] if params[GK_KNOCK_AT] >= 0 else view[V_KNOCK_LIMIT]
         best = best_discards(hand, view[V_FORBIDDEN], after)
         return MOVE_KNOCK if best <= knock_at else MOVE_NO_KNOCK
     return pick_highest(best_ties(view, after))
+
+
+GREEDY_KNOCK = StrategyInfo(
+    name="greedy-knock", strategy_id=2, decide=greedy_decide,
+    description="takes a card only when it lowers deadwood; knocks as soon as "
+                "deadwood <= knock_at",
+    params=GREEDY_PARAMS.params, twin="strategies.examples:GreedyKnockPy")
 
 
 # ------------------------------------------------------------------------- shared knowledge
@@ -295,24 +320,34 @@ def feeds_opponent(card: int, opp: int, opp_shed: int) -> int:
 
 # --------------------------------------------------------------------------------- gin-hunter
 
+GIN_HUNTER_PARAMS = Params("GH_", (
+    ParamInfo("stock_low", 8, 0, 31, "knock short of gin once the stock is this low"),
+    ParamInfo("tiny", 2, 0, 10, "knock with this deadwood or less when pressed"),
+    ParamInfo("close_pickups", 2, 0, 10,
+              "pressed: the opponent holds this many cards from the pile"),
+))
+GH_STOCK_LOW, GH_TINY, GH_CLOSE_PICKUPS = GIN_HUNTER_PARAMS.slots
+GIN_HUNTER_PARAMS.check(globals())
+
 
 @kernel
 def gin_hunter_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
                       mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
     """Plays for gin: keeps connected cards, knocks short of gin only late or when pressed.
 
-    params: [0] stock_low: knock short of gin once the stock holds at most this many cards;
-    [1] tiny: knock with this much deadwood or less when the opponent looks close;
-    [2] close_pickups: the opponent looks close once he holds this many cards from the pile.
+    params: ``stock_low``: knock short of gin once the stock holds at most this many cards;
+    ``tiny``: knock with this much deadwood or less when the opponent looks close;
+    ``close_pickups``: the opponent looks close once he holds this many cards from the pile.
     """
     hand = view[V_HAND]
     if decision == DEC_OFFER or decision == DEC_DRAW:
         return take_into_meld(decision, view)
     best = best_discards(hand, view[V_FORBIDDEN], after)
     if decision == DEC_KNOCK:
-        if best == 0 or view[V_STOCK] <= params[0]:
+        if best == 0 or view[V_STOCK] <= params[GH_STOCK_LOW]:
             return MOVE_KNOCK
-        if best <= params[1] and popcount(opponent_holds(view)) >= params[2]:
+        pressed = popcount(opponent_holds(view)) >= params[GH_CLOSE_PICKUPS]
+        if best <= params[GH_TINY] and pressed:
             return MOVE_KNOCK
         return MOVE_NO_KNOCK
     if view[V_KNOCKED]:
@@ -332,7 +367,23 @@ def gin_hunter_decide(decision: int, params: np.ndarray, view: np.ndarray, after
     return pick
 
 
+GIN_HUNTER = StrategyInfo(
+    name="gin-hunter", strategy_id=3, decide=gin_hunter_decide,
+    description="plays for gin: keeps connected cards, knocks short of gin only late "
+                "or pressed",
+    params=GIN_HUNTER_PARAMS.params)
+
 # --------------------------------------------------------------------------- discard-tracking
+
+DISCARD_TRACKING_PARAMS = Params("DT_", (
+    ParamInfo("knock_at", None, 0, 10, "highest deadwood it knocks with "
+              "(default: the knock limit)"),
+    ParamInfo("slack", 1, 0, 20, "extra deadwood accepted for a safer discard"),
+    ParamInfo("caution", 1, 0, 10, "how fast the knock threshold falls as the "
+              "opponent shows melds and the hand gets late"),
+))
+DT_KNOCK_AT, DT_SLACK, DT_CAUTION = DISCARD_TRACKING_PARAMS.slots
+DISCARD_TRACKING_PARAMS.check(globals())
 
 
 @kernel
@@ -341,8 +392,8 @@ def discard_tracking_decide(decision: int, params: np.ndarray, view: np.ndarray,
                             scratch: np.ndarray) -> int:
     """Greedy play sharpened by memory of every card seen this hand.
 
-    params: [0] knock_at (-1: the knock limit); [1] slack: extra deadwood it accepts for a
-    safer or more promising discard; [2] caution: how fast its knock threshold falls as the
+    params: ``knock_at`` (-1: the knock limit); ``slack``: extra deadwood it accepts for a
+    safer or more promising discard; ``caution``: how fast its knock threshold falls as the
     opponent shows melds and the hand gets late (undercut risk).
     """
     hand = view[V_HAND]
@@ -350,10 +401,10 @@ def discard_tracking_decide(decision: int, params: np.ndarray, view: np.ndarray,
         return take_into_meld(decision, view)
     best = best_discards(hand, view[V_FORBIDDEN], after)
     if decision == DEC_KNOCK:
-        limit = params[0] if params[0] >= 0 else view[V_KNOCK_LIMIT]
+        limit = params[DT_KNOCK_AT] if params[DT_KNOCK_AT] >= 0 else view[V_KNOCK_LIMIT]
         shown = popcount(opponent_holds(view))
         late = view[V_TURN] // 10
-        threshold = limit - params[2] * max(0, shown + late - 2)
+        threshold = limit - params[DT_CAUTION] * max(0, shown + late - 2)
         if best == 0 or best <= threshold or view[V_STOCK] <= view[V_WALL] + 2:
             return MOVE_KNOCK
         return MOVE_NO_KNOCK
@@ -371,7 +422,7 @@ def discard_tracking_decide(decision: int, params: np.ndarray, view: np.ndarray,
     for i in range(n):
         c = scratch[i]
         extra = after[c] - best
-        if extra > params[1]:
+        if extra > params[DT_SLACK]:
             continue
         key = 4 * extra + 3 * feeds_opponent(c, opp, shed) + meld_potential(
             c, hand & ~(1 << c), live)
@@ -381,6 +432,12 @@ def discard_tracking_decide(decision: int, params: np.ndarray, view: np.ndarray,
             pick_key = key
     return pick
 
+
+DISCARD_TRACKING = StrategyInfo(
+    name="discard-tracking", strategy_id=4, decide=discard_tracking_decide,
+    description="remembers every card seen: live cards, safe discards, undercut-aware "
+                "knocking",
+    params=DISCARD_TRACKING_PARAMS.params)
 
 SCRATCH_LEN = 4224
 """Scratch slots every compiled strategy may use: mc's search buffers (a rolled-out hand

@@ -30,7 +30,6 @@ directory), written atomically; a missing or unreadable cache is rebuilt (about 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -66,6 +65,7 @@ from sim.engine.view import (
     V_TARGET,
     fill_view,
 )
+from sim.io.files import atomic_write
 from strategies.builtin import MEM_LEN, N_PARAMS, discard_tracking_decide
 
 SCALE = 100
@@ -215,18 +215,11 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ginbox"
 
 
-def _write_atomically(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    """Write an ``.npz`` by a temporary file and ``os.replace``, so no reader ever sees half
-    a file (the strategies layer may not use ``sim.records.files``, which sits above it)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".ginbox-tmp-", suffix=".npz")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def _write_npz(tmp: Path, arrays: dict[str, np.ndarray]) -> None:
+    """The tables as an ``.npz`` at ``tmp`` (through a file object: given a name not ending
+    in ``.npz``, numpy would add the suffix and write elsewhere)."""
+    with tmp.open("wb") as f:
+        np.savez(f, **arrays)
 
 
 def build_tables() -> dict[str, np.ndarray]:
@@ -250,7 +243,7 @@ def load_tables() -> dict[str, np.ndarray]:
         pass
     tables = build_tables()
     try:
-        _write_atomically(path, tables)
+        atomic_write(path, lambda tmp: _write_npz(tmp, tables), mkdir=True)
     except OSError:
         pass  # an unwritable cache only costs rebuilding next time
     return tables

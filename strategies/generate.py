@@ -2,14 +2,17 @@
 
 ``python -m strategies.generate`` rewrites the file; ``python -m strategies.generate --check``
 only says whether it is up to date (exit 1 if not). Run it after adding, removing or
-renumbering an entry of :data:`strategies.registry.BUILTINS`.
+renumbering an entry of :data:`strategies.registry.BUILTINS` (each declared beside its code, see
+:mod:`strategies.declare`), or changing what one declares it can do: a strategy with option
+values (``StrategyInfo.consensus``) gets a branch of ``consensus_decide`` and its id in
+``OPTION_VALUES``, which :mod:`strategies.team` reads.
 
 Why a generated file
 --------------------
 The compiled batch loop asks ``decide(strategy_id, ...)`` for every decision of every game, and
 ``decide`` is an ``if strategy_id == ...`` chain that numba inlines into the loop. That chain
-must follow from the registry table, so that adding a strategy is one function and one entry,
-and a forgotten branch cannot exist. The ways to derive it:
+must follow from the registry table, so that adding a strategy is one function and one
+declaration, and a forgotten branch cannot exist. The ways to derive it:
 
 * **Build it at import time** (``exec`` of generated source, or a chain of closures each
   calling the next): numba's on-disk cache (``cache=True``, which the whole engine relies on
@@ -40,6 +43,7 @@ import argparse
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from strategies.registry import BUILTINS, StrategyInfo, check_table
 
@@ -61,9 +65,11 @@ import numpy as np
 from sim.engine.jit import kernel'''
 
 
-def _qualified(info: StrategyInfo) -> tuple[str, str]:
-    fn = info.decide.py_func
-    return fn.__module__, fn.__qualname__
+def _qualified(info: StrategyInfo, fn: Any = None) -> tuple[str, str]:
+    """Module and name of the strategy's decision function (or of ``fn``, one of its
+    declared functions)."""
+    py = (info.decide if fn is None else fn).py_func
+    return py.__module__, py.__qualname__
 
 
 def dispatcher_source(entries: Iterable[StrategyInfo] | None = None) -> str:
@@ -73,11 +79,14 @@ def dispatcher_source(entries: Iterable[StrategyInfo] | None = None) -> str:
     check_table(table)
     imports: dict[str, set[str]] = {}
     for info in table:
-        module, name = _qualified(info)
-        if "." in name or "<" in name:
-            raise ValueError(f"strategy {info.name!r}: {module}.{name} is not a module-level "
-                             "function, so the dispatcher cannot import it")
-        imports.setdefault(module, set()).add(name)
+        for fn in (info.decide, info.consensus):
+            if fn is None:
+                continue
+            module, name = _qualified(info, fn)
+            if "." in name or "<" in name:
+                raise ValueError(f"strategy {info.name!r}: {module}.{name} is not a "
+                                 "module-level function, so the dispatcher cannot import it")
+            imports.setdefault(module, set()).add(name)
     lines = [_HEADER]
     for module in sorted(imports):
         names = sorted(imports[module])
@@ -114,6 +123,31 @@ def dispatcher_source(entries: Iterable[StrategyInfo] | None = None) -> str:
         _, name = _qualified(info)
         lines.append(f"    if strategy_id == {info.strategy_id}:  # {info.name}")
         lines.append(f"        return {name}(decision, params, view, after, mem, rng, scratch)")
+    lines.append("    return NOT_A_MOVE")
+    valued = [info for info in table if info.consensus is not None]
+    ids = "".join(f"{info.strategy_id}, " for info in valued)
+    lines += [
+        "",
+        "",
+        f"OPTION_VALUES = frozenset(({ids.rstrip(', ')}{',' if len(valued) == 1 else ''}))",
+        '"""The ids of the strategies with option values (their declared ``consensus``)."""',
+        "",
+        "",
+        '@kernel(inline="always")',
+        "def consensus_decide(captain_id: int, advisor_id: int, decision: int,",
+        "                     captain_params: np.ndarray, advisor_params: np.ndarray,",
+        "                     view: np.ndarray, after: np.ndarray, mem: np.ndarray,",
+        "                     rng: np.ndarray, scratch: np.ndarray) -> int:",
+        '    """The captain\'s move scored by both seats\' option values, when captain and',
+        '    advisor are the same strategy with option values; ``NOT_A_MOVE`` otherwise."""',
+    ]
+    for info in valued:
+        _, name = _qualified(info, info.consensus)
+        lines.append(f"    if captain_id == {info.strategy_id} and advisor_id == "
+                     f"{info.strategy_id}:  # {info.name}")
+        lines.append(f"        return {name}(decision, captain_params, advisor_params, view, "
+                     "after, mem,")
+        lines.append(" " * (16 + len(name)) + "rng, scratch)")
     lines.append("    return NOT_A_MOVE")
     return "\n".join(lines) + "\n"
 

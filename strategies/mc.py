@@ -10,7 +10,7 @@ At each decision with more than one candidate it:
    shuffled into the opponent's hand (which always holds every card it took from the pile
    and has not discarded since) and the stock. Inference: the opponent hand kept is the one
    of least deadwood among ``1 + develop * (his turns) / 10`` draws, because by a given turn
-   a hand has improved on a random one (``experiments/mc_inference.py`` measured how far);
+   a hand has improved on a random one (``python -m studies.mc_inference`` measured how far);
    with ``infer > 0`` a hand that would meld a card he discarded or declined is redrawn with
    chance ``infer`` percent, and with ``unknocked > 0`` a hand he would have knocked with
    (at ``opp_knock_at``, the knock his rollouts play) but did not, with chance ``unknocked``
@@ -110,7 +110,15 @@ from sim.engine.view import (
     fill_view,
     legal_moves,
 )
-from strategies.builtin import discard_tracking_decide, in_some_best_meld
+from strategies.builtin import (
+    DISCARD_TRACKING_PARAMS,
+    DT_CAUTION,
+    DT_KNOCK_AT,
+    DT_SLACK,
+    discard_tracking_decide,
+    in_some_best_meld,
+)
+from strategies.declare import ParamInfo, Params, StrategyInfo
 from strategies.game_value import game_value
 from strategies.mc_worlds import (
     MAX_CANDIDATES,
@@ -146,9 +154,42 @@ from strategies.tuned import (
     tuned_move,
 )
 
-# Parameter slots (the order of the registry's ParamInfo entries).
+# ``mc``'s parameters in slot order. Defaults: see docs/strategies.md (measured for speed and
+# strength on two-player eaai).
+MC_PARAMS = Params("P_", (
+    ParamInfo("samples", 0, 0, 1024, "worlds sampled per decision (the most; see stop); "
+              "0: 256 two-handed, 192 three-handed"),
+    ParamInfo("shortlist", 3, 1, 11, "discards searched: those leaving least deadwood"),
+    ParamInfo("knock_at", 11, 0, 11, "its base heuristic and its own rollouts knock at this "
+              "deadwood or less; 11: tuned's set decides, other heuristics knock at gin only "
+              "two-handed and at the knock limit three-handed"),
+    ParamInfo("opp_knock_at", None, 0, 10, "the opponent's rollouts knock at this deadwood "
+              "or less (default: the knock limit)"),
+    ParamInfo("stop", 30, 0, 100, "stop sampling once the leader is this many tenths of a "
+              "standard error ahead of every other option (0: never)"),
+    ParamInfo("infer", 0, 0, 100, "redraw a world with this chance (percent) when the "
+              "opponent's hand would meld a card he discarded or declined"),
+    ParamInfo("trust", 15, 0, 100, "keep the heuristic's move unless another beats it by "
+              "this many tenths of a standard error"),
+    ParamInfo("develop", 40, 0, 100, "keep the opponent hand of least deadwood among 1 + "
+              "develop/10 draws per turn he has had (0: uniform)"),
+    ParamInfo("base", 1, 0, 1, "its base heuristic, whose move is kept unless beaten: "
+              "0 discard-tracking, 1 tuned with the shipped set for the table"),
+    ParamInfo("rollout", 0, 0, 2, "rollout policy: 0 fast for both players, 1 tuned (the "
+              "table's set) for its own moves, 2 tuned for both"),
+    ParamInfo("unknocked", 0, 0, 100, "redraw with this chance (percent) an opponent hand "
+              "he would have knocked with on his last turn at opp_knock_at (he did not)"),
+    ParamInfo("futile", 15, 0, 100, "also stop sampling once every other option is this many "
+              "tenths of a standard error short of the trust bar (0: never)"),
+    ParamInfo("searched", 7, 0, 7, "the decisions searched, the sum of 1 take or draw, "
+              "2 knock, 4 discard; the others play the base heuristic's move"),
+    ParamInfo("rollout_for", 7, 0, 7, "the decisions whose rollouts play the rollout policy, "
+              "the sum of 1 take or draw, 2 knock, 4 discard; the others roll out fast"),
+))
 (P_SAMPLES, P_SHORTLIST, P_KNOCK_AT, P_OPP_KNOCK_AT, P_STOP, P_INFER, P_TRUST, P_DEVELOP,
- P_BASE, P_ROLLOUT, P_UNKNOCKED, P_FUTILE, P_SEARCHED, P_ROLLOUT_FOR) = range(14)
+ P_BASE, P_ROLLOUT, P_UNKNOCKED, P_FUTILE, P_SEARCHED, P_ROLLOUT_FOR) = MC_PARAMS.slots
+MC_PARAMS.check(globals())
+N_DT_PARAMS = len(DISCARD_TRACKING_PARAMS)  # base = 0's parameters (a plain int for numba)
 BASE_DISCARD_TRACKING, BASE_TUNED = 0, 1  # ``base``: the heuristic giving candidate 0
 ROLLOUT_FAST, ROLLOUT_TUNED_OWN, ROLLOUT_TUNED_BOTH = 0, 1, 2  # ``rollout``: who plays tuned
 AUTO_KNOCK = 11  # knock_at's default: decided by the number of players
@@ -252,10 +293,10 @@ def base_move(decision: int, params: np.ndarray, view: np.ndarray, after: np.nda
         base = scratch[S_BASE_PARAMS:S_BASE_PARAMS + N_TUNED_PARAMS]
         own_tuned_set(params, view, base)
         return tuned_move(decision, base, view, after, scratch)
-    base = scratch[S_BASE_PARAMS:S_BASE_PARAMS + 3]
-    base[0] = own_knock_at(params, view)
-    base[1] = 1
-    base[2] = 1
+    base = scratch[S_BASE_PARAMS:S_BASE_PARAMS + N_DT_PARAMS]
+    base[DT_KNOCK_AT] = own_knock_at(params, view)
+    base[DT_SLACK] = 1
+    base[DT_CAUTION] = 1
     return discard_tracking_decide(decision, base, view, after, mem, rng, scratch)
 
 
@@ -533,3 +574,15 @@ def mc_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.nda
               mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
     """Determinized Monte Carlo search scored by game value (see the module docstring)."""
     return scratch[S_CAND + search(decision, params, view, after, mem, rng, scratch)]
+
+
+MC = StrategyInfo(
+    name="mc",
+    strategy_id=6,
+    decide=mc_decide,
+    description="determinized Monte Carlo search: samples the hidden cards, rolls every "
+                "option out on the same worlds, scores by the chance of winning the game",
+    params=MC_PARAMS.params,
+    consensus=consensus,
+)
+"""``mc``'s declaration (collected by :mod:`strategies.registry`)."""

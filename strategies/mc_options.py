@@ -4,7 +4,7 @@
 base heuristic's choice unless another is clearly better. :func:`option_values` runs the very
 same compiled search on a view array and returns what it found, so "why did it discard the
 9?" has an answer in numbers: each candidate's mean chance of winning the game over the
-sampled worlds. ``sim.records.explain`` finds the view of a decision in a logged hand.
+sampled worlds. ``sim.analysis.explain`` finds the view of a decision in a logged hand.
 """
 
 from __future__ import annotations

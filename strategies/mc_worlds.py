@@ -2,7 +2,7 @@
 
 Why a module of its own: the world a decision is searched on (the opponent's hand and the
 stock order, drawn from the view alone, with hand inference) is a piece ``mc``'s search
-(:mod:`strategies.mc`), its option values and ``experiments/mc_inference.py`` share; the
+(:mod:`strategies.mc`), its option values and ``python -m studies.mc_inference`` share; the
 search itself reads the layout below.
 """
 

@@ -13,6 +13,13 @@ from the rules is kept whenever given); a Python class's import path, then its k
 sorted by name. Built-in names and aliases are case-insensitive, spaces around ``:``, ``,`` and
 ``=`` are ignored, and a number's leading zeros are dropped; a parameter given twice, a sign, an
 underscore or a non-ASCII digit is refused.
+
+A built-in whose text names no set plays, under given rules, the set its declaration chooses
+for them, with the parameters the text gives on top (:meth:`StrategySpec.for_rules`,
+:func:`resolve`, called by every entry point that plays): bare ``tuned`` under eaai plays, and
+is shown and compared as, ``tuned@eaai``, and ``tuned:slack=2`` there is ``tuned@eaai:slack=2``.
+A canonical text plays the same under any rules: bare ``tuned`` in it means the defaults (the
+three-handed set), ``tuned@three-handed`` everywhere.
 """
 
 from __future__ import annotations
@@ -25,248 +32,29 @@ from typing import Any
 
 import numpy as np
 
+from sim.engine.rules import PRESETS, Rules
 from strategies.builtin import (
+    DISCARD_TRACKING,
+    GIN_HUNTER,
+    GREEDY_KNOCK,
     N_PARAMS,
+    RANDOM,
     SIGNATURE,
-    discard_tracking_decide,
-    gin_hunter_decide,
-    greedy_decide,
-    random_decide,
-    simple_decide,
+    SIMPLE,
 )
-from strategies.mc import mc_decide
-from strategies.tuned import (
-    EAAI_SET,
-    OKLAHOMA_SET,
-    THREE_HANDED_SET,
-    TUNED_PARAM_NAMES,
-    tuned_decide,
-)
+from strategies.declare import ParamInfo, StrategyInfo
+from strategies.mc import MC
+from strategies.tuned import TUNED
 
+__all__ = ["ALIASES", "BUILTINS", "ParamInfo", "StrategyInfo", "StrategySpec",
+           "build_strategy", "canonical_strategy", "check_decide", "check_table", "describe",
+           "parse_strategies", "parse_strategy", "resolve", "resolve_texts"]
 
-@dataclass(frozen=True)
-class ParamInfo:
-    """One integer parameter of a built-in strategy. ``default`` None means "from the rules"."""
-
-    name: str
-    default: int | None
-    low: int
-    high: int
-    doc: str
-
-
-@dataclass(frozen=True)
-class StrategyInfo:
-    """A compiled strategy: everything about it in one record.
-
-    ``strategy_id`` is its number in the compiled dispatcher, ``decide`` its decision function
-    (a ``@kernel`` with the shared signature ``(decision, params, view, after, mem, rng,
-    scratch) -> move``), ``params`` its integer parameters in the order of ``params[0]``,
-    ``params[1]``, ... (at most ``N_PARAMS``), and ``twin`` the import path of a plain-Python
-    twin that must play identically (checked by :func:`sim.testing.check_strategy`), if any.
-
-    Registered in :data:`BUILTINS`, it runs inside the compiled batch loop; not registered
-    (yet), it still plays through the Python driver (pass the record as a strategy).
-    """
-
-    name: str
-    strategy_id: int
-    decide: Any
-    description: str
-    params: tuple[ParamInfo, ...] = ()
-    twin: str | None = None
-    sets: tuple[tuple[str, dict[str, int]], ...] = ()
-    """Named parameter sets, ``(name, {param: value})``: ``tuned@eaai`` plays the set ``eaai``
-    (parameters left out of a set keep their defaults; ``tuned@eaai:slack=2`` overrides one)."""
-
-    def param_set(self, name: str) -> dict[str, int]:
-        """Every parameter's value in the named set (refused when there is no such set)."""
-        for set_name, values in self.sets:
-            if set_name == name:
-                return {**{p.name: p.default for p in self.params}, **values}
-        known = ", ".join(n for n, _ in self.sets) or "none"
-        raise ValueError(f"unknown parameter set {name!r} for {self.name}: its sets are {known}")
-
-
-# ``tuned``'s parameters (in the order of strategies.tuned's P_* slots) and named sets. The
-# defaults are the set tuned for three-handed rules by ``ginbox tune`` (two stages,
-# experiments/tune_tuned_three_handed.toml then tune_tuned_three_handed_2.toml, each confirmed
-# better than its start on held-out deals, paired), with gain=8 added by a sweep on the tuning
-# seed (better held-out, paired); the hand-set values they replaced are
-# spelled out in the first stage's file. docs/strategies.md has the figures. The values of
-# the defaults and of every set live in strategies.tuned (THREE_HANDED_SET, EAAI_SET), which
-# ``mc``'s kernel also plays: they are read from there, never written here.
-_TUNED_DEFAULTS: dict[str, int] = dict(zip(TUNED_PARAM_NAMES, THREE_HANDED_SET.tolist(),
-                                           strict=True))
-
-
-def _tuned(name: str, low: int, high: int, doc: str) -> ParamInfo:
-    """One of ``tuned``'s parameters, its default read from the three-handed set."""
-    return ParamInfo(name, _TUNED_DEFAULTS[name], low, high, doc)
-
-
-_TUNED_PARAMS: tuple[ParamInfo, ...] = (
-    _tuned("take_drop", 0, 60, "also take a card lowering deadwood by this much "
-           "(0: only into a meld)"),
-    _tuned("slack", 0, 60, "discard only cards leaving at most this much more deadwood "
-           "than the best"),
-    _tuned("look", 0, 40, "discard score: weight of each live card that would make a "
-           "meld with the kept cards (deadwood weighs 4 a point)"),
-    _tuned("look_fade", 0, 99, "the lookahead weight falls to 0 by this turn "
-           "(0: never)"),
-    _tuned("danger", 0, 40, "discard score: weight of feeding what the opponent took"),
-    _tuned("safe", 0, 40, "discard score: credit for a card next to one he passed"),
-    _tuned("pair", 0, 40, "discard score: credit per two-card meld chance kept"),
-    _tuned("knock_box", 0, 10, "knock threshold in the early turns as box (dealer)"),
-    _tuned("knock_captain", 0, 10, "knock threshold in the early turns as captain "
-           "(non-dealer)"),
-    _tuned("early", 0, 99, "turns of the hand (both players') the early threshold "
-           "lasts"),
-    _tuned("late_at", 0, 10, "knock threshold after the early turns (0: camp for gin)"),
-    _tuned("stock_low", 0, 31, "knock whenever legal once the stock is this close to "
-           "the wall"),
-    _tuned("pressed", 0, 10, "back to the early threshold once the opponent holds this "
-           "many cards from the pile (0: never)"),
-    _tuned("caution", 0, 10, "threshold falls this much per card he shows and per 10 "
-           "turns, beyond the first two"),
-    _tuned("endgame", 0, 200, "back to the early threshold once someone is this close "
-           "to the target (0: never)"),
-    _tuned("reach", 0, 40, "discard score: credit per live card that, drawn, would make "
-           "a meld and let the kept cards knock (gin when camping)"),
-    _tuned("gain", 0, 40, "discard score: credit per 32 points of deadwood the live "
-           "meld-making draws would save (deadwood weighs 4 a point)"),
-)
-assert tuple(p.name for p in _TUNED_PARAMS) == TUNED_PARAM_NAMES
-
-
-def _differences(values: np.ndarray) -> dict[str, int]:
-    """A set as the parameters where it differs from the defaults."""
-    return {name: v for name, v in zip(TUNED_PARAM_NAMES, values.tolist(), strict=True)
-            if v != _TUNED_DEFAULTS[name]}
-
-
-_TUNED_SETS: tuple[tuple[str, dict[str, int]], ...] = (
-    # three-handed: the defaults (tuned, above).
-    ("three-handed", _differences(THREE_HANDED_SET)),
-    # three-handed-20: the same play until its own tune says otherwise.
-    ("three-handed-20", _differences(THREE_HANDED_SET)),
-    # eaai: gin only, tuned against simple in two stages (experiments/tune_tuned_eaai.toml,
-    # then tune_tuned_eaai_2.toml), then with gain (tune_tuned_eaai_5.toml, its pair=3 taken
-    # back to 2); each better than its start held-out.
-    ("eaai", _differences(EAAI_SET)),
-    # oklahoma: still knock whenever legal (the upcard's limit caps the thresholds of 10), with
-    # more lookahead late and reach (experiments/tune_tuned_oklahoma.toml, better than the
-    # defaults held-out). stock_low is the tuner's value; it does nothing with thresholds of 10.
-    # Tuned before gain existed: gain=0 (not measured with it).
-    ("oklahoma", _differences(OKLAHOMA_SET)),
-)
-
-
-# ``mc``'s parameters, in the order of strategies.mc's P_* slots. Defaults: see
-# docs/strategies.md (measured for speed and strength on two-player eaai).
-_MC_PARAMS: tuple[ParamInfo, ...] = (
-    ParamInfo("samples", 0, 0, 1024, "worlds sampled per decision (the most; see stop); "
-              "0: 256 two-handed, 192 three-handed"),
-    ParamInfo("shortlist", 3, 1, 11, "discards searched: those leaving least deadwood"),
-    ParamInfo("knock_at", 11, 0, 11, "its base heuristic and its own rollouts knock at this "
-              "deadwood or less; 11: tuned's set decides, other heuristics knock at gin only "
-              "two-handed and at the knock limit three-handed"),
-    ParamInfo("opp_knock_at", None, 0, 10, "the opponent's rollouts knock at this deadwood "
-              "or less (default: the knock limit)"),
-    ParamInfo("stop", 30, 0, 100, "stop sampling once the leader is this many tenths of a "
-              "standard error ahead of every other option (0: never)"),
-    ParamInfo("infer", 0, 0, 100, "redraw a world with this chance (percent) when the "
-              "opponent's hand would meld a card he discarded or declined"),
-    ParamInfo("trust", 15, 0, 100, "keep the heuristic's move unless another beats it by "
-              "this many tenths of a standard error"),
-    ParamInfo("develop", 40, 0, 100, "keep the opponent hand of least deadwood among 1 + "
-              "develop/10 draws per turn he has had (0: uniform)"),
-    ParamInfo("base", 1, 0, 1, "its base heuristic, whose move is kept unless beaten: "
-              "0 discard-tracking, 1 tuned with the shipped set for the table"),
-    ParamInfo("rollout", 0, 0, 2, "rollout policy: 0 fast for both players, 1 tuned (the "
-              "table's set) for its own moves, 2 tuned for both"),
-    ParamInfo("unknocked", 0, 0, 100, "redraw with this chance (percent) an opponent hand "
-              "he would have knocked with on his last turn at opp_knock_at (he did not)"),
-    ParamInfo("futile", 15, 0, 100, "also stop sampling once every other option is this many "
-              "tenths of a standard error short of the trust bar (0: never)"),
-    ParamInfo("searched", 7, 0, 7, "the decisions searched, the sum of 1 take or draw, "
-              "2 knock, 4 discard; the others play the base heuristic's move"),
-    ParamInfo("rollout_for", 7, 0, 7, "the decisions whose rollouts play the rollout policy, "
-              "the sum of 1 take or draw, 2 knock, 4 discard; the others roll out fast"),
-)
-
-
-# Adding a compiled strategy: write its decision function (strategies/builtin.py or a module of
-# its own), add one entry here with the next free id, run ``python -m strategies.generate``.
-_TABLE: tuple[StrategyInfo, ...] = (
-    StrategyInfo(
-        name="random",
-        strategy_id=0,
-        decide=random_decide,
-        description="uniform over the legal choices at every decision",
-    ),
-    StrategyInfo(
-        name="simple",
-        strategy_id=1,
-        decide=simple_decide,
-        description="the EAAI reference player: takes a card only into a best meld, "
-                    "knocks at once",
-    ),
-    StrategyInfo(
-        name="greedy-knock",
-        strategy_id=2,
-        decide=greedy_decide,
-        description="takes a card only when it lowers deadwood; knocks as soon as "
-                    "deadwood <= knock_at",
-        params=(ParamInfo("knock_at", None, 0, 10, "knock at this deadwood or less "
-                          "(default: the knock limit)"),),
-        twin="strategies.examples:GreedyKnockPy",
-    ),
-    StrategyInfo(
-        name="gin-hunter",
-        strategy_id=3,
-        decide=gin_hunter_decide,
-        description="plays for gin: keeps connected cards, knocks short of gin only late "
-                    "or pressed",
-        params=(
-            ParamInfo("stock_low", 8, 0, 31, "knock short of gin once the stock is this low"),
-            ParamInfo("tiny", 2, 0, 10, "knock with this deadwood or less when pressed"),
-            ParamInfo("close_pickups", 2, 0, 10,
-                      "pressed: the opponent holds this many cards from the pile"),
-        ),
-    ),
-    StrategyInfo(
-        name="discard-tracking",
-        strategy_id=4,
-        decide=discard_tracking_decide,
-        description="remembers every card seen: live cards, safe discards, undercut-aware "
-                    "knocking",
-        params=(
-            ParamInfo("knock_at", None, 0, 10, "highest deadwood it knocks with "
-                      "(default: the knock limit)"),
-            ParamInfo("slack", 1, 0, 20, "extra deadwood accepted for a safer discard"),
-            ParamInfo("caution", 1, 0, 10, "how fast the knock threshold falls as the "
-                      "opponent shows melds and the hand gets late"),
-        ),
-    ),
-    StrategyInfo(
-        name="tuned",
-        strategy_id=5,
-        decide=tuned_decide,
-        description="a heuristic with knobs for drawing, lookahead and danger in discarding, "
-                    "knocking by turn, role and score, and camping for gin; named sets per rules",
-        params=_TUNED_PARAMS,
-        sets=_TUNED_SETS,
-    ),
-    StrategyInfo(
-        name="mc",
-        strategy_id=6,
-        decide=mc_decide,
-        description="determinized Monte Carlo search: samples the hidden cards, rolls every "
-                    "option out on the same worlds, scores by the chance of winning the game",
-        params=_MC_PARAMS,
-    ),
-)
+# Adding a compiled strategy: declare its StrategyInfo beside its decision function (its own
+# module, or strategies/builtin.py) with the next free id, add it here, and run
+# ``python -m strategies.generate``. The registry only collects the declarations.
+_TABLE: tuple[StrategyInfo, ...] = (RANDOM, SIMPLE, GREEDY_KNOCK, GIN_HUNTER, DISCARD_TRACKING,
+                                    TUNED, MC)
 
 
 def check_decide(name: str, fn: Any) -> None:
@@ -297,6 +85,9 @@ def check_table(entries: Any) -> None:
                              f"id {info.strategy_id}")
         seen[info.strategy_id] = info.name
         check_decide(info.name, info.decide)
+        if info.consensus is not None and not hasattr(info.consensus, "py_func"):
+            raise ValueError(f"strategy {info.name!r}: its consensus function must be "
+                             "compiled (@kernel from sim.engine.jit)")
         if len(info.params) > N_PARAMS:
             raise ValueError(f"strategy {info.name!r} has {len(info.params)} parameters: "
                              f"at most {N_PARAMS}")
@@ -321,6 +112,11 @@ def _check_sets(info: StrategyInfo) -> None:
             if p is None or not isinstance(value, int) or not p.low <= value <= p.high:
                 raise ValueError(f"strategy {info.name!r}, set {set_name!r}: {key}={value!r} "
                                  "is not a parameter within its range")
+    for preset in PRESETS if info.rules_set is not None else ():
+        chosen = info.set_for(Rules.preset(preset))
+        if chosen is not None and chosen not in names:
+            raise ValueError(f"strategy {info.name!r} chooses the set {chosen!r} for {preset} "
+                             "rules, which it does not declare")
 
 
 check_table(_TABLE)
@@ -339,6 +135,38 @@ class StrategySpec:
     strategy_id: int | None = None  # compiled built-in id; None for Python strategies
     factory: Any = None  # class or object for Python strategies
     info: StrategyInfo | None = None  # a compiled strategy's record (registered or not)
+    set_name: str | None = None  # the named set the parameters start from, if any
+    given: tuple[tuple[str, int], ...] = ()  # the parameters the text sets, in its order
+    set_from_rules: bool = False  # set_name was chosen by for_rules, not named in the text
+
+    def for_rules(self, rules: Any) -> StrategySpec:
+        """The spec as it plays under ``rules`` (:class:`sim.engine.rules.Rules`).
+
+        A built-in whose text names no set (``tuned``, ``tuned:slack=2``) plays the set its
+        declaration chooses for the rules (``StrategyInfo.rules_set``: ``tuned`` under eaai
+        plays ``tuned@eaai``), with the parameters the text gives on top of it; the text
+        becomes ``name@set[:params]``, so logs, reports and :attr:`canonical` say which set
+        played. A named set (``tuned@three-handed``) and every other strategy are kept. When
+        the chosen set plays as the text alone would (``tuned`` under three-handed, whose set
+        is the defaults), the spec is returned unchanged.
+        """
+        info = self.info
+        if info is None or info.rules_set is None or (self.set_name and not self.set_from_rules):
+            return self
+        set_name = info.set_for(rules)
+        base = info.param_set(set_name) if set_name else {p.name: p.default
+                                                          for p in info.params}
+        params = {**base, **dict(self.given)}
+        if params == self.params:
+            return self
+        if params == {**{p.name: p.default for p in info.params}, **dict(self.given)}:
+            set_name = None  # the set is the defaults: the plain spelling says it
+        text = self.name + (f"@{set_name}" if set_name else "")
+        if self.given:
+            text += ":" + ",".join(f"{k}={v}" for k, v in self.given)
+        return StrategySpec(text=text, name=self.name, params=params,
+                            strategy_id=self.strategy_id, info=info, set_name=set_name,
+                            given=self.given, set_from_rules=True)
 
     @property
     def canonical(self) -> str:
@@ -389,6 +217,26 @@ class StrategySpec:
         if isinstance(self.factory, type):
             return self.factory(**self.params)
         return self.factory
+
+
+def resolve(specs: Any, rules: Any) -> list[StrategySpec]:
+    """The strategies as they play under ``rules`` (:meth:`StrategySpec.for_rules`): the one
+    place a bare name meets the rules, called by every entry point that plays games."""
+    return [spec.for_rules(rules) for spec in parse_strategies(specs)]
+
+
+def resolve_texts(texts: Any, rules: Any) -> tuple[str, ...]:
+    """Strategy texts as they play under ``rules`` (``tuned`` under eaai: ``tuned@eaai``),
+    for specs stored as texts (experiment arms, leagues). A user class is not imported, and a
+    text that does not parse is kept as given, for the caller's own check to refuse."""
+    out = []
+    for text in texts:
+        try:
+            out.append(_parse_text(text, load=False).for_rules(rules).text
+                       if isinstance(text, str) else text)
+        except ValueError:
+            out.append(text)
+    return tuple(out)
 
 
 def build_strategy(spec: StrategySpec, seat: int | None = None) -> Any:
@@ -446,10 +294,13 @@ def _parse_text(spec: str, load: bool) -> StrategySpec:
     if canonical in BUILTINS:
         info = BUILTINS[canonical]
         _check_dispatched(info)
-        base = info.param_set(set_name.strip().lower()) if at else None
-        return StrategySpec(text=text, name=canonical,
-                            params=_parse_params(text, info, rest, base),
-                            strategy_id=info.strategy_id, info=info)
+        set_name = set_name.strip().lower() if at else None
+        base = info.param_set(set_name) if set_name is not None else None
+        params = _parse_params(text, info, rest, base)
+        given = tuple((k, params[k]) for k in _parse_kwargs(text, rest))
+        return StrategySpec(text=text, name=canonical, params=params,
+                            strategy_id=info.strategy_id, info=info, set_name=set_name,
+                            given=given)
     first_segment = rest.partition(",")[0]
     if rest and "=" not in first_segment.partition(":")[0]:  # module:Class[:key=value,...]
         cls_name, _, kw = rest.partition(":")
@@ -480,10 +331,11 @@ def _check_dispatched(info: StrategyInfo) -> None:
     """Refuse a registered strategy that the generated dispatcher does not route to its own
     decision function: the registry changed and ``strategies/_dispatch.py`` was not
     regenerated."""
-    from strategies._dispatch import DISPATCHED
+    from strategies._dispatch import DISPATCHED, OPTION_VALUES
 
     fn = info.decide.py_func
-    if DISPATCHED.get(info.strategy_id) != f"{fn.__module__}.{fn.__qualname__}":
+    if (DISPATCHED.get(info.strategy_id) != f"{fn.__module__}.{fn.__qualname__}"
+            or (info.strategy_id in OPTION_VALUES) != info.has_option_values):
         raise RuntimeError(
             f"strategy {info.name!r} (id {info.strategy_id}) is registered but "
             "strategies/_dispatch.py does not dispatch it: regenerate with "
@@ -561,14 +413,19 @@ def _import(text: str, module: str, attr: str) -> Any:
 
 
 def describe() -> list[dict[str, Any]]:
-    """Every built-in with its parameters and defaults, for ``ginbox strategies``."""
-    return [
-        {
+    """Every built-in with its parameters and defaults, for ``ginbox strategies``; a built-in
+    whose bare name plays a set chosen by the rules also has ``rules_sets``, the set (None:
+    the defaults) under each preset."""
+    out = []
+    for info in BUILTINS.values():
+        entry: dict[str, Any] = {
             "name": info.name,
             "description": info.description,
             "params": {p.name: {"default": p.default, "range": [p.low, p.high], "doc": p.doc}
                        for p in info.params},
             "sets": {set_name: dict(values) for set_name, values in info.sets},
         }
-        for info in BUILTINS.values()
-    ]
+        if info.rules_set is not None:
+            entry["rules_sets"] = {name: info.set_for(Rules.preset(name)) for name in PRESETS}
+        out.append(entry)
+    return out

@@ -2,9 +2,12 @@
 
 Under ``team_policy = "consensus"`` (three-handed) the captain's and the advisor's (the
 sitter's) strategies both score the captain's options and the team plays the best combined
-score. Only strategies that expose option values can score options; today that is ``mc``
-(:func:`strategies.mc.consensus`). When either of the two does not, the captain's strategy
-decides alone, exactly as under ``team_policy = "captain"``.
+score. Only strategies that declare option values (``StrategyInfo.consensus``, today ``mc``:
+:func:`strategies.mc.consensus`) can score options, and the two seats' values are combined
+when both are the same such strategy. Otherwise the captain's strategy decides alone, exactly
+as under ``team_policy = "captain"``. The choice is the generated
+:func:`strategies._dispatch.consensus_decide`, so a new strategy with option values needs no
+edit here.
 """
 
 from __future__ import annotations
@@ -12,12 +15,11 @@ from __future__ import annotations
 import numpy as np
 
 from sim.engine.jit import kernel
-from strategies._dispatch import decide
-from strategies.mc import consensus
+from strategies._dispatch import NOT_A_MOVE, OPTION_VALUES, consensus_decide, decide
 from strategies.registry import BUILTINS
 
 MC_ID = BUILTINS["mc"].strategy_id
-"""The one registered strategy with option values."""
+"""``mc``'s id (for tests and examples; the team policy reads the declarations)."""
 
 
 @kernel
@@ -25,13 +27,14 @@ def team_decide(captain_id: int, advisor_id: int, decision: int, captain_params:
                 advisor_params: np.ndarray, view: np.ndarray, after: np.ndarray,
                 mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
     """The captain's move under ``consensus``: both strategies' option values combined when
-    both have them, else the captain's own decision."""
-    if captain_id == MC_ID and advisor_id == MC_ID:
-        return consensus(decision, captain_params, advisor_params, view, after, mem, rng,
-                         scratch)
+    they can be, else the captain's own decision."""
+    move = consensus_decide(captain_id, advisor_id, decision, captain_params, advisor_params,
+                            view, after, mem, rng, scratch)
+    if move != NOT_A_MOVE:
+        return move
     return decide(captain_id, decision, captain_params, view, after, mem, rng, scratch)
 
 
 def has_option_values(strategy_id: int | None) -> bool:
     """Can this compiled strategy score options for ``consensus``?"""
-    return strategy_id == MC_ID
+    return strategy_id in OPTION_VALUES

@@ -3,7 +3,8 @@
 Why a separate strategy: the best play differs between variants (two-player ``eaai`` rewards
 camping for gin, three-handed rewards knocking early to keep the box), so instead of one more
 fixed player this one exposes every choice strong heuristics make as an integer parameter,
-and ``strategies.registry`` ships named parameter sets (``tuned@eaai``) per variant.
+and it ships named parameter sets (``tuned@eaai``) per variant. Named without a set, it plays
+the set for the rules it plays (:func:`set_for_rules`: ``tuned`` under eaai is ``tuned@eaai``).
 
 Its procedure, exactly (``p`` = the parameters, by name):
 
@@ -57,6 +58,7 @@ from sim.engine.hand import (
 )
 from sim.engine.jit import kernel
 from sim.engine.melds import best_discard_search, pick_highest, popcount
+from sim.engine.rules import Rules
 from sim.engine.view import (
     V_DEADWOOD,
     V_FORBIDDEN,
@@ -87,35 +89,82 @@ from strategies.builtin import (
     live_cards,
     opponent_holds,
 )
+from strategies.declare import ParamInfo, Params, StrategyInfo
 
-# Parameter slots, in the registry's declaration order.
-(P_TAKE_DROP, P_SLACK, P_LOOK, P_LOOK_FADE, P_DANGER, P_SAFE, P_PAIR, P_KNOCK_BOX,
- P_KNOCK_CAPTAIN, P_EARLY, P_LATE_AT, P_STOCK_LOW, P_PRESSED, P_CAUTION, P_ENDGAME,
- P_REACH, P_GAIN) = range(17)
-N_TUNED_PARAMS = 17
-TUNED_PARAM_NAMES: tuple[str, ...] = (
-    "take_drop", "slack", "look", "look_fade", "danger", "safe", "pair", "knock_box",
-    "knock_captain", "early", "late_at", "stock_low", "pressed", "caution", "endgame", "reach",
-    "gain")
-"""The parameters' names, in slot order (the registry declares them in this order)."""
-assert len(TUNED_PARAM_NAMES) == N_TUNED_PARAMS
-
-# The shipped parameter sets, in slot order: the one source of their values. The registry
-# builds ``tuned``'s defaults and named sets from them, and ``mc``'s kernel (which cannot read
-# the registry) plays them as its base heuristic and rollout policy.
+# The shipped parameter sets, in slot order: the one source of their values. The declaration
+# below builds ``tuned``'s defaults and named sets from them, and ``mc``'s kernel plays them as
+# its base heuristic and rollout policy.
 #: three-handed (``tuned``'s defaults): found by ``ginbox tune`` in two stages,
-#: experiments/tune_tuned_three_handed.toml then tune_tuned_three_handed_2.toml, with
+#: studies/tuned_sets/tune_tuned_three_handed.toml then tune_tuned_three_handed_2.toml, with
 #: ``gain=8`` added later (the best of a sweep on seed 7, docs/strategies.md).
 THREE_HANDED_SET = np.array([8, 16, 21, 8, 3, 8, 0, 10, 10, 99, 10, 2, 0, 0, 0, 4, 8], np.int64)
 #: eaai (``tuned@eaai``): gin only, tuned against simple in two stages
-#: (experiments/tune_tuned_eaai.toml then tune_tuned_eaai_2.toml), then with ``gain`` in a
+#: (studies/tuned_sets/tune_tuned_eaai.toml then tune_tuned_eaai_2.toml), then with ``gain`` in a
 #: fifth run (tune_tuned_eaai_5.toml; its ``pair=3`` taken back to 2, docs/strategies.md).
 EAAI_SET = np.array([23, 17, 6, 7, 4, 5, 2, 10, 10, 0, 0, 0, 0, 0, 0, 1, 9], np.int64)
 #: oklahoma (``tuned@oklahoma``): the three-handed play with more lookahead late and more
-#: reach, tuned under oklahoma rules (experiments/tune_tuned_oklahoma.toml). ``mc`` does not
-#: play it: its three-handed base is ``THREE_HANDED_SET`` whatever the knock limit.
+#: reach, tuned under oklahoma rules (studies/tuned_sets/tune_tuned_oklahoma.toml). stock_low is the
+#: tuner's value; it does nothing with thresholds of 10. Tuned before gain existed: gain=0.
 OKLAHOMA_SET = np.array([12, 21, 20, 15, 5, 5, 1, 10, 10, 99, 10, 5, 0, 0, 0, 8, 0], np.int64)
-assert len(THREE_HANDED_SET) == len(EAAI_SET) == len(OKLAHOMA_SET) == N_TUNED_PARAMS
+
+#: The named sets' values; three-handed-20 plays the three-handed set until its own tune says
+#: otherwise.
+SET_VALUES: dict[str, np.ndarray] = {
+    "three-handed": THREE_HANDED_SET,
+    "three-handed-20": THREE_HANDED_SET,
+    "eaai": EAAI_SET,
+    "oklahoma": OKLAHOMA_SET,
+}
+#: The set ``tuned`` plays, when no set is named, under a preset that has one (by the rules'
+#: name, a preset keeping its name under overrides), if the player count is the preset's.
+PRESET_SETS: dict[str, str] = {name: name for name in SET_VALUES}
+#: The set for any other rules (classic, hollywood, three-handed-hollywood, custom rules): the
+#: one tuned for the same number of players. Why by players: the shipped sets differ most by
+#: the table (two-handed rewards camping for gin, three-handed knocking early to keep the
+#: box), and eaai and three-handed are the sets tuned for each. ``mc``'s kernel, which sees
+#: the view and not the rules, plays this mapping for every table (:func:`load_table_set`).
+PLAYERS_SETS: dict[int, str] = {2: "eaai", 3: "three-handed"}
+TWO_HANDED_TABLE_SET = SET_VALUES[PLAYERS_SETS[2]]
+THREE_HANDED_TABLE_SET = SET_VALUES[PLAYERS_SETS[3]]
+
+# ``tuned``'s parameters in slot order, each default read from the three-handed set.
+TUNED_PARAMS = Params("P_", (
+    ParamInfo(name, int(default), low, high, doc) for (name, low, high, doc), default in zip((
+        ("take_drop", 0, 60, "also take a card lowering deadwood by this much "
+         "(0: only into a meld)"),
+        ("slack", 0, 60, "discard only cards leaving at most this much more deadwood "
+         "than the best"),
+        ("look", 0, 40, "discard score: weight of each live card that would make a "
+         "meld with the kept cards (deadwood weighs 4 a point)"),
+        ("look_fade", 0, 99, "the lookahead weight falls to 0 by this turn (0: never)"),
+        ("danger", 0, 40, "discard score: weight of feeding what the opponent took"),
+        ("safe", 0, 40, "discard score: credit for a card next to one he passed"),
+        ("pair", 0, 40, "discard score: credit per two-card meld chance kept"),
+        ("knock_box", 0, 10, "knock threshold in the early turns as box (dealer)"),
+        ("knock_captain", 0, 10, "knock threshold in the early turns as captain "
+         "(non-dealer)"),
+        ("early", 0, 99, "turns of the hand (both players') the early threshold lasts"),
+        ("late_at", 0, 10, "knock threshold after the early turns (0: camp for gin)"),
+        ("stock_low", 0, 31, "knock whenever legal once the stock is this close to the wall"),
+        ("pressed", 0, 10, "back to the early threshold once the opponent holds this "
+         "many cards from the pile (0: never)"),
+        ("caution", 0, 10, "threshold falls this much per card he shows and per 10 "
+         "turns, beyond the first two"),
+        ("endgame", 0, 200, "back to the early threshold once someone is this close "
+         "to the target (0: never)"),
+        ("reach", 0, 40, "discard score: credit per live card that, drawn, would make "
+         "a meld and let the kept cards knock (gin when camping)"),
+        ("gain", 0, 40, "discard score: credit per 32 points of deadwood the live "
+         "meld-making draws would save (deadwood weighs 4 a point)"),
+    ), THREE_HANDED_SET.tolist(), strict=True)))
+(P_TAKE_DROP, P_SLACK, P_LOOK, P_LOOK_FADE, P_DANGER, P_SAFE, P_PAIR, P_KNOCK_BOX,
+ P_KNOCK_CAPTAIN, P_EARLY, P_LATE_AT, P_STOCK_LOW, P_PRESSED, P_CAUTION, P_ENDGAME,
+ P_REACH, P_GAIN) = TUNED_PARAMS.slots
+TUNED_PARAMS.check(globals())
+N_TUNED_PARAMS = len(TUNED_PARAMS)
+TUNED_PARAM_NAMES: tuple[str, ...] = TUNED_PARAMS.names
+"""The parameters' names, in slot order."""
+assert all(len(values) == N_TUNED_PARAMS for values in SET_VALUES.values())
 REACH_SPAN = 20  # reach outs are counted only for discards leaving at most this much above
 #                  the knock threshold: a single draw rarely lowers deadwood by more
 
@@ -216,10 +265,9 @@ def knock_threshold(params: np.ndarray, view: np.ndarray) -> int:
 
 @kernel
 def load_table_set(view: np.ndarray, out: np.ndarray) -> None:
-    """Write the shipped set for the view's table into ``out[:N_TUNED_PARAMS]``: the
-    three-handed set at three players, else ``eaai`` (the one two-player set, also played
-    under ``classic``, ``oklahoma`` and ``hollywood``)."""
-    values = THREE_HANDED_SET if view[V_PLAYERS] == 3 else EAAI_SET
+    """Write the shipped set for the view's table into ``out[:N_TUNED_PARAMS]``: the set of
+    :data:`PLAYERS_SETS` for the view's player count (the view does not name the rules)."""
+    values = THREE_HANDED_TABLE_SET if view[V_PLAYERS] == 3 else TWO_HANDED_TABLE_SET
     for i in range(N_TUNED_PARAMS):
         out[i] = values[i]
 
@@ -299,3 +347,32 @@ def tuned_move(decision: int, params: np.ndarray, view: np.ndarray, after: np.nd
             pick = c
             pick_key = key
     return pick
+
+
+def set_for_rules(rules: Rules) -> str:
+    """The set bare ``tuned`` plays under ``rules``: the preset's own set (:data:`PRESET_SETS`)
+    when the rules carry a preset's name and its number of players, else the set for the
+    number of players (:data:`PLAYERS_SETS`)."""
+    name = PRESET_SETS.get(rules.name)
+    if name is not None and Rules.preset(name).players == rules.players:
+        return name
+    return PLAYERS_SETS[rules.players]
+
+
+def _differences(values: np.ndarray) -> dict[str, int]:
+    """A set as the parameters where it differs from the defaults."""
+    return {p.name: v for p, v in zip(TUNED_PARAMS.params, values.tolist(), strict=True)
+            if v != p.default}
+
+
+TUNED = StrategyInfo(
+    name="tuned",
+    strategy_id=5,
+    decide=tuned_decide,
+    description="a heuristic with knobs for drawing, lookahead and danger in discarding, "
+                "knocking by turn, role and score, and camping for gin; named sets per rules",
+    params=TUNED_PARAMS.params,
+    sets=tuple((name, _differences(values)) for name, values in SET_VALUES.items()),
+    rules_set=set_for_rules,
+)
+"""``tuned``'s declaration (collected by :mod:`strategies.registry`)."""

@@ -1,7 +1,7 @@
 """docs/api.md and docs/experiments.md: every example and command runs, so the docs cannot rot.
 
 Each page runs as one session, in document order, in an empty temporary working directory
-(holding a copy of ``experiments/``):
+(holding a copy of ``experiments/`` and ``studies/``):
 
 * ```python blocks share one namespace per page, as in an interpreter: blocks of ``>>>``
   examples run through :mod:`doctest` (the outputs shown must be the real ones), other blocks
@@ -11,9 +11,9 @@ Each page runs as one session, in document order, in an empty temporary working 
 * Each ``$ ginbox ...`` line of a ```console block runs as ``python -m sim ...``. It must exit
   with 0, or with 2 when the output shown holds a ``ginbox: error:`` line (and then change no
   file), and print every output line shown (the ``in 4.4 s (14 games/s)`` timing aside). A
-  command on a shipped experiment (``experiments/*.toml``) runs with ``--games 6`` (and
-  ``--jobs 1`` unless it names a backend) and its results in a scratch directory, since the full
-  runs take minutes; the placeholder scheduler
+  command on a shipped experiment (``experiments/*.toml``, ``studies/*/*.toml``) runs with
+  ``--games 6`` (and ``--jobs 1`` unless it names a backend) and its results in a scratch
+  directory, since the full runs take minutes; the placeholder scheduler
   address ``tcp://scheduler-host:8786`` is replaced by a local Dask cluster's.
 
 Besides, the tables that describe the code must match it: the per-game columns, the experiment
@@ -102,10 +102,12 @@ def _codes(cell: str) -> list[str]:
 
 @pytest.fixture
 def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """An empty working directory (with experiments/) as the current directory."""
+    """An empty working directory (with experiments/ and studies/) as the current directory."""
     work = tmp_path / "work"
     work.mkdir()
     shutil.copytree(ROOT / "experiments", work / "experiments")
+    shutil.copytree(ROOT / "studies", work / "studies",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.chdir(work)
     yield work
 
@@ -200,7 +202,8 @@ class Session:
         args = words[1:]
         if SCHEDULER in args:
             args[args.index(SCHEDULER)] = self.scheduler()
-        shipped = [a for a in args if a.startswith("experiments/") and a.endswith(".toml")]
+        shipped = [a for a in args if a.startswith(("experiments/", "studies/"))
+                   and a.endswith(".toml")]
         if shipped:
             assert not shown, f"{command}: a full-size run's output cannot be checked"
             self._runs += 1
@@ -315,9 +318,10 @@ def test_experiments_md_schema_tables(heading: str, keys: tuple[str, ...]) -> No
 
 def test_experiments_md_describes_the_shipped_experiments_and_the_report() -> None:
     text = _text("experiments.md")
-    headline = text.split("## Headline results", 1)[1]
+    # the full runs' tables are in the lab notebook, one page per study
+    found = (ROOT / "docs" / "lab" / "2026-11-30-shipped-experiments.md").read_text()
     for name in ("quick", "box_retention", "gin_bonus", "knock_sweep"):
-        assert f"### {name} (" in headline and f"ginbox run experiments/{name}.toml" in headline
+        assert f"### {name} (" in found and f"ginbox run experiments/{name}.toml" in found
     shipped = sorted(p.name for p in (ROOT / "experiments").glob("*.toml")
                      if not p.name.startswith(("league_", "tune_")))  # docs/league.md, tuning.md
     listed = [_codes(cells[0])[0] for cells in _table("experiments.md", "## The shipped")]

@@ -303,3 +303,58 @@ def test_bench_delegates(capsys: pytest.CaptureFixture[str],
     monkeypatch.setattr(bench, "main", fake)
     code, out, _ = call(capsys, "bench", "--json")
     assert code == 0 and seen == [True] and json.loads(out) == {"games_per_s": 1.0}
+
+
+# ------------------------------------------------------------ play: --set, compiling, rate
+
+
+def test_play_set_changes_rules_fields_as_experiment_overrides_do(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[Any] = []
+    real = sim.cli.games.play_games
+
+    def spy(strategies: Any, rules: Any, **kwargs: Any) -> Any:
+        seen.append(rules)
+        return real(strategies, rules, **kwargs)
+
+    monkeypatch.setattr(sim.cli.games, "play_games", spy)
+    code, out, err = call(capsys, "play", "--strategies", "simple,simple,simple", "--games",
+                          "2", "--quiet", "--set", "team_policy=consensus", "--set",
+                          "gin_bonus=20", "--set", "oklahoma=true")
+    assert (code, err) == (0, "")
+    assert (seen[0].team_policy, seen[0].gin_bonus, seen[0].oklahoma) == ("consensus", 20, True)
+    assert seen[0].replace(team_policy="captain", gin_bonus=25, oklahoma=False) == \
+        sim.cli.games.Rules.preset("three-handed")
+
+
+@pytest.mark.parametrize(("setting", "error"), [
+    ("team_policy=bogus", "--set team_policy='bogus' is not valid: expected one of captain, "
+                          "advisor, consensus"),
+    ("gin_bonus=-1", "--set gin_bonus=-1 is out of range: expected an integer 0..1000"),
+    ("colour=3", "--set colour is not a rules field: expected one of name, players, "),
+    ("initial_roles=[0,1,2]", "--set initial_roles is not accepted: ginbox play seats by the "
+                              "rules' draw (an experiment file's seating fixes the roles)"),
+    ("gin_bonus", "--set 'gin_bonus' is not valid: expected KEY=VALUE, e.g. --set "
+                  "team_policy=consensus"),
+])
+def test_play_set_refuses_bad_settings_in_one_line(setting: str, error: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = call(capsys, "play", "--strategies", "simple,simple,simple", "--set",
+                          setting)
+    assert code == 2 and out == ""
+    assert err.startswith(f"ginbox: error: {error}") and err.count("\n") == 1
+
+
+def test_play_announces_compiling_and_leaves_it_out_of_the_rate(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm-up slower than the notice delay (a cold cache) is announced even with --quiet,
+    and its time is not counted in the games' seconds."""
+    import time
+
+    monkeypatch.setattr(sim.cli.games, "COMPILE_NOTICE_AFTER", 0.05)
+    monkeypatch.setattr(sim.cli.games, "_warm_up", lambda *a: time.sleep(1.0))
+    code, out, err = call(capsys, "play", "--strategies", "simple,simple,simple", "--games",
+                          "3", "--quiet")
+    assert (code, err) == (0, sim.cli.games.COMPILE_NOTICE + "\n")
+    seconds = float(re.search(r"seed 0: ([\d.]+) s, ", out)[1])  # type: ignore[index]
+    assert seconds < 0.9

@@ -15,12 +15,14 @@ from sim.engine.rules import Rules
 from sim.engine.view import V_LEN
 from sim.play.driver import Seeds, StrategyError, iter_games, play_games
 from sim.testing import check_strategy
-from strategies import generate, registry
-from strategies._dispatch import DISPATCHED, NOT_A_MOVE, decide
+from strategies import builtin, generate, mc, registry, tuned
+from strategies._dispatch import DISPATCHED, NOT_A_MOVE, OPTION_VALUES, decide
 from strategies.base import BaseStrategy
 from strategies.builtin import MEM_LEN, N_PARAMS, SCRATCH_LEN, greedy_decide
+from strategies.declare import ParamInfo, Params
 from strategies.examples import GreedyKnockPy, LowCardHoarder
 from strategies.registry import BUILTINS, StrategyInfo, StrategySpec, parse_strategy
+from strategies.team import has_option_values
 
 
 @pytest.mark.parametrize("name", [*BUILTINS, "greedy-knock:knock_at=0",
@@ -177,3 +179,58 @@ def test_registry_table_is_checked() -> None:
 @kernel
 def _four_args(decision, params, view, after):  # type: ignore[no-untyped-def]
     return 0
+
+
+# ----------------------------------------------------------- declarations beside the code
+
+
+def test_the_registry_collects_the_declarations_of_the_strategy_modules() -> None:
+    declared = [builtin.RANDOM, builtin.SIMPLE, builtin.GREEDY_KNOCK, builtin.GIN_HUNTER,
+                builtin.DISCARD_TRACKING, tuned.TUNED, mc.MC]
+    assert list(BUILTINS.values()) == declared
+    assert [(i.name, i.strategy_id) for i in declared] == [
+        ("random", 0), ("simple", 1), ("greedy-knock", 2), ("gin-hunter", 3),
+        ("discard-tracking", 4), ("tuned", 5), ("mc", 6)]
+    assert tuned.TUNED.params == tuned.TUNED_PARAMS.params
+    assert mc.MC.params == mc.MC_PARAMS.params
+    assert [tuned.P_TAKE_DROP, tuned.P_GAIN, mc.P_SAMPLES, mc.P_ROLLOUT_FOR,
+            builtin.DT_CAUTION, builtin.GH_CLOSE_PICKUPS, builtin.GK_KNOCK_AT] == [
+        0, 16, 0, 13, 2, 2, 0]
+    assert [p.default for p in tuned.TUNED.params] == tuned.THREE_HANDED_SET.tolist()
+
+
+def test_slot_constants_unpacked_out_of_order_fail_at_import() -> None:
+    params = Params("P_", (ParamInfo("a", 1, 0, 9, "first"), ParamInfo("b", 2, 0, 9, "second")))
+    assert params.slots == (0, 1) and params.names == ("a", "b") and len(params) == 2
+    params.check({"P_A": 0, "P_B": 1})
+    with pytest.raises(AssertionError, match=r"P_A=1 \(declared 0\), P_B=0 \(declared 1\)"):
+        params.check({"P_B": 0, "P_A": 1})
+    with pytest.raises(ValueError, match="P_A is declared twice"):
+        Params("P_", (ParamInfo("a", 1, 0, 9, ""), ParamInfo("a", 1, 0, 9, "")))
+
+
+def test_option_values_are_a_declared_capability_the_dispatcher_reads() -> None:
+    assert [i.name for i in BUILTINS.values() if i.has_option_values] == ["mc"]
+    assert OPTION_VALUES == frozenset({BUILTINS["mc"].strategy_id})
+    assert [has_option_values(i.strategy_id) for i in BUILTINS.values()] == [
+        False] * 6 + [True]
+    assert not has_option_values(None)
+    scorer = StrategyInfo(name="scorer", strategy_id=len(BUILTINS), decide=greedy_decide,
+                          description="new", consensus=mc.consensus)
+    source = generate.dispatcher_source([*BUILTINS.values(), scorer])
+    assert f"OPTION_VALUES = frozenset((6, {len(BUILTINS)}))" in source
+    assert (f"    if captain_id == {len(BUILTINS)} and advisor_id == {len(BUILTINS)}:  # scorer\n"
+            "        return consensus(decision, captain_params, advisor_params, view, after, "
+            "mem,\n") in source
+    with pytest.raises(ValueError, match="its consensus function must be compiled"):
+        registry.check_table([dataclasses.replace(scorer, consensus=print)])
+
+
+def test_a_declared_capability_missing_from_the_dispatcher_is_refused(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Option values declared but the dispatcher not regenerated: refused like a missing
+    branch, so ``consensus`` cannot silently ignore them."""
+    greedy = dataclasses.replace(BUILTINS["greedy-knock"], consensus=mc.consensus)
+    monkeypatch.setitem(BUILTINS, "greedy-knock", greedy)
+    with pytest.raises(RuntimeError, match="regenerate with python -m strategies.generate"):
+        parse_strategy("greedy-knock")

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numba
 import pytest
+from support import doc_tables
 
 from sim.analysis.report import REPORT_FILES
 from sim.cli import UsageError, build_parser
@@ -215,36 +216,40 @@ def test_rules_md_lists_every_preset_with_what_it_sets() -> None:
                 assert f"`{field.name}={value!r}`" in cells[2], (name, field.name)
 
 
-def test_strategies_md_covers_every_strategy_parameter_and_view_field() -> None:
+def test_strategies_md_covers_every_strategy_alias_and_view_field() -> None:
     text = _text("strategies.md")
     for name in BUILTINS:
         assert f"### `{name}`" in text, name
     for alias, target in ALIASES.items():
         assert f"`{alias}` = `{target}`" in text, alias
-    rows = {(cells[0].strip("`"), cells[1].strip("`")): cells
-            for cells in _param_rows(text)}
-    expected = {(s.name, p.name): p for s in BUILTINS.values() for p in s.params}
-    assert set(rows) == set(expected)
-    for key, p in expected.items():
-        _, _, default_cell, range_cell, meaning = rows[key]
-        assert default_cell == ("the knock limit" if p.default is None else str(p.default)), key
-        assert range_cell == f"{p.low}..{p.high}", key
-        assert meaning, key
     for field in dataclasses.fields(View):
         assert f"| `{field.name}` |" in text, field.name
-    strength = text.split("## Evidence of strength", 1)[1]
-    # the measured table has a row and a column per strategy but mc, whose strength is
-    # measured in its own section (a search plays about 20 games a second, too slow for
-    # 20,004 games a cell)
-    for name in (n for n in BUILTINS if n != "mc"):
-        assert f"| **{name}** |" in strength and f"| {name} |" in strength
 
 
-def _param_rows(text: str) -> list[list[str]]:
-    start = text.index("### Parameters")
-    end = text.index("## The built-in strategies")
-    return [[c.strip() for c in raw.strip().strip("|").split("|")]
-            for raw in text[start:end].splitlines() if raw.startswith("| `")]
+def test_strategies_md_tables_are_the_generated_ones() -> None:
+    """The strategy, parameter and named-set tables are generated from the registry."""
+    block = doc_tables.page_block(_text("strategies.md"))
+    assert block == doc_tables.tables(), f"docs/strategies.md: regenerate with {doc_tables.COMMAND}"
+
+
+def test_doc_tables_cover_the_registry() -> None:
+    """Every strategy, parameter (default and range) and set of ``describe()`` is a row."""
+    generated = doc_tables.tables()
+    for info in registry.describe():
+        assert f"| `{info['name']}` | " in generated, info["name"]
+        for name, p in info["params"].items():
+            low, high = p["range"]
+            default = "from the rules" if p["default"] is None else str(p["default"])
+            assert f"| `{info['name']}` | `{name}` | {default} | {low}..{high} |" in generated
+        for set_name in info["sets"]:
+            assert f"| `{info['name']}@{set_name}` |" in generated, set_name
+    fake = [{"name": "x", "description": "a | b", "sets": {"s": {}},
+             "params": {"k": {"default": None, "range": [0, 3], "doc": "one\n two"}}}]
+    assert "| `x` | a \\| b |" in doc_tables.tables(fake)
+    assert "| `x` | `k` | from the rules | 0..3 | one two |" in doc_tables.tables(fake)
+    assert "| `x@s` | every parameter at its default |" in doc_tables.tables(fake)
+    with pytest.raises(ValueError, match="regenerate with python tests/support/doc_tables.py"):
+        doc_tables.page_block("no tables here")
 
 
 def test_compiled_recipe_matches_the_code() -> None:
@@ -274,8 +279,9 @@ def test_compiled_recipe_matches_the_code() -> None:
 
 # ------------------------------------------------------------- drift between docs and code
 
-PAGES = ("README.md", *(f"docs/{p.name}" for p in sorted((ROOT / "docs").glob("*.md"))))
-SOURCES = [p for d in ("sim", "strategies", "tests", "benchmarks", "experiments")
+PAGES = ("README.md", "CHANGELOG.md",
+         *(str(p.relative_to(ROOT)) for p in sorted((ROOT / "docs").rglob("*.md"))))
+SOURCES = [p for d in ("sim", "strategies", "tests", "benchmarks", "experiments", "studies")
            for p in sorted((ROOT / d).rglob("*.py"))]
 CODE_SPAN = re.compile(r"`(ginbox [^`]+)`")
 
@@ -434,6 +440,29 @@ def test_no_doc_or_docstring_names_a_missing_file() -> None:
     assert named >= 50
 
 
+REPO_PATH = re.compile(r"\b((?:experiments|studies|benchmarks)/[A-Za-z0-9_./-]*[A-Za-z0-9_])")
+
+
+def test_no_page_source_or_file_names_a_missing_study_or_experiment() -> None:
+    """Every ``experiments/...``, ``studies/...`` and ``benchmarks/...`` path that a page, a
+    module, an experiment or tuning file or a notebook names exists (globs aside): files
+    that move cannot leave their old paths behind."""
+    texts = [*(ROOT / p for p in PAGES), *SOURCES,
+             *sorted(ROOT.glob("experiments/*.toml")), *sorted(ROOT.glob("studies/*/*.toml")),
+             *sorted(ROOT.glob("notebooks/*.ipynb"))]
+    missing, named = [], 0
+    for path in texts:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for name in REPO_PATH.findall(line):
+                if "*" in name or "<" in name:
+                    continue
+                named += 1
+                if not (ROOT / name).exists():
+                    missing.append(f"{path.relative_to(ROOT)}:{number}: {name}")
+    assert missing == []
+    assert named >= 50
+
+
 def test_dask_worker_commands_are_single_threaded() -> None:
     """The runner's workers play one chunk at a time: ``dask worker`` needs ``--nthreads 1``."""
     found = 0
@@ -461,3 +490,46 @@ def test_partial_run_message_gives_the_cli_answer(tmp_path: Path,
     assert err.count("\n") == 1 and err.startswith("ginbox: error: the run in ")
     assert f"ginbox run FILE --out {out} --resume" in err
     assert "allow_partial" not in err
+
+
+QUOTE = re.compile(r"<!-- quote: (\S+) (\S+) -->\n(.*?)<!-- end quote -->", re.S)
+LAB_BLOCK = re.compile(r"<!-- block: (\S+) -->\n(.*?)<!-- end block -->", re.S)
+
+
+def test_quoted_figures_are_the_lab_notebooks() -> None:
+    """A block a page quotes from a lab page is that page's marked block, verbatim."""
+    quoted = 0
+    for page in PAGES:
+        for source, name, body in QUOTE.findall(_page(page)):
+            assert source.startswith("docs/lab/"), f"{page}: quotes {source}"
+            blocks = dict(LAB_BLOCK.findall(_page(source)))
+            assert name in blocks, f"{page}: {source} has no block {name}"
+            assert body == blocks[name], f"{page}: block {name} differs from {source}: copy it"
+            quoted += 1
+    assert quoted >= 3
+
+
+def test_the_lab_notebook_indexes_every_study() -> None:
+    """Every study page is dated, listed in the index, and says how to reproduce it."""
+    lab = ROOT / "docs" / "lab"
+    index = (lab / "README.md").read_text(encoding="utf-8")
+    studies = sorted(p for p in lab.glob("*.md") if p.name != "README.md")
+    assert studies
+    for path in studies:
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}-[a-z0-9-]+\.md", path.name), path.name
+        assert f"]({path.name})" in index, f"docs/lab/README.md does not list {path.name}"
+        text = path.read_text(encoding="utf-8")
+        assert f"Run {path.name[:10]} " in text, f"{path.name}: the date line differs from its name"
+        for heading in ("## Question", "## Reproduce", "## Result", "## Tried, not adopted"):
+            assert heading in text, f"{path.name}: no {heading}"
+
+
+def test_reference_pages_describe_today() -> None:
+    """The reference pages carry no history: no releases, no tracker references."""
+    history = re.compile(r"last release|release before|issue \d+|the issue|\(issue|"
+                         r"was \w+ before|since replaced|the earlier defaults", re.I)
+    for page in PAGES:
+        if page.startswith("docs/lab/") or page == "CHANGELOG.md":
+            continue
+        for number, line in enumerate(_page(page).splitlines(), 1):
+            assert not history.search(line), f"{page}:{number}: {line.strip()}"

@@ -1,4 +1,4 @@
-"""Tests for sim.records.files: whole files or none, and no temporaries left behind."""
+"""Tests for sim.io.files: whole files or none, and no temporaries left behind."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.records.files import (
+from sim.io.files import (
     TEMP_GLOB,
     atomic_paths,
     atomic_write,

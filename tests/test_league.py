@@ -253,3 +253,13 @@ def test_league_and_tuning_names_follow_the_experiments_rule(name: str) -> None:
         with pytest.raises(ValueError, match=r"^name=.* is not valid: expected 1-64 letters"):
             load_tune({"name": name, "seed": 1, "strategy": "discard-tracking",
                        "field": ["simple"]})
+
+
+def test_the_method_line_says_no_intervals_without_resamples() -> None:
+    from sim.league.output import method
+
+    spec = load_league({"name": "m", "seed": 4, "games": 2, "rules": "eaai",
+                        "strategies": ["simple", "random"], "bootstrap": 0})
+    assert method(spec).endswith("simple = 1500; no intervals (bootstrap = 0: no resamples)")
+    assert method(spec.replace(bootstrap=1200)).endswith(
+        "simple = 1500; 95% CI from 1,200 bootstrap resamples of deals (seed 4)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sim.analysis.explain import explain_move
 from sim.engine.cards import FULL_MASK, mask_cards, parse_card
 from sim.engine.game import shuffle_deck
 from sim.engine.hand import (
@@ -48,7 +49,6 @@ from sim.engine.view import (
     fill_view,
 )
 from sim.play.driver import Seeds, iter_games, play_games
-from sim.records.explain import explain_move
 from sim.testing import check_strategy
 from strategies import game_value as gv
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
@@ -338,8 +338,36 @@ def test_explain_a_logged_move() -> None:
     options = explain_move(hand, index, CHEAP)
     assert options[0].base and sum(o.chosen for o in options) == 1
     assert all(0.0 <= o.value <= 1.0 for o in options)
+    assert (options.seat, options.strategy, options.mc_seat, options.warning) == (
+        0, hand["seats"][0], True, None)
+    assert options.played_move == hand["moves"][index]["card"]
+    assert options.played is not None and options.played.move == options.played_move
     with pytest.raises(ValueError, match="not in this hand"):
         explain_move(hand, len(hand["moves"]))
+
+
+def test_explain_says_whose_decision_and_flags_one_mc_did_not_make() -> None:
+    """simple's discards are scored too, with a warning naming the seat and its strategy; the
+    played option is the logged card when mc listed it, else None and the warning says so."""
+    hand = play_games(f"{CHEAP},simple", rules="eaai", games=1, seed=3, log=True).log[0]
+    theirs = [i for i, m in enumerate(hand["moves"]) if m["seat"] == 1 and m["move"] == "discard"]
+    assert theirs
+    for index in theirs:
+        card = hand["moves"][index]["card"]
+        options = explain_move(hand, index, CHEAP)
+        assert (options.seat, options.strategy, options.mc_seat) == (1, "simple", False)
+        assert options.played_move == card
+        listed = [o for o in options if o.move == card]
+        assert options.played == (listed[0] if listed else None)
+        unlisted = "" if listed else f"; the move played, {card}, is not among mc's options"
+        assert options.warning == (f"seat 1 plays simple, not mc: these are mc's values for "
+                                   f"its decision, not why it played {card}{unlisted}")
+    first = next(i for i, m in enumerate(hand["moves"]) if m["seat"] == 0 and m["move"] != "discard"
+                 and not (i >= 2 and hand["moves"][i - 1]["move"] == "pass"
+                          and hand["moves"][i - 2]["move"] == "pass"))
+    options = explain_move(hand, first, CHEAP)
+    assert options.played_move == hand["moves"][first]["move"]
+    assert options.played is not None and options.played.move == options.played_move
     with pytest.raises(ValueError, match="from mc's search"):
         option_values(np.zeros(V_LEN, np.int64), "simple")
 

@@ -1,4 +1,4 @@
-"""The paired comparison of saved ``mc`` runs in benchmarks/mc_strength.py."""
+"""The paired comparison of saved ``mc`` runs in studies/mc_strength."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchmarks import mc_strength
+from studies import mc_strength
 
 
 def test_paired_difference_of_two_saved_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

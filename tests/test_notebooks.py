@@ -2,10 +2,10 @@
 without outputs.
 
 * Each notebook runs with its default parameters in a temporary copy of the repository layout
-  (``notebooks/``, ``experiments/`` and an empty ``results/``), started in ``notebooks/`` as
-  Jupyter starts it. Every cell must run without an error, and afterwards nothing may have
-  changed outside ``results/``: the notebooks read the shipped experiments and write only their
-  own results directories, never the checkout's.
+  (``notebooks/``, ``experiments/``, ``studies/`` and an empty ``results/``), started in
+  ``notebooks/`` as Jupyter starts it. Every cell must run without an error, and afterwards
+  nothing may have changed outside ``results/``: the notebooks read the shipped experiments and
+  write only their own results directories, never the checkout's.
 * The kernel is this interpreter (a kernelspec written to a temporary ``JUPYTER_PATH``), so the
   notebooks import the ginbox under test whatever kernels the machine has installed.
 * The files as committed carry no outputs, execution counts or widget state, start with a
@@ -73,6 +73,8 @@ def _snapshot(root: Path) -> dict[str, str]:
 def layout(tmp_path: Path, kernel_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A repository layout to run notebooks in, with an isolated Jupyter and IPython setup."""
     shutil.copytree(ROOT / "experiments", tmp_path / "experiments")
+    shutil.copytree(ROOT / "studies", tmp_path / "studies",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(NOTEBOOKS, tmp_path / "notebooks",
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     (tmp_path / "results").mkdir()

@@ -1,4 +1,4 @@
-"""benchmarks/peers.py: ginbox's part on tiny inputs, the table, the docs block, and (only when
+"""benchmarks/peers: ginbox's part on tiny inputs, the table, the docs block, and (only when
 the optional peers are installed) the card encodings against OpenSpiel and RLCard."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def test_brute_force_agrees_on_the_trap_hand() -> None:
 
 
 def test_ginbox_rows_and_table_without_peers(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(peers, "import_peer", lambda name: None)
+    monkeypatch.setattr(peers.engines, "import_peer", lambda name: None)
     rows = peers.run(hands=2, games=3, deadwood=200, compare=20, brute=5, batch=2000)
     assert all(tuple(r) == peers.COLUMNS for r in rows)
     ours = [r for r in rows if r["engine"] == "ginbox"]

@@ -429,7 +429,10 @@ BAD_INPUT = [
     (["run", "{tmp}/good.toml", "--resume", "--force"], "not allowed with argument"),
     (["run", "{tmp}/good.toml", "--scheduler", "tcp://x:1"], "scheduler is only used with"),
     (["report", "{tmp}"], "is not a ginbox results directory"),
-    (["report", "{tmp}/nowhere"], "is not a results directory"),
+    (["report", "{tmp}/nowhere"], "/nowhere does not exist: expected a results directory "
+                                  "written by 'ginbox run' (holding manifest.json)"),
+    (["report", "{tmp}/good.toml"], "/good.toml is not a results directory: expected a "
+                                    "directory written by 'ginbox run'"),
     (["report"], "the following arguments are required: DIR"),
 ]
 

@@ -19,8 +19,8 @@ import pytest
 
 import sim.play.progress as progress
 from sim.cli import main
+from sim.io.files import MARKER, temp_path
 from sim.play.runner import load_results, run_experiment
-from sim.records.files import MARKER, temp_path
 
 FIELD = ["greedy-knock", "simple", "random"]
 SPEC: dict[str, Any] = {
@@ -340,7 +340,7 @@ def test_os_errors_name_the_path_and_what_was_being_done(tmp_path: Path,
 def read_only(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
     """Writes into ``folder`` fail as on a read-only file system (the tests may run as root,
     whom file modes do not stop)."""
-    import sim.records.files as files
+    import sim.io.files as files
 
     real = files.atomic_paths
 

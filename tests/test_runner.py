@@ -20,10 +20,10 @@ import pytest
 
 from sim.engine.game import GAME_COLUMNS
 from sim.engine.rules import Rules
+from sim.io.files import temp_path
 from sim.play.driver import Seeds, iter_games
 from sim.play.experiment import load_experiment
 from sim.play.runner import COLUMNS, load_results, plan_chunks, run_experiment
-from sim.records.files import temp_path
 
 FIELD = ["greedy-knock", "simple", "random"]
 

@@ -5,6 +5,7 @@ games, resumes after ``kill -9`` to the same result, is deterministic, and refus
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -148,3 +149,61 @@ def test_cli_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     assert "--resume" in capsys.readouterr().err
     assert main(["tune", str(path), "--jobs", "1", "--resume", "--quiet"]) == 0
     assert f"tuned: {tuned}" in capsys.readouterr().out
+
+
+class _BaselineAtOptimum(Synthetic):
+    """The strategy as written already plays the optimum: any other result is worse."""
+
+    def outcomes(self, values, first_game, games):  # type: ignore[no-untyped-def]
+        return super().outcomes(OPTIMUM if values is None else values, first_game, games)
+
+
+def test_a_result_worse_than_the_start_is_saved_with_a_warning(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = {**SPEC, "generations": 2, "sigma0": 0.5}
+    result = tune(spec, out=tmp_path / "t", evaluator=_BaselineAtOptimum(), quiet=True)
+    h = result.holdout
+    assert result.values != OPTIMUM and h is not None and h["difference_high"] < 0
+    warning = (f"WARNING: the tuned strategy is worse than the strategy as written on the "
+               f"held-out games ({h['difference']:+.1%}, 95% CI {h['difference_low']:+.1%} .. "
+               f"{h['difference_high']:+.1%}): keep {result.spec.baseline}")
+    assert result.warning == warning
+    assert result.headline().endswith("\n\n" + warning)
+    assert (tmp_path / "t" / "tuned.txt").read_text() == f"{result.tuned}\n# {warning}\n"
+    summary = json.loads((tmp_path / "t" / "summary.json").read_text())
+    assert summary["warning"] == warning and summary["tuned"] == result.tuned
+    good = tune(SPEC, out=tmp_path / "good", evaluator=Synthetic(), quiet=True)
+    assert good.warning is None and "WARNING" not in good.headline()
+    assert json.loads((tmp_path / "good" / "summary.json").read_text())["warning"] is None
+
+
+def test_the_headline_says_the_result_is_the_distribution_mean(tmp_path: Path) -> None:
+    """The last progress line's incumbent is the mean before the last update; the headline
+    names the result and, when the two differ, that incumbent too."""
+    result = tune({**SPEC, "generations": 3}, out=tmp_path / "t", evaluator=Synthetic(),
+                  quiet=True)
+    last = result.history[-1]["incumbent"]
+    note = ("the result: the search distribution's mean after the last generation (cma's "
+            "estimate of the best under noise)")
+    if last != result.tuned:
+        note += f"; the last progress line's incumbent, {last}, is the mean before it"
+    assert f"tuned: {result.tuned}\n  ({note})\n" in result.headline()
+    assert result.summary()["result"] == note
+    assert last != result.tuned  # this seed shows the case the note is for
+
+
+def test_a_field_given_twice_in_other_spellings_and_empty_params_are_refused() -> None:
+    mix = {"name": "m", "seed": 1, "strategy": "discard-tracking", "rules": "eaai",
+           "fields": [["simple"], ["SIMPLE"]]}
+    with pytest.raises(ValueError, match=r"^fields\[1\]=\['SIMPLE'\] repeats fields\[0\]: the "
+                                         r"same strategies, so the same field: give it a "
+                                         r"larger weight instead \(weights = \[\.\.\.\]\)$"):
+        load_tune(mix)
+    assert load_tune({**mix, "fields": [["simple"], ["random"]]}).fields == (("simple",),
+                                                                            ("random",))
+    with pytest.raises(ValueError, match=r"^params=\[\] names no parameter to tune: list some "
+                                         r"of discard-tracking's \(knock_at, slack, caution\), "
+                                         r"or leave params out to tune them all$"):
+        load_tune({**SPEC, "params": []})
+    assert load_tune({k: v for k, v in SPEC.items() if k != "params"}).params == (
+        "knock_at", "slack", "caution")

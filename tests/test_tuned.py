@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from sim.engine.cards import FULL_MASK, parse_cards
@@ -21,6 +24,7 @@ from sim.engine.hand import (
     new_after,
 )
 from sim.engine.melds import min_deadwood
+from sim.engine.rules import Rules
 from sim.engine.view import (
     V_DEADWOOD,
     V_DECISION,
@@ -30,6 +34,7 @@ from sim.engine.view import (
     V_KNOCK_LIMIT,
     V_LEN,
     V_OPP_DECLINED,
+    V_PLAYERS,
     V_ROLE,
     V_SELF_DECLINED,
     V_STOCK,
@@ -39,9 +44,25 @@ from sim.engine.view import (
     V_TURN,
     V_WALL,
 )
+from sim.env.table import opponent_specs
+from sim.league.spec import load_league
+from sim.play.driver import play_games
+from sim.play.experiment import ArmSpec
+from sim.play.runner import run_experiment
+from sim.tune.spec import load_tune
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
-from strategies.registry import BUILTINS, check_table, parse_strategy
-from strategies.tuned import draw_outcomes, reach_outs, tuned_decide
+from strategies.registry import BUILTINS, check_table, describe, parse_strategy
+from strategies.tuned import (
+    EAAI_SET,
+    N_TUNED_PARAMS,
+    PLAYERS_SETS,
+    SET_VALUES,
+    THREE_HANDED_SET,
+    draw_outcomes,
+    load_table_set,
+    reach_outs,
+    tuned_decide,
+)
 
 
 def _mask(cards: str) -> int:
@@ -146,6 +167,10 @@ def test_a_set_with_a_bad_value_is_refused() -> None:
     bad = dataclasses.replace(BUILTINS["tuned"], sets=(("x", {"look": 99}),))
     with pytest.raises(ValueError, match="set 'x': look=99"):
         check_table([bad])
+    lost = dataclasses.replace(BUILTINS["tuned"], rules_set=lambda rules: "gone")
+    with pytest.raises(ValueError, match="chooses the set 'gone' for three-handed rules, which "
+                                         "it does not declare"):
+        check_table([lost])
 
 
 def test_reach_outs_count_the_meld_draws_that_let_the_kept_cards_knock() -> None:
@@ -197,3 +222,102 @@ def test_reach_keeps_the_card_with_a_gin_draw() -> None:
     live = FULL_MASK & ~_mask(hand)
     assert reach_outs(_mask("KD KH KC 2S 2H 2D 3S 3C 4C 6C"), live, 0) == 1
     assert reach_outs(_mask("KD KH KC 2S 2H 2D 3S 3C 4C 5D"), live, 0) == 0
+
+
+# ----------------------------------------------------------------- the set for the rules
+
+
+@pytest.mark.parametrize(("rules", "text"), [
+    (Rules.preset("three-handed"), "tuned"),
+    (Rules.preset("three-handed-20"), "tuned"),  # its set holds the defaults' values
+    (Rules.preset("three-handed-hollywood"), "tuned"),  # by players: three-handed
+    (Rules.preset("eaai"), "tuned@eaai"),
+    (Rules.preset("classic"), "tuned@eaai"),  # by players: eaai
+    (Rules.preset("hollywood"), "tuned@eaai"),
+    (Rules.preset("oklahoma"), "tuned@oklahoma"),
+    (Rules.preset("oklahoma").replace(oklahoma=False), "tuned@oklahoma"),  # still named so
+    (Rules.preset("oklahoma").replace(players=2), "tuned@eaai"),  # not its player count
+    (Rules(players=2), "tuned@eaai"),  # named three-handed, seated two-handed
+    (Rules(name="mine"), "tuned"),
+])
+def test_bare_tuned_plays_the_set_for_the_rules(rules: Rules, text: str) -> None:
+    spec = parse_strategy("tuned").for_rules(rules)
+    assert spec.text == spec.canonical == text
+    assert spec.params == parse_strategy(text).params
+
+
+def test_parameters_given_override_the_rules_set_and_a_named_set_is_kept() -> None:
+    eaai = Rules.preset("eaai")
+    spec = parse_strategy("Tuned:slack=02").for_rules(eaai)
+    assert spec.text == "tuned@eaai:slack=2"
+    assert spec.params == {**BUILTINS["tuned"].param_set("eaai"), "slack": 2}
+    assert spec.canonical == parse_strategy("tuned@eaai:slack=2").canonical
+    assert parse_strategy("tuned:slack=2").for_rules(Rules()).text == "tuned:slack=2"
+    pinned = parse_strategy("tuned@three-handed")
+    assert pinned.for_rules(eaai) is pinned and pinned.canonical == "tuned"
+    again = spec.for_rules(Rules())  # chosen by the rules, so chosen again by other rules
+    assert again.params == parse_strategy("tuned:slack=2").params
+    assert again.text == "tuned:slack=2"
+    for other in ("simple", "greedy-knock:knock_at=3", "mc", "discard-tracking"):
+        assert parse_strategy(other).for_rules(eaai) == parse_strategy(other)
+
+
+def test_every_entry_point_plays_the_rules_set() -> None:
+    games = play_games("tuned,simple", "eaai", games=30, seed=3)
+    assert games.strategies == ["tuned@eaai", "simple"]
+    pd.testing.assert_frame_equal(games.games,
+                                  play_games("tuned@eaai,simple", "eaai", games=30, seed=3).games)
+    logged = play_games("simple,tuned", "eaai", games=1, seed=3, log=True)
+    assert {tuple(r["seats"]) for r in logged.log} == {("simple", "tuned@eaai")}
+    arm = ArmSpec(name="a", rules="eaai", strategies=("tuned", "tuned:slack=2"))
+    assert arm.strategies == ("tuned@eaai", "tuned@eaai:slack=2")
+    assert ArmSpec(name="a", strategies=("tuned",) * 3).strategies == ("tuned",) * 3
+    league = load_league({"name": "lg", "seed": 1, "games": 10, "rules": "eaai",
+                          "strategies": ["simple", "tuned"], "anchor": "tuned"})
+    assert league.strategies == ("simple", "tuned@eaai") and league.anchor == "tuned@eaai"
+    tune = load_tune({"name": "t", "seed": 1, "strategy": "tuned", "params": ["slack"],
+                      "field": ["simple"], "rules": "eaai", "generations": 1,
+                      "population": 2, "games_per_candidate": 10, "holdout_games": 10})
+    assert tune.baseline == "tuned@eaai"
+    assert tune.start() == (BUILTINS["tuned"].param_set("eaai")["slack"],)
+    opponents = opponent_specs(Rules.preset("eaai"), 0, "tuned")
+    assert [s.text if s else None for s in opponents] == [None, "tuned@eaai"]
+
+
+def test_mc_plays_the_set_for_the_players_from_the_same_table() -> None:
+    """``mc``'s kernel sees the view, not the rules: the by-players sets, read from the one
+    table of sets (so oklahoma's three-handed mc plays the three-handed set)."""
+    for players, values in ((2, EAAI_SET), (3, THREE_HANDED_SET)):
+        view = np.zeros(V_LEN, np.int64)
+        view[V_PLAYERS] = players
+        out = np.zeros(N_TUNED_PARAMS, np.int64)
+        load_table_set(view, out)
+        assert out.tolist() == values.tolist() == SET_VALUES[PLAYERS_SETS[players]].tolist()
+    assert PLAYERS_SETS == {2: "eaai", 3: "three-handed"}
+
+
+def test_ginbox_strategies_lists_the_set_per_preset() -> None:
+    (entry,) = [e for e in describe() if e["name"] == "tuned"]
+    assert entry["rules_sets"] == {
+        "three-handed": "three-handed", "three-handed-20": "three-handed-20",
+        "classic": "eaai", "eaai": "eaai", "oklahoma": "oklahoma", "hollywood": "eaai",
+        "three-handed-hollywood": "three-handed"}
+    assert all("rules_sets" not in e for e in describe() if e["name"] != "tuned")
+
+
+def test_a_results_table_of_bare_tuned_under_eaai_is_refused_not_mixed(tmp_path: Path) -> None:
+    """A run written while bare ``tuned`` played the three-handed set under eaai stored the
+    text ``tuned``; resuming it now, where ``tuned`` there is ``tuned@eaai``, must refuse."""
+    spec = {"name": "stale", "seed": 3, "games": 8, "chunk_size": 2,
+            "arms": [{"name": "a", "rules": "eaai", "strategies": ["tuned", "simple"]}]}
+    out = tmp_path / "run"
+    old = {**spec, "arms": [{**spec["arms"][0], "strategies": ["tuned@three-handed",
+                                                                 "simple"]}]}
+    run_experiment(old, out=out, games=4, quiet=True, jobs=1)  # the games bare tuned played
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["spec"]["arms"][0]["strategies"] = ["tuned", "simple"]  # as it then wrote them
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ValueError, match=r"cannot resume .*different experiment \(arms\[0\]"
+                                         r"\.strategies: \['tuned', 'simple'\] there, "
+                                         r"\['tuned@eaai', 'simple'\] now\)"):
+        run_experiment(spec, out=out, games=4, resume=True, quiet=True, jobs=1)

@@ -23,7 +23,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from sim.analysis.comparisons import HEADLINE_METRICS, METRICS
-from sim.records.files import atomic_write
+from sim.io.files import atomic_write
 
 DPI = 120
 SIGNIFICANT = "#b2182b"

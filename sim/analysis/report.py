@@ -59,8 +59,8 @@ from sim.analysis.tables import (
     seat_win_rates,
     win_rates,
 )
+from sim.io.files import MARKER, atomic_paths, written_files
 from sim.play.storage import RunResult
-from sim.records.files import MARKER, atomic_paths, written_files
 
 _verdict = paired_verdict  # its name before the split, which the tests use
 

@@ -90,6 +90,9 @@ def open_run(result_or_dir: RunResult | str | Path) -> RunResult:
         raise ValueError(f"{result_or_dir!r} is not a run: expected a RunResult or a results "
                          "directory")
     path = Path(result_or_dir)
+    if not path.exists():
+        raise ValueError(f"{path} does not exist: expected a results directory written by "
+                         "'ginbox run' (holding manifest.json)")
     if not path.is_dir():
         raise ValueError(f"{path} is not a results directory: expected a directory written by "
                          "'ginbox run' (holding manifest.json)")

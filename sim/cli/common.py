@@ -100,7 +100,7 @@ def add_cwd_to_path() -> None:
 def os_text(exc: OSError, where: Path | None = None) -> str:
     """An OS error as text with the file it concerns, unless that is ``where`` or one of
     ginbox's temporaries (the directory already says where)."""
-    from sim.records.files import is_temp
+    from sim.io.files import is_temp
 
     text = exc.strerror or str(exc)
     name = exc.filename

@@ -7,6 +7,7 @@ import re
 import sys
 import threading
 import time
+import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -19,6 +20,7 @@ from sim.play.driver import (
     iter_games,
     play_games,
 )
+from sim.play.experiment import apply_overrides
 from sim.records.log import LogWriter, iter_log
 from strategies.registry import (
     ALIASES,
@@ -39,7 +41,8 @@ DEMO_SEED = 1
 
 
 def format_summary(result: PlayResult, seconds: float, seed: int) -> str:
-    """The short text summary printed by ``play`` and ``demo``."""
+    """The short text summary printed by ``play`` and ``demo``; ``seconds`` is the games'
+    time, loading or compiling the engine excluded."""
     games = result.n_games
     rate = games / seconds if seconds > 0 else float("inf")
     lines = [f"{games} games of {result.rules.name} gin, seed {seed}: "
@@ -66,6 +69,23 @@ def format_summary(result: PlayResult, seconds: float, seed: int) -> str:
     lines.append(f"hands: {hands} ({hands / games:.1f} per game): {parts}" if games else
                  "hands: 0")
     return "\n".join(lines)
+
+
+def parse_settings(settings: Sequence[str]) -> dict[str, Any]:
+    """``--set KEY=VALUE`` options as overrides: each value read as a TOML value (``20``,
+    ``false``, ``"text"``), else as the text itself (``consensus``); a later KEY wins."""
+    out: dict[str, Any] = {}
+    for text in settings:
+        key, sep, raw = text.partition("=")
+        if not sep or not key.strip() or not raw.strip():
+            raise UsageError(f"--set {text!r} is not valid: expected KEY=VALUE, e.g. "
+                             "--set team_policy=consensus")
+        try:
+            value = tomllib.loads(f"value = {raw.strip()}")["value"]
+        except tomllib.TOMLDecodeError:
+            value = raw.strip()
+        out[key.strip()] = value
+    return out
 
 
 def _check_strategies(strategies: str, rules: Rules) -> list[StrategySpec]:
@@ -109,18 +129,25 @@ def _warm_up(specs: Sequence[StrategySpec], rules: Rules, log: bool) -> None:
 
 
 COMPILE_NOTICE = "compiling the engine (first run only)..."
+#: Seconds the warm-up may take before :data:`COMPILE_NOTICE` is printed: loading a warm cache
+#: takes well under this, compiling on a cold one far longer.
+COMPILE_NOTICE_AFTER = 2.0
 
 
 def _play(strategies: str, rules: Rules, games: int, seed: int, log: bool,
           quiet: bool, on_records: Any = None, keep_games: bool = True,
           decision_timeout: float | None = None) -> tuple[PlayResult, float]:
+    """Play, timing the games alone: the engine is loaded (compiled, when the cache is cold,
+    with a line on stderr saying so, ``--quiet`` or not) before the clock starts, so the
+    rate printed is the games' own."""
+    specs = parse_strategies(strategies)
+    announce_if_slow(lambda: _warm_up(specs, rules, log),
+                     lambda: print(COMPILE_NOTICE, file=sys.stderr, flush=True),
+                     COMPILE_NOTICE_AFTER)
     bar: Any = None
     if not quiet and stderr_is_terminal():  # no bar for pipes, CI, tests
         from tqdm import tqdm
 
-        specs = parse_strategies(strategies)
-        announce_if_slow(lambda: _warm_up(specs, rules, log),
-                         lambda: print(COMPILE_NOTICE, file=sys.stderr, flush=True), 2.0)
         bar = tqdm(total=games, unit="game", file=sys.stderr, leave=False)
     try:
         start = time.perf_counter()
@@ -140,6 +167,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     rules = Rules.preset(args.rules)
     if args.scoring is not None:
         rules = rules.replace(scoring=args.scoring)
+    rules = apply_overrides(rules, parse_settings(args.settings), where="--set ",
+                            roles="ginbox play seats by the rules' draw (an experiment "
+                            "file's seating fixes the roles)")
     add_cwd_to_path()
     if args.log is not None and not args.log.strip():
         raise UsageError(f"--log needs a file name, got {args.log!r}")
@@ -262,6 +292,12 @@ def cmd_strategies(args: argparse.Namespace) -> int:
                 if values else f"{info['name']}@{name} (the defaults)"
                 for name, values in info["sets"].items())
             print(f"  {'':<{width}}    sets: {shown}")
+        if info.get("rules_sets"):  # the set a bare name plays, by the rules' preset
+            shown = ", ".join(f"{rules} -> {info['name']}@{name}" if name else
+                              f"{rules} -> the defaults"
+                              for rules, name in info["rules_sets"].items())
+            print(f"  {'':<{width}}    no set named: the rules choose ({shown}; custom "
+                  "rules: the set for their number of players)")
     aliases = ", ".join(f"{a} = {c}" for a, c in ALIASES.items())
     if aliases:
         print(f"Aliases: {aliases}")

@@ -30,7 +30,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
                               ) from None
     print(result.headline())
     print()
-    print(f"tuned strategy written to {result.out / 'tuned.txt'}; learning curve: "
+    caution = "" if result.warning is None else " (with the warning above)"
+    print(f"tuned strategy written to {result.out / 'tuned.txt'}{caution}; learning curve: "
           f"{result.out / 'learning_curve.csv'} and .png")
     return 0
 

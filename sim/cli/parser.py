@@ -29,6 +29,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="scoring: " + " or ".join(SCORINGS) + " (default: the preset's); "
                            "hollywood scores three games at once, a game of the summary "
                            "being the match (docs/rules.md)")
+    play.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                      dest="settings",
+                      help="change one rules field of the preset, as an experiment file's "
+                           "overrides do (repeatable), e.g. --set team_policy=consensus "
+                           "--set gin_bonus=20 (docs/rules.md lists the fields)")
     play.add_argument("--games", default=100, metavar="N",
                       type=int_at_least(1, MAX_GAMES, " (the game numbers the seed streams "
                                                        "give)"),

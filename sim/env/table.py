@@ -52,7 +52,7 @@ from sim.play.driver import Seeds, StrategyError, check_seed, strategy_answer
 from sim.play.step import table_buffers
 from sim.records.log import LogWriter, check_log_target, hand_record
 from strategies.builtin import N_PARAMS
-from strategies.registry import StrategySpec, build_strategy, parse_strategies
+from strategies.registry import StrategySpec, build_strategy, parse_strategies, resolve
 
 EPISODES = ("game", "hand")
 REWARDS = ("game", "points")
@@ -324,6 +324,7 @@ def opponent_specs(rules: Rules, learner: int, opponents: Any) -> list[StrategyS
         specs = parse_strategies(list(opponents))
     else:
         specs = parse_strategies([opponents])
+    specs = resolve(specs, rules)
     others = rules.players - 1
     if len(specs) == 1 and others > 1:
         if not specs[0].compiled and not isinstance(specs[0].factory, type):

@@ -11,9 +11,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from sim.analysis.formatting import md_table, text_table
+from sim.io.files import atomic_paths
 from sim.league.ratings import ANCHOR_RATING
 from sim.league.spec import LeagueSpec
-from sim.records.files import atomic_paths
 
 HEADER = ["rank", "strategy", "rating", "95% CI", "games", "win rate"]
 FILES = ("leaderboard.csv", "leaderboard.md", "ratings.png")
@@ -43,9 +43,11 @@ def method(spec: LeagueSpec) -> str:
     """One line: how the ratings were fitted."""
     model = ("Bradley-Terry" if spec.players == 2
              else "Plackett-Luce by pairwise rank-breaking (winner first, then by score)")
+    intervals = (f"95% CI from {spec.bootstrap:,} bootstrap resamples of deals (seed "
+                 f"{spec.seed})" if spec.bootstrap > 0
+                 else "no intervals (bootstrap = 0: no resamples)")
     return (f"ratings: {model}, fitted with choix; Elo scale (400/ln 10 per unit of "
-            f"log-strength), {spec.anchor} = {ANCHOR_RATING:.0f}; 95% CI from "
-            f"{spec.bootstrap} bootstrap resamples of deals (seed {spec.seed})")
+            f"log-strength), {spec.anchor} = {ANCHOR_RATING:.0f}; {intervals}")
 
 
 def leaderboard_text(spec: LeagueSpec, board: pd.DataFrame) -> str:
@@ -75,7 +77,8 @@ def ratings_plot(spec: LeagueSpec, board: pd.DataFrame) -> Figure:
                label=f"{spec.anchor} = {ANCHOR_RATING:.0f}")
     ax.set_yticks(y, list(board["strategy"]))
     ax.set_ylim(-0.6, len(board) - 0.4)
-    ax.set_xlabel("rating (Elo scale), 95% bootstrap interval")
+    ax.set_xlabel("rating (Elo scale), 95% bootstrap interval" if spec.bootstrap > 0
+                  else "rating (Elo scale), no intervals (bootstrap = 0)")
     ax.set_ylabel("strategy")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(loc="best", fontsize="small")

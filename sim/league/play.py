@@ -20,13 +20,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sim.io.files import atomic_write_text
 from sim.league.output import write
 from sim.league.ratings import finishing_places, ratings
 from sim.league.spec import LeagueSpec, load_league, table_key
 from sim.play.experiment import ArmSpec, ExperimentSpec, canonical_strategy
 from sim.play.runner import check_run_options, check_stored_games, run_experiment
 from sim.play.storage import load_results, read_manifest
-from sim.records.files import atomic_write_text
 
 LEAGUE_FILE = "league.json"
 FORMAT = 1

@@ -23,9 +23,18 @@ from pathlib import Path
 from typing import Any
 
 from sim.engine.rules import PRESETS, Rules
+from sim.io.specs import (
+    check_int,
+    check_keys,
+    check_run_name,
+    check_text,
+    check_unique,
+    load_toml,
+    require_keys,
+)
 from sim.league.ratings import BOOTSTRAP
-from sim.play.experiment import ArmSpec, canonical_strategy, check_run_name
-from sim.records.files import load_toml
+from sim.play.experiment import MAX_SEED, ArmSpec, canonical_strategy
+from strategies.registry import resolve_texts
 
 KEYS = ("name", "seed", "games", "rules", "overrides", "strategies", "anchor", "chunk_size",
         "bootstrap", "description")
@@ -100,12 +109,6 @@ def _arm(spec: LeagueSpec, strategies: tuple[str, ...], name: str = "table") -> 
                    overrides=dict(spec.overrides), seating="rotate")
 
 
-def _count(name: str, value: Any, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ValueError(f"{name}={value!r} is not valid: expected an integer {low}..{high:,}")
-    return value
-
-
 def load_league(source: str | Path | Mapping[str, Any] | LeagueSpec) -> LeagueSpec:
     """A :class:`LeagueSpec` from a TOML path, a dict or a spec; bad input raises
     ``ValueError`` with one line naming the file, the field, the value and what is accepted."""
@@ -119,19 +122,15 @@ def load_league(source: str | Path | Mapping[str, Any] | LeagueSpec) -> LeagueSp
 
 
 def _from_dict(data: Mapping[str, Any]) -> LeagueSpec:
-    unknown = [k for k in data if k not in KEYS]
-    if unknown:
-        raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))} in the league: "
-                         f"expected one of {', '.join(KEYS)}")
-    for key in ("name", "seed", "games", "strategies"):
-        if key not in data:
-            raise ValueError(f"{key} is missing: a league needs name, seed, games and "
-                             "strategies")
+    check_keys(data, KEYS, "the league")
+    require_keys(data, ("name", "seed", "games", "strategies"),
+                 "a league needs name, seed, games and strategies")
     name = check_run_name(data["name"], MAX_NAME)
-    seed = _count("seed", data["seed"], 0, 2**63 - 1)
-    games = _count("games", data["games"], 1, MAX_GAMES)
-    chunk_size = _count("chunk_size", data.get("chunk_size", DEFAULT_CHUNK_SIZE), 1, 1_000_000)
-    bootstrap = _count("bootstrap", data.get("bootstrap", BOOTSTRAP), 0, 100_000)
+    seed = check_int("seed", data["seed"], 0, MAX_SEED, f"an integer 0..{MAX_SEED}")
+    games = check_int("games", data["games"], 1, MAX_GAMES)
+    chunk_size = check_int("chunk_size", data.get("chunk_size", DEFAULT_CHUNK_SIZE), 1,
+                           1_000_000)
+    bootstrap = check_int("bootstrap", data.get("bootstrap", BOOTSTRAP), 0, 100_000)
     rules = data.get("rules", "three-handed")
     if not isinstance(rules, str) or rules not in PRESETS:
         raise ValueError(f"rules={rules!r} is not a preset: expected one of "
@@ -140,24 +139,20 @@ def _from_dict(data: Mapping[str, Any]) -> LeagueSpec:
     if not isinstance(overrides, Mapping):
         raise ValueError(f"overrides={overrides!r} is not valid: expected a table of Rules "
                          "fields")
-    description = data.get("description", "")
-    if not isinstance(description, str):
-        raise ValueError(f"description={description!r} is not valid: expected a string")
+    description = check_text("description", data.get("description", ""))
     raw = data["strategies"]
     if isinstance(raw, str):
         raw = [s for s in raw.split(",") if s.strip()]
     if not isinstance(raw, list | tuple) or not all(isinstance(s, str) for s in raw):
         raise ValueError(f"strategies={raw!r} is not valid: expected a list of strategy names")
-    strategies = tuple(s.strip() for s in raw)
-    seen: dict[str, int] = {}
-    for i, text in enumerate(strategies):
-        canon = canonical_strategy(text)
-        if canon in seen:
-            raise ValueError(f"strategies[{i}]={text!r} repeats strategies[{seen[canon]}]: "
-                             "every strategy of a league must be different")
-        seen[canon] = i
+    strategies = tuple(resolve_texts((s.strip() for s in raw), _rules_or_preset(rules, overrides)))
+    check_unique("strategies", strategies, canonical_strategy,
+                 "every strategy of a league must be different")
     anchor = data.get("anchor", "simple")
-    if not isinstance(anchor, str) or canonical_strategy(anchor) not in seen:
+    if isinstance(anchor, str):
+        anchor = resolve_texts([anchor], _rules_or_preset(rules, overrides))[0]
+    if (not isinstance(anchor, str)
+            or canonical_strategy(anchor) not in map(canonical_strategy, strategies)):
         raise ValueError(f"anchor={anchor!r} is not one of the strategies: the anchor (default "
                          "simple) is rated 1500 and must play in the league; add it to "
                          "strategies or set anchor to one of them")
@@ -182,6 +177,15 @@ def _from_dict(data: Mapping[str, Any]) -> LeagueSpec:
                          f"{total:,} games: at most {MAX_LEAGUE_GAMES:,} in a league (its "
                          "ratings are fitted in memory); lower games or the strategies")
     return spec
+
+
+def _rules_or_preset(preset: str, overrides: Mapping[str, Any]) -> Rules:
+    """The league's rules for resolving its strategies' sets; the bare preset while the
+    overrides are invalid (refused later, with the field named)."""
+    try:
+        return Rules.preset(preset).replace(**overrides)
+    except (TypeError, ValueError):
+        return Rules.preset(preset)
 
 
 def spec_players(spec: LeagueSpec) -> int:

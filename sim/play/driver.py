@@ -56,7 +56,7 @@ from sim.engine.view import View
 from sim.play.batch import play_batch_kernel
 from sim.play.step import CALLER, seat_move, table_buffers
 from sim.records.log import hand_record
-from strategies.registry import StrategySpec, build_strategy, parse_strategies
+from strategies.registry import StrategySpec, build_strategy, parse_strategies, resolve
 
 #: The most games one call may play: game numbers are 64-bit signed integers in the compiled
 #: code and index the seed streams, so no run can go past them.
@@ -205,7 +205,7 @@ class GameDriver:
         :mod:`sim.testing` uses it to see which decisions and roles a strategy met.
         ``timer`` limits each decision of a Python strategy (see :class:`DecisionTimer`)."""
         self.rules = rules
-        self.specs = _as_specs(strategies)
+        self.specs = resolve(_as_specs(strategies), rules)
         _check_seats(rules, self.specs)
         self.seeds = seeds
         self.log = log
@@ -433,7 +433,7 @@ def iter_games(rules: Rules, strategies: Sequence[Any], games: int, seeds: Seeds
     ``parse_strategies`` accepts; specs are used as given, not parsed again. ``timer`` limits
     each decision of a Python strategy.
     """
-    specs = _as_specs(strategies)
+    specs = resolve(_as_specs(strategies), rules)
     _check_seats(rules, specs)
     if all(s.compiled for s in specs) and not log:
         ids = np.array([s.strategy_id for s in specs] + [0] * (3 - len(specs)), np.int64)
@@ -485,7 +485,8 @@ def play_games(strategies: Sequence[Any] | str, rules: Rules | str | None = None
     games = check_games(games)
     seed = check_seed(seed)
     timeout = check_timeout(decision_timeout)
-    specs = parse_strategies(strategies)  # the only parse: the layers below take the specs
+    # the only parse (for these rules): the layers below take the specs
+    specs = resolve(parse_strategies(strategies), rules)
     seeds = Seeds.from_seed(seed)
     tally = GameTally(rules.players)
     rows: list[np.ndarray] = []

@@ -95,8 +95,9 @@ from pathlib import Path
 from typing import Any
 
 from sim.engine.rules import PRESETS, Rules, is_int
-from sim.records.files import load_toml
-from strategies.registry import parse_strategies, parse_strategy
+from sim.io.specs import MAX_NAME as MAX_NAME
+from sim.io.specs import check_int, check_keys, check_run_name, check_text, load_toml
+from strategies.registry import parse_strategies, parse_strategy, resolve_texts
 
 #: Default games per chunk: large enough that per-chunk overhead is negligible, small enough
 #: that a kill loses little work and memory per worker stays small.
@@ -117,31 +118,27 @@ TOP_KEYS: tuple[str, ...] = ("name", "seed", "games", "chunk_size", "description
 ARM_KEYS: tuple[str, ...] = ("name", "rules", "overrides", "strategies", "seating", "sweep")
 DEFAULT_KEYS: tuple[str, ...] = ("rules", "overrides", "strategies", "seating")
 
-_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-MAX_NAME = 64
-
-
-def check_run_name(name: Any, longest: int = MAX_NAME) -> str:
-    """A results directory's name, refused in one line unless it is 1..``longest`` ASCII
-    letters, digits, '.', '_' or '-' starting with a letter or digit: one rule for experiment,
-    tuning and league files, whose names become folders."""
-    if not isinstance(name, str) or len(name) > longest or not _NAME_RE.fullmatch(name):
-        raise ValueError(f"name={name!r} is not valid: expected 1-{longest} letters, digits, "
-                         "'.', '_' or '-', starting with a letter or digit (it names the "
-                         "results directory)")
-    return name
-
-
 _RULES_FIELDS = tuple(f.name for f in dataclasses.fields(Rules))
 _PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def _check_count(name: str, value: object, low: int, high: int, accepted: str) -> None:
-    """Refuse a non-integer or one outside ``low..high`` with one line naming the field."""
-    if not is_int(value, numpy=False):
-        raise ValueError(f"{name}={value!r} is not valid: expected {accepted}")
-    if not low <= value <= high:  # type: ignore[operator]
-        raise ValueError(f"{name}={value!r} is out of range: expected {accepted}")
+def apply_overrides(base: Rules, overrides: Mapping[str, Any], where: str = "overrides.",
+                    roles: str = "set the arm's seating to a list of initial roles instead"
+                    ) -> Rules:
+    """``base`` with the rule fields of ``overrides`` changed, validated by :class:`Rules`:
+    what an experiment's ``overrides`` table (and ``ginbox play --set``) may change. Every
+    error is one line naming the key after ``where``; ``initial_roles`` is refused (``roles``
+    says what sets them instead)."""
+    for key in overrides:
+        if key == "initial_roles":
+            raise ValueError(f"{where}initial_roles is not accepted: {roles}")
+        if key not in _RULES_FIELDS:
+            accepted = ", ".join(f for f in _RULES_FIELDS if f != "initial_roles")
+            raise ValueError(f"{where}{key} is not a rules field: expected one of {accepted}")
+    try:
+        return base.replace(**overrides)
+    except ValueError as exc:
+        raise ValueError(f"{where}{exc}") from None
 
 
 @dataclass(frozen=True)
@@ -178,6 +175,7 @@ class ArmSpec:
         object.__setattr__(self, "rules", base.name)
         rules = self._apply_overrides(base)
         rules = self._apply_seating(rules)
+        object.__setattr__(self, "strategies", resolve_texts(self.strategies, rules))
         if len(self.strategies) != rules.players:
             raise ValueError(
                 f"strategies={list(self.strategies)!r} has {len(self.strategies)} seats: "
@@ -218,19 +216,9 @@ class ArmSpec:
         if not isinstance(overrides, Mapping):
             raise ValueError(f"overrides={overrides!r} is not valid: expected a table of rules "
                              "fields")
-        for key in overrides:
-            if key == "initial_roles":
-                raise ValueError("overrides.initial_roles is not accepted: set the arm's "
-                                 "seating to a list of initial roles instead")
-            if key not in _RULES_FIELDS:
-                accepted = ", ".join(f for f in _RULES_FIELDS if f != "initial_roles")
-                raise ValueError(f"overrides.{key} is not a rules field: expected one of "
-                                 f"{accepted}")
+        rules = apply_overrides(base, overrides)
         object.__setattr__(self, "overrides", dict(overrides))
-        try:
-            return base.replace(**overrides)
-        except ValueError as exc:
-            raise ValueError(f"overrides.{exc}") from None
+        return rules
 
     def _apply_seating(self, rules: Rules) -> Rules:
         seating = self.seating
@@ -288,14 +276,11 @@ class ExperimentSpec:
     def __post_init__(self) -> None:
         """Validate the top-level fields and that arm names are unique."""
         check_run_name(self.name)
-        _check_count("seed", self.seed, 0, MAX_SEED, f"an integer 0..{MAX_SEED}")
-        _check_count("games", self.games, 1, MAX_GAMES,
-                     f"an integer 1..{MAX_GAMES:,} (games per arm)")
-        _check_count("chunk_size", self.chunk_size, 1, MAX_CHUNK_SIZE,
-                     f"an integer 1..{MAX_CHUNK_SIZE:,}")
-        if not isinstance(self.description, str):
-            raise ValueError(f"description={self.description!r} is not valid: expected a "
-                             "string")
+        check_int("seed", self.seed, 0, MAX_SEED, f"an integer 0..{MAX_SEED}")
+        check_int("games", self.games, 1, MAX_GAMES,
+                  f"an integer 1..{MAX_GAMES:,} (games per arm)")
+        check_int("chunk_size", self.chunk_size, 1, MAX_CHUNK_SIZE)
+        check_text("description", self.description)
         arms = tuple(self.arms) if isinstance(self.arms, list | tuple) else None
         if not arms:
             raise ValueError(f"arms={self.arms!r} is not valid: expected at least one arm")
@@ -397,15 +382,8 @@ def default_knock_at(strategy: str, knock_limit: int) -> int | None:
     return None
 
 
-def _check_keys(table: Mapping[str, Any], accepted: tuple[str, ...], where: str) -> None:
-    unknown = [k for k in table if k not in accepted]
-    if unknown:
-        raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))} in {where}: "
-                         f"expected one of {', '.join(accepted)}")
-
-
 def _from_dict(data: Mapping[str, Any]) -> ExperimentSpec:
-    _check_keys(data, TOP_KEYS, "the experiment")
+    check_keys(data, TOP_KEYS, "the experiment")
     for key in ("name", "seed", "games", "arms"):
         if key not in data:
             raise ValueError(f"{key} is missing: the experiment needs name, seed, games and "
@@ -413,7 +391,7 @@ def _from_dict(data: Mapping[str, Any]) -> ExperimentSpec:
     defaults = data.get("defaults", {})
     if not isinstance(defaults, Mapping):
         raise ValueError(f"defaults={defaults!r} is not valid: expected a table of arm keys")
-    _check_keys(defaults, DEFAULT_KEYS, "defaults")
+    check_keys(defaults, DEFAULT_KEYS, "defaults")
     raw_arms = data["arms"]
     if not isinstance(raw_arms, list | tuple) or not raw_arms:
         raise ValueError(f"arms={raw_arms!r} is not valid: expected at least one [[arms]] "
@@ -422,7 +400,7 @@ def _from_dict(data: Mapping[str, Any]) -> ExperimentSpec:
     for i, raw in enumerate(raw_arms):
         if not isinstance(raw, Mapping):
             raise ValueError(f"arms[{i}]={raw!r} is not valid: expected a table of arm keys")
-        _check_keys(raw, ARM_KEYS, f"arms[{i}]")
+        check_keys(raw, ARM_KEYS, f"arms[{i}]")
         arms.extend(_expand_arm(i, _with_defaults(raw, defaults)))
     kwargs = {k: data[k] for k in ("name", "seed", "games", "chunk_size", "description")
               if k in data}

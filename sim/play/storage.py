@@ -16,10 +16,10 @@ verify every chunk by content, so a damaged or replaced file is named (and repla
 ``--resume``) instead of read. ginbox writes only into a new or empty directory or one holding
 its own manifest, and deletes only files it can prove it wrote: the chunk files and hand logs
 the manifest lists, the report files listed in ``.ginbox-written.json``, and temporaries named
-as :func:`sim.records.files.temp_path` names them.
+as :func:`sim.io.files.temp_path` names them.
 
 A chunk file is written to a hidden temporary name and renamed into place
-(:mod:`sim.records.files`), so a file exists only when complete: after any interruption,
+(:mod:`sim.io.files`), so a file exists only when complete: after any interruption,
 ``kill -9`` included, a resumed run plays the missing chunks only and the final data equal an
 uninterrupted run's. Parquet columns:
 
@@ -55,9 +55,7 @@ import pyarrow.parquet as pq
 
 from sim.engine.game import GAME_COLUMNS
 from sim.engine.rules import Rules
-from sim.play.aggregates import with_aggregates
-from sim.play.experiment import ExperimentSpec, load_experiment
-from sim.records.files import (
+from sim.io.files import (
     MARKER,
     TEMP_GLOB,
     atomic_write_bytes,
@@ -65,6 +63,8 @@ from sim.records.files import (
     is_temp,
     written_files,
 )
+from sim.play.aggregates import with_aggregates
+from sim.play.experiment import ExperimentSpec, load_experiment
 
 MANIFEST = "manifest.json"
 LOCK = ".lock"

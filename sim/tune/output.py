@@ -1,6 +1,6 @@
 """What a tune leaves behind: the learning curve (CSV, PNG), the tuned name, the summary.
 
-Every file is written atomically (:mod:`sim.records.files`), so a reader sees the old file or
+Every file is written atomically (:mod:`sim.io.files`), so a reader sees the old file or
 the new one. The headline the command prints says the **held-out** figures (games never used
 in the search), never the training ones, which are biased upwards by the selection. A tune
 against a mix of fields reports the objective (their weighted mean) and every field's own
@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 
 from sim.analysis.plots import save
 from sim.analysis.statistics import Z95, wilson
-from sim.records.files import atomic_write, atomic_write_text
+from sim.io.files import atomic_write, atomic_write_text
 from sim.tune.evaluate import PairCounts
 from sim.tune.spec import HOLDOUT_FIRST_GAME, TuneSpec
 
@@ -127,6 +127,31 @@ class TuneResult:
     def params(self) -> dict[str, int]:
         return {p.name: v for p, v in zip(self.spec.infos, self.values, strict=True)}
 
+    @property
+    def warning(self) -> str | None:
+        """One line when the tuned strategy did worse than the strategy as written on the
+        held-out games (a lower win rate, significantly or not), else None: such a result is
+        no improvement to adopt, whatever the training figures said."""
+        h = self.holdout
+        if h is None or h["difference"] >= 0:
+            return None
+        how = ("worse than" if h["difference_high"] < 0
+               else "not better than (the interval includes no difference)")
+        return (f"WARNING: the tuned strategy is {how} the strategy as written on the "
+                f"held-out games ({h['difference']:+.1%}, 95% CI {h['difference_low']:+.1%} .. "
+                f"{h['difference_high']:+.1%}): keep {self.spec.baseline}")
+
+    def result_note(self) -> str:
+        """Which strategy the result is: cma's distribution mean after the last generation,
+        which differs from the incumbent of the last progress line (the mean before that
+        generation's update) whenever the last update moved it."""
+        note = ("the result: the search distribution's mean after the last generation "
+                "(cma's estimate of the best under noise)")
+        last = self.history[-1]["incumbent"] if self.history else None
+        if last is not None and last != self.tuned:
+            note += f"; the last progress line's incumbent, {last}, is the mean before it"
+        return note
+
     def curve(self) -> pd.DataFrame:
         """The learning curve, one row per generation. Against a mix the rates are the
         objective's (``*_wins`` summed over the fields), followed by every field's own columns
@@ -158,7 +183,8 @@ class TuneResult:
                 "rules": spec.resolved_rules.to_dict(), "generations": len(self.history),
                 "training_games": sum(r["games"] * r["distinct"] for r in self.history)
                 * len(spec.fields),
-                "holdout": self.holdout, "seconds": self.seconds}
+                "result": self.result_note(), "holdout": self.holdout,
+                "warning": self.warning, "seconds": self.seconds}
 
     def headline(self) -> str:
         """The text the command prints: the tuned name and the held-out comparison (for a mix,
@@ -175,7 +201,7 @@ class TuneResult:
         if spec.mixed:
             lines += [f"  field {i + 1}: {field_label(f)}  (weight {w:g})"
                       for i, (f, w) in enumerate(zip(spec.fields, spec.weights, strict=True))]
-        lines += ["", f"tuned: {self.tuned}"]
+        lines += ["", f"tuned: {self.tuned}", f"  ({self.result_note()})"]
         h = self.holdout
         if h is None:
             lines.append("no held-out games (holdout_games = 0): the result is unconfirmed")
@@ -198,6 +224,8 @@ class TuneResult:
                       f"  tuned     {_rate(part, 'tuned')}",
                       f"  baseline  {_rate(part, 'baseline')}",
                       _difference(part)]
+        if self.warning is not None:
+            lines += ["", self.warning]
         return "\n".join(lines)
 
 
@@ -264,12 +292,14 @@ def plot_curve(result: TuneResult) -> Any:
 
 def write_outputs(result: TuneResult) -> list[Path]:
     """Write the learning curve (CSV, PNG), ``tuned.txt`` and ``summary.json`` into the
-    tune's folder, each atomically."""
+    tune's folder, each atomically. ``tuned.txt`` is the tuned strategy's name on one line,
+    followed by a ``#`` line with the warning when the held-out check found it no better."""
     out = result.out
     atomic_write(out / "learning_curve.csv",
                  lambda tmp: result.curve().to_csv(tmp, index=False, float_format="%.6g"))
     save(plot_curve(result), out / "learning_curve.png")
-    atomic_write_text(out / "tuned.txt", result.tuned + "\n")
+    warning = "" if result.warning is None else f"# {result.warning}\n"
+    atomic_write_text(out / "tuned.txt", result.tuned + "\n" + warning)
     atomic_write_text(out / "summary.json",
                       json.dumps(result.summary(), indent=2, default=_plain) + "\n")
     return [out / name for name in FILES]

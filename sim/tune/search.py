@@ -42,9 +42,9 @@ from typing import Any, TextIO
 import numpy as np
 
 from sim.analysis.statistics import Z95, wilson
+from sim.io.files import atomic_write_bytes, is_temp
 from sim.play.progress import Progress
 from sim.play.storage import lock
-from sim.records.files import atomic_write_bytes, is_temp
 from sim.tune.evaluate import Evaluator, GameEvaluator
 from sim.tune.output import (
     FILES,

@@ -21,10 +21,18 @@ from typing import Any
 
 import numpy as np
 
-from sim.engine.rules import Rules, is_int
-from sim.play.experiment import MAX_SEED, ArmSpec, check_run_name
-from sim.records.files import load_toml
-from strategies.registry import ParamInfo, StrategySpec, parse_strategy
+from sim.engine.rules import Rules
+from sim.io.specs import (
+    check_int,
+    check_keys,
+    check_run_name,
+    check_text,
+    check_unique,
+    load_toml,
+    require_keys,
+)
+from sim.play.experiment import MAX_SEED, ArmSpec, canonical_strategy
+from strategies.registry import ParamInfo, StrategySpec, parse_strategy, resolve
 
 TOP_KEYS: tuple[str, ...] = (
     "name", "seed", "strategy", "params", "field", "fields", "weights", "rules", "overrides",
@@ -57,7 +65,7 @@ class TuneSpec:
     seed: int
     strategy: str
     field: tuple[str, ...] = ()
-    params: tuple[str, ...] = ()
+    params: tuple[str, ...] | None = None
     rules: str = "three-handed"
     overrides: Mapping[str, Any] = dataclass_field(default_factory=dict, hash=False)
     generations: int = 10
@@ -72,7 +80,7 @@ class TuneSpec:
 
     def __post_init__(self) -> None:
         check_run_name(self.name)
-        _count("seed", self.seed, 0, MAX_SEED)
+        check_int("seed", self.seed, 0, MAX_SEED, f"an integer 0..{MAX_SEED}")
         if not isinstance(self.strategy, str):
             raise ValueError(f"strategy={self.strategy!r} is not valid: expected a built-in "
                              "strategy name such as 'discard-tracking'")
@@ -97,10 +105,14 @@ class TuneSpec:
         if not known:
             raise ValueError(f"strategy={self.strategy!r}: {spec.name} has no parameters to "
                              "tune")
-        params = self.params or tuple(known)
+        params = tuple(known) if self.params is None else self.params
         if not isinstance(params, list | tuple) or not all(isinstance(p, str) for p in params):
             raise ValueError(f"params={self.params!r} is not valid: expected a list of "
                              f"parameter names of {spec.name}: {', '.join(known)}")
+        if not params:
+            raise ValueError(f"params=[] names no parameter to tune: list some of "
+                             f"{spec.name}'s ({', '.join(known)}), or leave params out to "
+                             "tune them all")
         for name in params:
             if name not in known:
                 raise ValueError(f"params: unknown parameter {name!r} for {spec.name}: it "
@@ -111,18 +123,17 @@ class TuneSpec:
         if len(set(params)) != len(params):
             raise ValueError(f"params={list(params)!r} names a parameter twice")
         object.__setattr__(self, "params", tuple(params))
-        _count("generations", self.generations, 1, MAX_GENERATIONS)
+        check_int("generations", self.generations, 1, MAX_GENERATIONS)
         if self.population is not None:
-            _count("population", self.population, 2, MAX_POPULATION)
-        _count("games_per_candidate", self.games_per_candidate, 1, MAX_GAMES)
-        _count("holdout_games", self.holdout_games, 0, MAX_GAMES)
-        _count("chunk_size", self.chunk_size, 1, MAX_GAMES)
+            check_int("population", self.population, 2, MAX_POPULATION)
+        check_int("games_per_candidate", self.games_per_candidate, 1, MAX_GAMES)
+        check_int("holdout_games", self.holdout_games, 0, MAX_GAMES)
+        check_int("chunk_size", self.chunk_size, 1, MAX_GAMES)
         if (isinstance(self.sigma0, bool) or not isinstance(self.sigma0, int | float)
                 or not 0.0 < self.sigma0 <= 1.0):
             raise ValueError(f"sigma0={self.sigma0!r} is not valid: expected a number in "
                              "(0, 1], the initial step as a share of each parameter's range")
-        if not isinstance(self.description, str):
-            raise ValueError(f"description={self.description!r} is not valid: expected text")
+        check_text("description", self.description)
 
     def _check_fields(self) -> bool:
         """Validate ``field``/``fields``/``weights`` and normalise them into ``fields`` and
@@ -151,10 +162,11 @@ class TuneSpec:
                              " fields, each a list of the strategies in the other seats, e.g. "
                              "[['simple'], ['discard-tracking']]")
         fields = tuple(tuple(f) for f in fields)
-        if len(set(fields)) != len(fields):
-            twice = next(f for f in fields if fields.count(f) > 1)
-            raise ValueError(f"fields names the field {list(twice)!r} twice: give it a larger "
-                             "weight instead (weights = [...])")
+        check_unique("fields", [list(f) for f in fields],
+                     lambda f: tuple(canonical_strategy(s) if isinstance(s, str) else s
+                                     for s in f),
+                     "the same strategies, so the same field: give it a larger weight "
+                     "instead (weights = [...])")
         weights = self.weights
         if isinstance(weights, list | tuple) and len(weights) == 0:
             weights = (1.0,) * len(fields)
@@ -197,8 +209,9 @@ class TuneSpec:
 
     @property
     def base(self) -> StrategySpec:
-        """The strategy as written: the baseline, and the start of the search."""
-        return parse_strategy(self.strategy)
+        """The strategy as written, as it plays under the rules: the baseline, and the
+        start of the search."""
+        return resolve([self.strategy], self.resolved_rules)[0]
 
     @property
     def infos(self) -> tuple[ParamInfo, ...]:
@@ -251,13 +264,6 @@ class TuneSpec:
                 "chunk_size": self.chunk_size, "description": self.description}
 
 
-def _count(name: str, value: object, low: int, high: int) -> None:
-    if not is_int(value, numpy=False):
-        raise ValueError(f"{name}={value!r} is not valid: expected an integer {low}..{high}")
-    if not low <= value <= high:  # type: ignore[operator]
-        raise ValueError(f"{name}={value!r} is out of range: expected {low}..{high}")
-
-
 def _is_weight(value: object) -> bool:
     return (not isinstance(value, bool) and isinstance(value, int | float)
             and math.isfinite(value) and value > 0)
@@ -290,17 +296,11 @@ def load_tune(source: str | Path | Mapping[str, Any] | TuneSpec) -> TuneSpec:
 
 
 def _from_dict(data: Mapping[str, Any]) -> TuneSpec:
-    unknown = [k for k in data if k not in TOP_KEYS]
-    if unknown:
-        raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))} in the tuning file: "
-                         f"expected one of {', '.join(TOP_KEYS)}")
-    for key in ("name", "seed", "strategy"):
-        if key not in data:
-            raise ValueError(f"{key} is missing: a tuning file needs name, seed, strategy and "
-                             "field (or fields)")
-    if "field" not in data and "fields" not in data:
-        raise ValueError("field is missing: a tuning file needs name, seed, strategy and "
-                         "field (or fields)")
+    check_keys(data, TOP_KEYS, "the tuning file")
+    needs = "a tuning file needs name, seed, strategy and field (or fields)"
+    require_keys(data, ("name", "seed", "strategy"), needs)
+    if "fields" not in data:
+        require_keys(data, ("field",), needs)
     kwargs = dict(data)
     if "params" in kwargs and not isinstance(kwargs["params"], list):
         raise ValueError(f"params={kwargs['params']!r} is not valid: expected a list of "

@@ -16,4 +16,5 @@ on which test file pytest collects first.
 - :mod:`support.hollywood`: the referee's own Hollywood score sheet (three games at once).
 - :mod:`support.views`: checks that every strategy view shows exactly what it may see.
 - :mod:`support.oracle`: brute-force reference for melds, deadwood and the showdown.
+- :mod:`support.layout`: the package's layers in import order, and the layers a text lists.
 """

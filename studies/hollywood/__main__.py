@@ -1,0 +1,5 @@
+"""``python -m studies.hollywood``: run the study (its options: ``--help``)."""
+
+from studies.hollywood import main
+
+main()

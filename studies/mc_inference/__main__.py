@@ -1,0 +1,5 @@
+"""``python -m studies.mc_inference``: run the study (its options: ``--help``)."""
+
+from studies.mc_inference import main
+
+main()
