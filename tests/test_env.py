@@ -312,6 +312,39 @@ def test_bad_options_are_refused_in_one_line() -> None:
     assert json.dumps(action_name(A_KNOCK)) == '"knock AS"'
 
 
+def test_unknown_options_and_unwritable_logs_are_refused_when_built(tmp_path: Path) -> None:
+    """At construction, in one line, as ``ginbox play --log`` refuses a log it cannot write
+    before playing (not at the first hand end, many steps later); nothing is left behind."""
+    with pytest.raises(ValueError, match=r"^foo=1 is not an option of sim.env.env: expected "
+                                         r"rules, episode, reward, log_path, render_mode$"):
+        sim.env.env(foo=1)
+    missing = "log_path='/nonexistent/x.jsonl' cannot be written: No such file or directory"
+    for make in (lambda: sim.env.SingleAgentEnv(rules="eaai", log_path="/nonexistent/x.jsonl"),
+                 lambda: sim.env.env(rules="eaai", log_path="/nonexistent/x.jsonl"),
+                 lambda: VectorEnv(2, rules="eaai", log_path="/nonexistent/x.jsonl")):
+        with pytest.raises(ValueError, match=f"^{re.escape(missing)}$"):
+            make()
+    with pytest.raises(ValueError, match=r"cannot be written: Is a directory$"):
+        sim.env.SingleAgentEnv(log_path=tmp_path)
+    with pytest.raises(ValueError, match=r"^log_path='' is not valid: expected a file name"):
+        VectorEnv(2, log_path="")
+    assert list(tmp_path.iterdir()) == []  # the probe's temporary is gone
+    env = sim.env.SingleAgentEnv(rules="eaai", log_path=tmp_path / "ok.jsonl")
+    env.close()
+    assert list(tmp_path.iterdir()) == []  # no hand played: no log yet
+
+
+@pytest.mark.parametrize(("rules", "opponents", "message"), [
+    ("eaai", ["simple", "simple"], "eaai rules seat 2 players: expected 1 opponent, got 2"),
+    ("three-handed", ["simple"] * 3, "three-handed rules seat 3 players: expected 1 opponent "
+                                     "(for every other seat) or 2, got 3"),
+])
+def test_a_wrong_number_of_opponents_is_named_for_the_table(rules: str, opponents: list[str],
+                                                            message: str) -> None:
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        sim.env.SingleAgentEnv(rules=rules, opponents=opponents)
+
+
 # ----------------------------------------------------------------------- a policy as a strategy
 
 

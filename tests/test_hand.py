@@ -66,7 +66,8 @@ from sim.engine.hand import (
 )
 from sim.engine.rules import Rules
 from sim.engine.showdown import settle
-from sim.play.driver import GameDriver, Seeds, hand_result
+from sim.play.driver import GameDriver, Seeds
+from sim.records.log import hand_result
 from strategies.base import BaseStrategy
 
 

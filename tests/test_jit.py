@@ -44,6 +44,7 @@ def _dispatchers() -> dict[str, CPUDispatcher]:
 # The compiled functions allowed to create arrays: batch entry points and evaluators.
 ALLOCATING = {
     "sim.play.batch.play_batch_kernel",
+    "sim.play.step.new_tables",
     "sim.engine.melds.best_discard_batch",
     "sim.engine.melds.deadwood_after_discards",
     "sim.engine.melds.min_deadwood_batch",

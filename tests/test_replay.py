@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from sim.engine.cards import card_str, parse_cards
-from sim.engine.rules import Rules
+from sim.engine.rules import TEAM_POLICIES, Rules
 from sim.play.driver import play_games
 from sim.records.replay import (
     deck_of,
@@ -318,6 +318,19 @@ def test_render_two_player_and_advisor(logs: dict[str, list[dict[str, Any]]]) ->
     assert "Box" not in text and "Captain" not in text
     record, _ = _find({"advisor": logs["advisor"]}, lambda r: r["hand"] == 0)
     assert "advises the captain, who follows the advice" in render_hand(record)
+
+
+def test_render_heads_a_hand_with_its_team_policy() -> None:
+    """The header names the team policy unless it is the default, captain."""
+    lines = {}
+    for policy in TEAM_POLICIES:
+        record = play_games("simple,random,greedy-knock", Rules(team_policy=policy), games=1,
+                            seed=2, log=True).log[0]  # type: ignore[index]
+        lines[policy] = render_hand(record).splitlines()[0]
+    assert lines["captain"] == ("Game 0, hand 0: three-handed rules (gin bonus 25, undercut "
+                                "bonus 10, knock limit 10, target 100)")
+    for policy in ("advisor", "consensus"):
+        assert lines[policy] == lines["captain"][:-1] + f", team policy {policy})"
 
 
 def test_deck_of_is_the_deal_order() -> None:

@@ -19,9 +19,10 @@ from support.decks import shuffled_deck
 from support.hands import HandRunner
 from support.referee import Referee
 from support.scripted import SpyStrategy, protocol_policy, random_policy
-from support.views import ArraySpy, check_view_array, check_views
+from support.views import ArraySpy, check_view_array, check_views, python_step
 
 import sim.play.driver as driver_mod
+import sim.play.step as step_mod
 from sim.engine.hand import HS_DEADWOOD, HS_HAND, HS_PILE_MASK, HS_TO_MOVE, HS_TOOK
 from sim.engine.rules import Rules
 from sim.engine.view import (
@@ -202,7 +203,9 @@ BREAKS = {
 def test_view_check_catches_a_broken_engine(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Break one engine piece the driver calls: the view check must fail, naming the field."""
     attr, make, field = BREAKS[name]
-    monkeypatch.setattr(driver_mod, attr, make(getattr(driver_mod, attr)))
+    module = step_mod if attr == "fill_view" else driver_mod  # the step fills the views
+    python_step(monkeypatch)
+    monkeypatch.setattr(module, attr, make(getattr(module, attr)))
     rules = Rules.preset("oklahoma").replace(target=30)
     records, calls = play_spied(rules, [None] * 3, 1, seed=3, compiled=dict.fromkeys(
         range(3), "discard-tracking"), monkeypatch=monkeypatch)
@@ -216,7 +219,8 @@ def test_view_check_catches_a_broken_engine(name: str, monkeypatch: pytest.Monke
 def test_python_view_check_catches_a_broken_engine(break_: Any, field: str,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """The same for the View a Python strategy is handed."""
-    monkeypatch.setattr(driver_mod, "fill_view", fill_view_with(break_))
+    python_step(monkeypatch)
+    monkeypatch.setattr(step_mod, "fill_view", fill_view_with(break_))
     rules = Rules.preset("oklahoma").replace(target=30)
     records, calls = play_spied(rules, [random_policy] * 3, 1, seed=3)
     with pytest.raises(AssertionError, match=f"'{field}'"):

@@ -22,6 +22,7 @@ captain, and the captain has none.
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -128,8 +129,17 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for it)
         self._table.close()
 
 
+#: The options :func:`env` passes on to :class:`raw_env`: its keyword arguments.
+OPTIONS: tuple[str, ...] = tuple(inspect.signature(raw_env).parameters)
+
+
 def env(**options: Any) -> AECEnv:
-    """The wrapped AEC environment, as PettingZoo's classic games wrap theirs."""
+    """The wrapped AEC environment, as PettingZoo's classic games wrap theirs (an unknown
+    option is a one-line ValueError naming the accepted ones)."""
+    unknown = [name for name in options if name not in OPTIONS]
+    if unknown:
+        raise ValueError(f"{unknown[0]}={options[unknown[0]]!r} is not an option of "
+                         f"sim.env.env: expected {', '.join(OPTIONS)}")
     wrapped: AECEnv = raw_env(**options)
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)

@@ -1,12 +1,14 @@
 """The compiled table every environment plays on: one game, stepped one decision at a time.
 
-A *table* is the engine's game and hand state (the same arrays ``sim.play.batch`` plays in)
+A *table* is the engine's game and hand state (the buffers of :func:`sim.play.step.new_tables`,
+which ``sim.play.batch`` plays in too)
 plus a small env state ``es`` (``ES_*``): who decides what now, the hand's roles, whether a
 learning seat has acted in this hand. :func:`advance_table` plays forward through the engine
-(``advance``, ``apply_move``, ``end_hand``, ``start_hand``), asking the compiled dispatcher for
-the moves of built-in opponents, and stops where a seat the caller controls (or a plain-Python
-strategy) must decide, where a hand ends and the caller wants to log it, or where the episode
-ends. :func:`act` plays one action of :mod:`sim.env.encoding` through ``apply_move``.
+(``advance``, ``apply_move``, ``end_hand``, ``start_hand``), asking the step of every front end
+(:func:`sim.play.step.seat_move`) for the moves of built-in opponents, and stops where a seat
+the caller controls (or a plain-Python strategy) must decide, where a hand ends and the caller
+wants to log it, or where the episode ends. :func:`act` plays one action of
+:mod:`sim.env.encoding` through ``apply_move``.
 
 The PettingZoo and Gymnasium environments drive one table from Python (:class:`sim.env.table.
 Table`); the vector environment drives N tables inside one compiled call. All of them go
@@ -24,7 +26,6 @@ from sim.engine.game import (
     GS_OVER,
     GS_ROLE_SEAT,
     GS_WINNER,
-    decider_seat,
     end_hand,
     game_init,
     start_hand,
@@ -50,7 +51,7 @@ from sim.env.encoding import (
     fill_action_mask,
     first_move,
 )
-from strategies._dispatch import decide
+from sim.play.step import CALLER, seat_move
 
 # The env state of one table, declared once (offsets computed by Layout).
 ES_LAYOUT = Layout("ES_", [
@@ -150,8 +151,10 @@ def advance_table(rules: np.ndarray, ids: np.ndarray, params: np.ndarray, opts: 
                   rng: np.ndarray, es: np.ndarray, rewards: np.ndarray) -> int:
     """Play on until a decision that is not a built-in's, a logged hand end or the episode end.
 
-    Built-in seats (``ids[seat] >= 0`` and not in ``opts[OPT_CONTROLLED]``) move through the
-    compiled dispatcher exactly as in the batch loop. Returns the new status (``ST_*``).
+    Every decision goes through :func:`sim.play.step.seat_move`, the step of the batch loop
+    and the driver: built-in seats (``ids[seat] >= 0`` and not in ``opts[OPT_CONTROLLED]``)
+    move there, under the rules' team policy; the others stop the table (``ST_DECIDE``).
+    Returns the new status (``ST_*``).
     Rewards of finished hands are added to ``rewards`` (by seat).
     """
     controlled = opts[OPT_CONTROLLED]
@@ -170,17 +173,14 @@ def advance_table(rules: np.ndarray, ids: np.ndarray, params: np.ndarray, opts: 
             if opts[OPT_STOP_AT_HAND_END]:
                 return ST_HAND_DONE
             continue
-        p = hs[HS_TO_MOVE]
-        seat = decider_seat(gs, rules, p)
-        fill_view(view, hs, pile, game_info, decision)
-        if (controlled >> seat) & 1 or ids[seat] < 0:
+        seat, move = seat_move(decision, rules, ids, params, controlled, gs, hs, pile,
+                               game_info, view, after, mem, rng[1:2], scratch)
+        if move == CALLER:
             es[ES_DECISION] = decision
             es[ES_SEAT] = seat
-            es[ES_PLAYER] = p
+            es[ES_PLAYER] = hs[HS_TO_MOVE]
             es[ES_STATUS] = ST_DECIDE
             return ST_DECIDE
-        move = decide(ids[seat], decision, params[seat], view, after, mem[p], rng[1:2],
-                      scratch)
         if apply_move(hs, pile, deck, after, moves, move) != OK:
             es[ES_STATUS] = ST_ERROR
             return ST_ERROR

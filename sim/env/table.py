@@ -3,7 +3,7 @@
 :class:`Table` owns the engine arrays of one game and steps them through the compiled
 functions of :mod:`sim.env.core`. It asks plain-Python opponents for their moves (the way
 ``sim.play.driver.GameDriver`` does), writes the hand log through
-``sim.records.log.LogWriter`` with ``sim.play.driver.hand_record`` (the bytes ``ginbox play
+``sim.records.log.LogWriter`` with ``sim.records.log.hand_record`` (the bytes ``ginbox play
 --log`` writes), and keeps each seat's reward since it was last collected.
 """
 
@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from sim.engine.cards import parse_cards
-from sim.engine.game import GS_LEN, GS_OVER
-from sim.engine.hand import DEC_DISCARD, ERROR_TEXT, HS_LEN, new_after
+from sim.engine.game import GS_OVER
+from sim.engine.hand import DEC_DISCARD, ERROR_TEXT
 from sim.engine.rules import Rules
-from sim.engine.view import GI_LEN, V_LEN, View
+from sim.engine.view import V_LEN, View
 from sim.env.core import (
     ERR_MASKED,
     ERR_NOT_DECIDING,
@@ -48,9 +48,10 @@ from sim.env.core import (
     step_table,
 )
 from sim.env.encoding import N_ACTIONS, OBS_LEN, action_name
-from sim.play.driver import Seeds, StrategyError, check_seed, hand_record, strategy_answer
-from sim.records.log import LogWriter
-from strategies.builtin import MEM_LEN, N_PARAMS, SCRATCH_LEN
+from sim.play.driver import Seeds, StrategyError, check_seed, strategy_answer
+from sim.play.step import table_buffers
+from sim.records.log import LogWriter, check_log_target, hand_record
+from strategies.builtin import N_PARAMS
 from strategies.registry import StrategySpec, build_strategy, parse_strategies, resolve
 
 EPISODES = ("game", "hand")
@@ -79,6 +80,22 @@ def check_choice(name: str, value: object, accepted: Sequence[str]) -> str:
         raise ValueError(f"{name}={value!r} is not valid: expected one of "
                          + ", ".join(repr(a) for a in accepted))
     return value
+
+
+def check_log_path(log_path: object) -> str | os.PathLike[str] | None:
+    """``log_path`` if a hand log can be written there (None: no log); else a one-line
+    ValueError now, as ``ginbox play --log`` refuses it before playing, not at the first hand
+    end."""
+    if log_path is None:
+        return None
+    if not isinstance(log_path, str | os.PathLike) or not str(log_path).strip():
+        raise ValueError(f"log_path={log_path!r} is not valid: expected a file name or None")
+    try:
+        check_log_target(log_path)
+    except OSError as exc:
+        raise ValueError(f"log_path={str(log_path)!r} cannot be written: "
+                         f"{exc.strerror or exc}") from None
+    return log_path
 
 
 def new_seed() -> int:
@@ -119,25 +136,15 @@ class Table:
         self.opts[OPT_CONTROLLED] = sum(1 << s for s in self.controlled)
         self.opts[OPT_EPISODE_HAND] = check_choice("episode", episode, EPISODES) == "hand"
         self.opts[OPT_REWARD_POINTS] = check_choice("reward", reward, REWARDS) == "points"
-        self.log_path = log_path
+        self.log_path = check_log_path(log_path)
         self.opts[OPT_STOP_AT_HAND_END] = log_path is not None
         self._writer: LogWriter | None = None
         self._log_games = -1  # games begun in the log: its "game" numbers
-        self.gs = np.zeros(GS_LEN, np.int64)
-        self.hs = np.zeros(HS_LEN, np.int64)
-        self.pile = np.zeros(52, np.int64)
-        self.deck = np.zeros(52, np.int64)
-        self.after = new_after()
-        # a turn logs at most draw, knock, discard; the first turn adds two passes
-        self.moves = np.zeros((3 * rules.max_turns + 8 if log_path is not None else 0, 2),
-                              np.int64)
-        self.view = np.zeros(V_LEN, np.int64)
+        (self.gs, self.hs, self.pile, self.deck, self.after, self.moves, self.view,
+         self.game_info, self.mem, self.scratch, self.rng) = table_buffers(
+            self.rules_array, log=log_path is not None)
         self.obs_view = np.zeros(V_LEN, np.int64)
-        self.game_info = np.zeros(GI_LEN, np.int64)
-        self.mem = np.zeros((2, MEM_LEN), np.int64)
-        self.scratch = np.zeros(SCRATCH_LEN, np.int64)
         self.buf = np.zeros(64, np.int64)
-        self.rng = np.zeros(2, np.uint64)
         self.es = np.zeros(ES_LEN, np.int64)
         self.rewards = np.zeros(3, np.float64)
         self.mask = np.zeros(N_ACTIONS, np.int8)
@@ -325,8 +332,10 @@ def opponent_specs(rules: Rules, learner: int, opponents: Any) -> list[StrategyS
                              f"{others} opponents")
         specs = specs * others
     if len(specs) != others:
-        raise ValueError(f"{rules.name} rules seat {rules.players} players: expected 1 or "
-                         f"{others} opponents, got {len(specs)}")
+        expected = ("1 opponent" if others == 1 else
+                    f"1 opponent (for every other seat) or {others}")
+        raise ValueError(f"{rules.name} rules seat {rules.players} players: expected "
+                         f"{expected}, got {len(specs)}")
     if not isinstance(learner, int | np.integer) or not 0 <= learner < rules.players:
         raise ValueError(f"seat={learner!r} is not valid: expected 0..{rules.players - 1}")
     out: list[StrategySpec | None] = list(specs)

@@ -1,9 +1,10 @@
 """The compiled vector environment: N games stepped together inside one compiled call.
 
-Each game is a table of :mod:`sim.env.core` (the engine's arrays, one row per game); one call
-of :func:`vector_run` plays every game's learner action, the built-in opponents' moves up to the
-learner's next decision (through the compiled dispatcher, as the batch loop does), and encodes
-the observations and action masks: numpy arrays in, numpy arrays out, no Python per game.
+Each game is a table of :mod:`sim.env.core` (the buffers of :func:`sim.play.step.new_tables`,
+one row per game); one call of :func:`vector_run` plays every game's learner action, the
+built-in opponents' moves up to the learner's next decision (through the batch loop's step,
+:func:`sim.play.step.seat_move`), and encodes the observations and action masks: numpy
+arrays in, numpy arrays out, no Python per game.
 """
 
 from __future__ import annotations
@@ -18,11 +19,10 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from sim.engine.game import GS_LEN, GS_OVER
-from sim.engine.hand import HS_LEN, OK, new_after
+from sim.engine.game import GS_OVER
+from sim.engine.hand import OK
 from sim.engine.jit import kernel
 from sim.engine.rules import Rules
-from sim.engine.view import GI_LEN, V_LEN
 from sim.env.core import (
     ERR_MASKED,
     ES_ACTED,
@@ -49,8 +49,8 @@ from sim.env.encoding import (
 )
 from sim.env.table import Table, check_rules, env_record, new_seed, opponent_specs
 from sim.play.driver import Seeds, check_seed
+from sim.play.step import table_buffers
 from sim.records.log import LogWriter
-from strategies.builtin import MEM_LEN, SCRATCH_LEN
 
 M_STEP = 0  # play each game's action (or autoreset a finished one)
 M_RESET = 1  # start game first_game + i in row i
@@ -194,18 +194,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.single_action_space = spaces.Discrete(N_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
-        moves = self._proto.moves.shape[0]
-        self._gs = np.zeros((n, GS_LEN), np.int64)
-        self._hs = np.zeros((n, HS_LEN), np.int64)
-        self._pile = np.zeros((n, 52), np.int64)
-        self._deck = np.zeros((n, 52), np.int64)
-        self._after = np.tile(new_after(), (n, 1))
-        self._moves = np.zeros((n, moves, 2), np.int64)
-        self._view = np.zeros((n, V_LEN), np.int64)
-        self._game_info = np.zeros((n, GI_LEN), np.int64)
-        self._mem = np.zeros((n, 2, MEM_LEN), np.int64)
-        self._scratch = np.zeros(SCRATCH_LEN, np.int64)
-        self._rng = np.zeros((n, 2), np.uint64)
+        (self._gs, self._hs, self._pile, self._deck, self._after, self._moves, self._view,
+         self._game_info, self._mem, self._scratch, self._rng) = table_buffers(
+            self._proto.rules_array, log=log_path is not None, tables=n)
         self._es = np.zeros((n, ES_LEN), np.int64)
         self._rewards = np.zeros((n, 3), np.float64)
         self._started = np.zeros(n, np.int64)

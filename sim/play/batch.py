@@ -11,37 +11,20 @@ from __future__ import annotations
 import numpy as np
 
 from sim.engine.game import (
-    CAPTAIN,
     GO_ERROR,
     GO_LEN,
-    GS_LEN,
     GS_OVER,
-    GS_ROLE_SEAT,
-    SITTER,
-    decider_seat,
     end_hand,
     game_init,
     record_game,
     record_hand,
     start_hand,
 )
-from sim.engine.hand import (
-    AFTER_LEN,
-    DEC_OVER,
-    HS_LEN,
-    HS_TO_MOVE,
-    OK,
-    advance,
-    apply_move,
-    forget_after,
-)
+from sim.engine.hand import DEC_OVER, OK, advance, apply_move
 from sim.engine.jit import allocating, kernel
 from sim.engine.rng import stream_seed
-from sim.engine.rules import RI_PLAYERS, RI_TEAM_CONSENSUS
-from sim.engine.view import GI_LEN, V_LEN, fill_view
-from strategies._dispatch import decide
-from strategies.builtin import MEM_LEN, SCRATCH_LEN
-from strategies.team import team_decide
+from sim.play.step import CALLER, new_tables, seat_move
+from strategies.builtin import MEM_LEN
 
 
 @allocating
@@ -53,16 +36,13 @@ def play_batch_kernel(rules: np.ndarray, strategy_ids: np.ndarray, params: np.nd
     Game ``g`` draws its decks from stream ``g`` of ``deck_base`` and its strategy choices from
     stream ``g`` of ``strategy_base``, so results do not depend on how games are batched.
     ``rotate`` seats game ``g`` by the rotation (see :func:`game_init`). Allocates the buffers
-    once, then plays in :func:`play_batch_into`.
+    once (one table of :func:`sim.play.step.new_tables`, no move log), then plays in
+    :func:`play_batch_into`.
     """
-    after = np.zeros(AFTER_LEN, np.int64)
-    forget_after(after)
+    gs, hs, pile, deck, after, moves, view, game_info, mem, scratch, rng = new_tables(1, 0)
     play_batch_into(rules, strategy_ids, params, deck_base, strategy_base, first_game, rotate,
-                    out, np.zeros(GS_LEN, np.int64), np.zeros(HS_LEN, np.int64),
-                    np.zeros(52, np.int64), np.zeros(52, np.int64), after,
-                    np.zeros((0, 2), np.int64), np.zeros(V_LEN, np.int64),
-                    np.zeros(GI_LEN, np.int64), np.zeros((2, MEM_LEN), np.int64),
-                    np.zeros(SCRATCH_LEN, np.int64), np.zeros(2, np.uint64))
+                    out, gs[0], hs[0], pile[0], deck[0], after[0], moves[0], view[0],
+                    game_info[0], mem[0], scratch, rng[0])
 
 
 @kernel
@@ -92,18 +72,9 @@ def play_batch_into(rules: np.ndarray, strategy_ids: np.ndarray, params: np.ndar
                 decision = advance(hs, pile, deck, after, moves)
                 if decision == DEC_OVER:
                     break
-                p = hs[HS_TO_MOVE]
-                seat = decider_seat(gs, rules, p)
-                fill_view(view, hs, pile, game_info, decision)
-                if p == CAPTAIN and rules[RI_TEAM_CONSENSUS] and rules[RI_PLAYERS] == 3:
-                    sitter = gs[GS_ROLE_SEAT + SITTER]
-                    move = team_decide(strategy_ids[seat], strategy_ids[sitter], decision,
-                                       params[seat], params[sitter], view, after, mem[p],
-                                       strategy_rng, scratch)
-                else:
-                    move = decide(strategy_ids[seat], decision, params[seat], view, after,
-                                  mem[p], strategy_rng, scratch)
-                if apply_move(hs, pile, deck, after, moves, move) != OK:
+                _, move = seat_move(decision, rules, strategy_ids, params, 0, gs, hs, pile,
+                                    game_info, view, after, mem, strategy_rng, scratch)
+                if move == CALLER or apply_move(hs, pile, deck, after, moves, move) != OK:
                     row[GO_ERROR] = 1
                     return
             record_hand(row, gs, hs)

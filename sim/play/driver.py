@@ -20,19 +20,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sim.engine.cards import card_str, parse_cards
+from sim.engine.cards import parse_cards
 from sim.engine.game import (
     GAME_COLUMNS,
     GO_LEN,
-    GS_BONUS,
-    GS_LEN,
     GS_OVER,
     GS_ROLE_SEAT,
-    GS_SCORE,
-    GS_WINNER,
     HOLLYWOOD_COLUMNS,
-    SITTER,
-    decider_seat,
     end_hand,
     game_init,
     record_game,
@@ -46,29 +40,23 @@ from sim.engine.hand import (
     DEC_OFFER,
     DEC_OVER,
     ERROR_TEXT,
-    HS_LEN,
-    HS_N_MOVES,
     HS_TO_MOVE,
     MOVE_DRAW_DISCARD,
     MOVE_DRAW_STOCK,
     MOVE_KNOCK,
-    MOVE_NAMES,
     MOVE_NO_KNOCK,
     MOVE_PASS,
     OK,
     advance,
     apply_move,
-    new_after,
 )
 from sim.engine.rng import seed_words, stream_seed
-from sim.engine.rules import RI_TEAM_CONSENSUS, Rules
-from sim.engine.view import GI_LEN, V_LEN, View, fill_view
+from sim.engine.rules import Rules
+from sim.engine.view import View
 from sim.play.batch import play_batch_kernel
-from sim.records.log import hand_result, hollywood_record
-from strategies._dispatch import decide
-from strategies.builtin import MEM_LEN, SCRATCH_LEN
+from sim.play.step import CALLER, seat_move, table_buffers
+from sim.records.log import hand_record
 from strategies.registry import StrategySpec, build_strategy, parse_strategies, resolve
-from strategies.team import team_decide
 
 #: The most games one call may play: game numbers are 64-bit signed integers in the compiled
 #: code and index the seed streams, so no run can go past them.
@@ -211,8 +199,9 @@ class GameDriver:
                  log: bool = False, rotate: bool = False,
                  on_decision: Callable[[int, int, int, bool], None] | None = None,
                  timer: DecisionTimer | None = None) -> None:
-        """``on_decision(seat, hand_player, decision, advised)``, if given, is called before
-        each decision is asked; ``advised``: the seat decides for another (the advisor).
+        """``on_decision(seat, hand_player, decision, advised)``, if given, is called at each
+        decision before its move is played (and before a Python strategy is asked);
+        ``advised``: the seat decides for another (the advisor).
         :mod:`sim.testing` uses it to see which decisions and roles a strategy met.
         ``timer`` limits each decision of a Python strategy (see :class:`DecisionTimer`)."""
         self.rules = rules
@@ -228,6 +217,9 @@ class GameDriver:
         self.params = np.stack([s.params_array() for s in self.specs] +
                                [np.full_like(self.specs[0].params_array(), -1)] *
                                (3 - len(self.specs)))
+        # the registered built-ins' ids for the compiled step; -1: this driver asks the seat
+        self.ids = np.array([s.strategy_id if s.compiled else -1 for s in self.specs] +
+                            [-1] * (3 - len(self.specs)), np.int64)
         self.players = [None if s.compiled or s.kernel is not None else build_strategy(s, seat)
                         for seat, s in enumerate(self.specs)]
         objects = [id(p) for p in self.players if p is not None]
@@ -236,29 +228,24 @@ class GameDriver:
                              "players' cards: pass one object per seat")
 
     def play(self, game: int) -> tuple[np.ndarray, list[dict[str, Any]]]:
-        """Play game number ``game``: its statistics row and (when logging) its hand records."""
+        """Play game number ``game``: its statistics row and (when logging) its hand records.
+
+        Every decision goes through :func:`sim.play.step.seat_move` (as in the batch loop):
+        it answers for the registered built-ins; the other seats are asked here."""
         rules = self.rules_array
-        gs = np.zeros(GS_LEN, np.int64)
-        hs = np.zeros(HS_LEN, np.int64)
-        pile = np.zeros(52, np.int64)
-        deck = np.zeros(52, np.int64)
-        after = new_after()
-        # a turn logs at most draw, knock, discard; the first turn adds two passes
-        moves = np.zeros((3 * self.rules.max_turns + 8 if self.log else 0, 2), np.int64)
-        view = np.zeros(V_LEN, np.int64)
-        game_info = np.zeros(GI_LEN, np.int64)
-        mem = np.zeros((2, MEM_LEN), np.int64)
-        scratch = np.zeros(SCRATCH_LEN, np.int64)
-        deck_rng = np.array([stream_seed(self.seeds.deck, game)], np.uint64)
-        strategy_rng = np.array([stream_seed(self.seeds.strategy, game)], np.uint64)
+        bufs = table_buffers(rules, self.log)
+        gs, hs, pile, deck, after, moves, view = bufs[:7]
+        bufs.rng[0] = stream_seed(self.seeds.deck, game)
+        bufs.rng[1] = stream_seed(self.seeds.strategy, game)
+        deck_rng, strategy_rng = bufs.rng[0:1], bufs.rng[1:2]
         py_rng = np.random.default_rng(int(strategy_rng[0]))
         row = np.zeros(GO_LEN, np.int64)
         records: list[dict[str, Any]] = []
         game_init(gs, rules, deck_rng, game if self.rotate else -1)
         hand_index = 0
         while not gs[GS_OVER]:
-            start_hand(gs, hs, pile, deck, rules, deck_rng, game_info)
-            mem[:, :] = 0
+            start_hand(gs, hs, pile, deck, rules, deck_rng, bufs.game_info)
+            bufs.mem[:, :] = 0
             roles = [int(gs[GS_ROLE_SEAT + r]) for r in range(3)]
             dealt = deck.copy()
             started: set[int] = set()
@@ -266,30 +253,19 @@ class GameDriver:
                 decision = advance(hs, pile, deck, after, moves)
                 if decision == DEC_OVER:
                     break
+                seat, move = seat_move(decision, rules, self.ids, self.params, 0, gs, hs, pile,
+                                       bufs.game_info, view, after, bufs.mem, strategy_rng,
+                                       bufs.scratch)
+                seat, move = int(seat), int(move)
                 p = int(hs[HS_TO_MOVE])
-                seat = int(decider_seat(gs, rules, p))
-                fill_view(view, hs, pile, game_info, decision)
-                player = self.players[seat]
                 if self.on_decision is not None:
                     self.on_decision(seat, p, decision, seat != roles[p])
-                if player is None:
-                    kernel = self.specs[seat].kernel  # a compiled strategy not registered
-                    sitter = roles[SITTER]
-                    if (kernel is None and p == 1 and rules[RI_TEAM_CONSENSUS]
-                            and self.rules.players == 3 and self.players[sitter] is None
-                            and self.specs[sitter].kernel is None):
-                        move = int(team_decide(self.specs[seat].strategy_id,
-                                               self.specs[sitter].strategy_id, decision,
-                                               self.params[seat], self.params[sitter], view,
-                                               after, mem[p], strategy_rng, scratch))
-                    elif kernel is None:
-                        move = int(decide(self.specs[seat].strategy_id, decision,
-                                          self.params[seat], view, after, mem[p], strategy_rng,
-                                          scratch))
-                    else:
-                        move = int(kernel(decision, self.params[seat], view, after, mem[p],
-                                          strategy_rng, scratch))
-                else:
+                player = self.players[seat]
+                kernel = self.specs[seat].kernel  # a compiled strategy not registered
+                if move == CALLER and kernel is not None:
+                    move = int(kernel(decision, self.params[seat], view, after, bufs.mem[p],
+                                      strategy_rng, bufs.scratch))
+                elif move == CALLER:
                     self._where = (game, hand_index)
                     py_view = View.from_arrays(view, pile, py_rng)
                     if p not in started and hasattr(player, "start_hand"):
@@ -351,53 +327,6 @@ class GameDriver:
         """One line of the hand log (format: docs/cli.md, "The hand log")."""
         return hand_record(self.rules, [s.text for s in self.specs], game, hand, roles, dealt,
                            hs, moves, gs)
-
-
-def hand_record(rules: Rules, seat_names: Sequence[str], game: int, hand: int,
-                roles: Sequence[int], dealt: np.ndarray, hs: np.ndarray, moves: np.ndarray,
-                gs: np.ndarray) -> dict[str, Any]:
-    """One line of the hand log from a finished, scored hand (format: docs/cli.md, "The hand
-    log"): ``roles`` are the seats of the box (dealer), captain and sitter during the hand,
-    ``dealt`` the deck it was dealt from, ``gs`` the game state after ``end_hand``. Shared by
-    :class:`GameDriver` and the learning environments of ``sim.env``, so both write the same
-    bytes."""
-    hand_seat = list(roles[:2])
-    move_list = []
-    for player, move in moves[: int(hs[HS_N_MOVES])]:
-        seat = hand_seat[int(player)]
-        if move < 64:
-            move_list.append({"seat": seat, "move": "discard", "card": card_str(int(move))})
-        else:
-            move_list.append({"seat": seat, "move": MOVE_NAMES[int(move)]})
-    record: dict[str, Any] = {
-        "game": game,
-        "hand": hand,
-        "rules": rules.name,
-        "seats": list(seat_names),
-        "dealer": int(roles[0]),
-        "nondealer": int(roles[1]),
-        "sitter": int(roles[SITTER]) if rules.players == 3 else None,
-        "deal": {
-            "dealer": [card_str(int(c)) for c in dealt[0:10]],
-            "nondealer": [card_str(int(c)) for c in dealt[10:20]],
-            "upcard": card_str(int(dealt[20])),
-            "stock": [card_str(int(c)) for c in dealt[21:]],
-        },
-        "moves": move_list,
-        "result": hand_result(hs, hand_seat),
-        "scores": [int(gs[GS_SCORE + s]) for s in range(rules.players)],
-        "game_over": bool(gs[GS_OVER]),
-        "game_winner": int(gs[GS_WINNER]) if gs[GS_OVER] else None,
-        "rules_config": rules.to_dict(),
-    }
-    if rules.team_policy == "advisor" and rules.players == 3:
-        record["advisor"] = int(roles[SITTER])
-    if rules.scoring == "hollywood":
-        record["hollywood"] = hollywood_record(gs, rules.players)
-    if gs[GS_OVER]:  # hand points plus end-of-game bonuses (classic scoring)
-        record["final_scores"] = [int(gs[GS_SCORE + s] + gs[GS_BONUS + s])
-                                  for s in range(rules.players)]
-    return record
 
 
 class GameTally:

@@ -31,8 +31,19 @@ import numpy as np
 import pandas as pd
 
 from sim.engine import hand as engine_hand
-from sim.engine.cards import parse_card
-from sim.engine.game import GS_HW_FINAL, GS_HW_HANDS_WON, GS_HW_OPENED, GS_HW_SCORE, GS_HW_WINNER
+from sim.engine.cards import card_str, parse_card
+from sim.engine.game import (
+    GS_BONUS,
+    GS_HW_FINAL,
+    GS_HW_HANDS_WON,
+    GS_HW_OPENED,
+    GS_HW_SCORE,
+    GS_HW_WINNER,
+    GS_OVER,
+    GS_SCORE,
+    GS_WINNER,
+    SITTER,
+)
 from sim.engine.hand import (
     DISCARD_NAME,
     END_DRAW,
@@ -48,11 +59,13 @@ from sim.engine.hand import (
     HS_LAYOFFS,
     HS_N_DEFENDER_MELDS,
     HS_N_KNOCKER_MELDS,
+    HS_N_MOVES,
     HS_POINTS,
     HS_WINNER,
     LOG_END_NAMES,
     LOG_MOVE_NAMES,
 )
+from sim.engine.hand import MOVE_NAMES as ENGINE_MOVE_NAMES
 from sim.engine.rules import Rules, is_int
 from sim.engine.showdown import describe_layout
 from sim.records.files import clean_stale_temps, fsync_path, temp_path
@@ -247,6 +260,23 @@ class LogWriter:
                 self._tmp = None
 
 
+def check_log_target(path: str | os.PathLike[str]) -> None:
+    """Raise the ``OSError`` a :class:`LogWriter` on ``path`` would raise on entering, writing
+    nothing: for a caller that writes its log long after it was given the name (a learning
+    environment), so a bad name fails at once. A regular target is probed by creating and
+    deleting the writer's temporary; a device or FIFO only by its permissions (opening a FIFO
+    would wait for a reader)."""
+    try:
+        st: os.stat_result | None = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None and not stat.S_ISDIR(st.st_mode) and not stat.S_ISREG(st.st_mode):
+        if not os.access(path, os.W_OK):
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return
+    LogWriter(path).__enter__()._abort()
+
+
 def write_log(path: str | os.PathLike[str], records: Iterable[dict[str, Any]]) -> int:
     """Write hand records to ``path`` atomically; return how many lines were written."""
     with LogWriter(path) as writer:
@@ -255,6 +285,53 @@ def write_log(path: str | os.PathLike[str], records: Iterable[dict[str, Any]]) -
 
 
 # --------------------------------------------------------------------------------- building
+
+
+def hand_record(rules: Rules, seat_names: Sequence[str], game: int, hand: int,
+                roles: Sequence[int], dealt: np.ndarray, hs: np.ndarray, moves: np.ndarray,
+                gs: np.ndarray) -> dict[str, Any]:
+    """One line of the hand log from a finished, scored hand (format: docs/cli.md, "The hand
+    log"): ``roles`` are the seats of the box (dealer), captain and sitter during the hand,
+    ``dealt`` the deck it was dealt from, ``gs`` the game state after ``end_hand``. Written
+    here, beside the readers, for every front end (``sim.play.driver.GameDriver``, the
+    learning environments of ``sim.env``), so all of them write the same bytes."""
+    hand_seat = list(roles[:2])
+    move_list = []
+    for player, move in moves[: int(hs[HS_N_MOVES])]:
+        seat = hand_seat[int(player)]
+        if move < 64:
+            move_list.append({"seat": seat, "move": "discard", "card": card_str(int(move))})
+        else:
+            move_list.append({"seat": seat, "move": ENGINE_MOVE_NAMES[int(move)]})
+    record: dict[str, Any] = {
+        "game": game,
+        "hand": hand,
+        "rules": rules.name,
+        "seats": list(seat_names),
+        "dealer": int(roles[0]),
+        "nondealer": int(roles[1]),
+        "sitter": int(roles[SITTER]) if rules.players == 3 else None,
+        "deal": {
+            "dealer": [card_str(int(c)) for c in dealt[0:10]],
+            "nondealer": [card_str(int(c)) for c in dealt[10:20]],
+            "upcard": card_str(int(dealt[20])),
+            "stock": [card_str(int(c)) for c in dealt[21:]],
+        },
+        "moves": move_list,
+        "result": hand_result(hs, hand_seat),
+        "scores": [int(gs[GS_SCORE + s]) for s in range(rules.players)],
+        "game_over": bool(gs[GS_OVER]),
+        "game_winner": int(gs[GS_WINNER]) if gs[GS_OVER] else None,
+        "rules_config": rules.to_dict(),
+    }
+    if rules.team_policy == "advisor" and rules.players == 3:
+        record["advisor"] = int(roles[SITTER])
+    if rules.scoring == "hollywood":
+        record["hollywood"] = hollywood_record(gs, rules.players)
+    if gs[GS_OVER]:  # hand points plus end-of-game bonuses (classic scoring)
+        record["final_scores"] = [int(gs[GS_SCORE + s] + gs[GS_BONUS + s])
+                                  for s in range(rules.players)]
+    return record
 
 
 def hand_result(hs: np.ndarray, hand_seat: Sequence[int]) -> dict[str, Any]:

@@ -68,14 +68,17 @@ def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
         extras.append("Oklahoma")
     if rules.spade_doubling:
         extras.append("spade doubling")
+    if n == 3 and rules.team_policy != "captain":  # who decides for the captain
+        extras.append(f"team policy {rules.team_policy}")
     out.append(f"Game {record['game']}, hand {record['hand']}: {record['rules']} rules "
                f"({', '.join(extras)})")
     if n == 3:
         out.append(f"  Box (deals):      seat {dealer}, {seats[dealer]}")
         out.append(f"  Captain:          seat {nondealer}, {seats[nondealer]}")
         if sitter is not None:
-            advice = (" (advises the captain, who follows the advice)"
-                      if rules.team_policy == "advisor" else "")
+            advice = {"advisor": " (advises the captain, who follows the advice)",
+                      "consensus": " (scores the captain's options with the captain's "
+                                   "strategy, when both can)"}.get(rules.team_policy, "")
             out.append(f"  Sitting out:      seat {sitter}, {seats[sitter]}{advice}")
     else:
         out.append(f"  Dealer:           seat {dealer}, {seats[dealer]}")

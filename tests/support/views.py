@@ -214,32 +214,45 @@ def check_view_array(view: np.ndarray, pt: Point, rules: Rules, scores: Sequence
 class ArraySpy:
     """Records the view array every compiled strategy of a ``GameDriver`` is handed.
 
-    Install with :meth:`install` (a monkeypatch of the driver's ``decide``): each call appends
+    Install with :meth:`install` (a monkeypatch of the step's ``decide``): each call appends
     ``(seat, copy of the view array)`` to ``calls``, which may be shared with
     ``SpyStrategy`` seats so the calls stay in the order of the game. Pass :meth:`on_decision`
-    as the driver's ``on_decision`` so the seat is known.
+    as the driver's ``on_decision`` so the seat is known: the step asks the built-in first and
+    the driver then reports the decision, which names the seat of the call just recorded.
     """
 
     def __init__(self, calls: list[tuple[int, Any]]) -> None:
         self.calls = calls
-        self.seat: int | None = None
+        self.pending: Any = None  # the view array of a call whose seat is not yet known
 
     def on_decision(self, seat: int, hand_player: int, decision: int, advised: bool) -> None:
-        self.seat = seat
+        if self.pending is not None:
+            self.calls.append((seat, self.pending))
+            self.pending = None
 
     def wrap(self, decide: Callable[..., int]) -> Callable[..., int]:
-        """``decide`` that first records the seat and the view array it is given."""
+        """``decide`` that first records the view array it is given (its seat follows)."""
         def spied(strategy_id: int, decision: int, params: np.ndarray, view: np.ndarray,
                   *rest: Any) -> int:
-            assert self.seat is not None, "pass ArraySpy.on_decision to the GameDriver"
-            self.calls.append((self.seat, view.copy()))
+            assert self.pending is None, "pass ArraySpy.on_decision to the GameDriver"
+            self.pending = view.copy()
             return decide(strategy_id, decision, params, view, *rest)
         return spied
 
     def install(self, monkeypatch: Any) -> None:
         """Spy on the compiled strategies of every ``GameDriver`` until the test ends."""
-        import sim.play.driver as driver_mod
-        monkeypatch.setattr(driver_mod, "decide", self.wrap(driver_mod.decide))
+        import sim.play.step as step_mod
+        python_step(monkeypatch)
+        monkeypatch.setattr(step_mod, "decide", self.wrap(step_mod.decide))
+
+
+def python_step(monkeypatch: Any) -> None:
+    """Make every ``GameDriver`` run the seat step (``sim.play.step.seat_move``) as Python, so
+    the engine pieces and the dispatcher it calls can be spied on or broken by monkeypatching
+    ``sim.play.step`` (the compiled step has them built in)."""
+    import sim.play.driver as driver_mod
+    import sim.play.step as step_mod
+    monkeypatch.setattr(driver_mod, "seat_move", step_mod.seat_move.py_func)
 
 
 def check_views(records: Sequence[dict[str, Any]],
