@@ -1,5 +1,5 @@
 """``ginbox bench``: its options reach sim.bench, and the cold compile is timed only when asked
-(issue 12.12: docs/performance.md showed ``ginbox bench --cold``, which the CLI refused)."""
+(the docs once showed ``ginbox bench --cold``, which the CLI refused)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Which arms the report compares: strategies are matched by their canonical spec, so an alias
-or a different spelling in one arm does not silently drop a comparison (issue 12.11)."""
+or a different spelling in one arm does not silently drop a comparison."""
 
 from __future__ import annotations
 

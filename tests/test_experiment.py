@@ -234,7 +234,7 @@ def test_file_errors_name_the_file(tmp_path: Path) -> None:
         load_experiment(42)  # type: ignore[arg-type]
 
 
-# ------------------------------------------------------------------- upper bounds (issue 12.7)
+# ------------------------------------------------------------------- upper bounds
 
 
 @pytest.mark.parametrize(("data", "message"), [

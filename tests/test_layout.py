@@ -117,3 +117,9 @@ def test_documented_layers_reads_list_items_and_table_rows() -> None:
     text = ("* :mod:`sim.io`: files\n  continues :mod:`sim.cli`\n- `strategies` beside\n"
             "| `sim/engine/` | `cards` |\n| `sim/play/driver.py` |\n| layer | modules |\n")
     assert documented_layers(text) == ["sim.io", "strategies", "sim.engine", "sim.play"]
+
+
+def test_the_architecture_page_lists_every_layer_in_order() -> None:
+    """docs/architecture.md's layer table is the layer list, lowest first."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    assert documented_layers(text) == list(LAYERS)

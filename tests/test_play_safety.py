@@ -1,7 +1,7 @@
 """``ginbox play``, ``replay`` and ``strategies`` with hostile input and a hostile machine
-(issue 12): bounded memory, logs written through links and into devices but never over a
+(bounded memory, logs written through links and into devices but never over a
 read-only file, strategies that cannot be built or hang, full disks, leftovers of killed runs,
-and every OS error naming its path."""
+and every OS error naming its path)."""
 
 from __future__ import annotations
 

@@ -635,7 +635,7 @@ def test_module_exports_documented_in_docstring() -> None:
         assert f"``{f.name}``" in Rules.__doc__
 
 
-# ---------------------------------------------------------------------- upper bounds (issue 12.7)
+# ---------------------------------------------------------------------- upper bounds
 
 #: Every integer field with its accepted range: each has an upper bound, so no value can make a
 #: game endless (``target``), overflow the int64 scores (the bonuses) or the rules array.

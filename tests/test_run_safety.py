@@ -1,6 +1,6 @@
 """What ``ginbox run`` and ``ginbox report`` may touch and how they fail: only files ginbox
 wrote, chunks verified by content, locks, Dask set-up before any file, plain progress off a
-terminal, and one-line messages that say what to do (issue 12)."""
+terminal, and one-line messages that say what to do."""
 
 from __future__ import annotations
 

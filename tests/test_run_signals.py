@@ -1,4 +1,4 @@
-"""``ginbox run`` stopped by SIGTERM or ``kill -9`` leaves no worker behind (issue 12, item 4).
+"""``ginbox run`` stopped by SIGTERM or ``kill -9`` leaves no worker behind.
 
 The run plays a strategy that hangs, so the signal always lands while two loky workers are
 playing. Each worker writes its pid before it hangs. SIGTERM must stop the run as Ctrl-C does

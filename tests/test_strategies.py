@@ -137,7 +137,7 @@ def test_advisor_decides_for_the_captain_from_the_captains_view() -> None:
     assert plain.log[0]["moves"][0]["seat"] == 1
 
 
-# ------------------------------------------------------------- canonical names (issue 12.11)
+# ------------------------------------------------------------- canonical names
 
 
 @pytest.mark.parametrize(("text", "canonical"), [
