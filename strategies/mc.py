@@ -154,8 +154,8 @@ from strategies.tuned import (
     tuned_move,
 )
 
-# ``mc``'s parameters in slot order. Defaults: see docs/strategies.md (measured for speed and
-# strength on two-player eaai).
+# ``mc``'s parameters in slot order. Defaults: measured for speed and strength on two-player
+# eaai, in docs/lab/ (the mc pages).
 MC_PARAMS = Params("P_", (
     ParamInfo("samples", 0, 0, 1024, "worlds sampled per decision (the most; see stop); "
               "0: 256 two-handed, 192 three-handed"),

@@ -96,11 +96,12 @@ from strategies.declare import ParamInfo, Params, StrategyInfo
 # its base heuristic and rollout policy.
 #: three-handed (``tuned``'s defaults): found by ``ginbox tune`` in two stages,
 #: studies/tuned_sets/tune_tuned_three_handed.toml then tune_tuned_three_handed_2.toml, with
-#: ``gain=8`` added later (the best of a sweep on seed 7, docs/strategies.md).
+#: ``gain=8`` added later (the best of a sweep on seed 7, docs/lab/2026-12-02-tuned-sets.md).
 THREE_HANDED_SET = np.array([8, 16, 21, 8, 3, 8, 0, 10, 10, 99, 10, 2, 0, 0, 0, 4, 8], np.int64)
 #: eaai (``tuned@eaai``): gin only, tuned against simple in two stages
 #: (studies/tuned_sets/tune_tuned_eaai.toml then tune_tuned_eaai_2.toml), then with ``gain`` in a
-#: fifth run (tune_tuned_eaai_5.toml; its ``pair=3`` taken back to 2, docs/strategies.md).
+#: fifth run (tune_tuned_eaai_5.toml; its ``pair=3`` taken back to 2,
+#: docs/lab/2026-12-02-tuned-sets.md).
 EAAI_SET = np.array([23, 17, 6, 7, 4, 5, 2, 10, 10, 0, 0, 0, 0, 0, 0, 1, 9], np.int64)
 #: oklahoma (``tuned@oklahoma``): the three-handed play with more lookahead late and more
 #: reach, tuned under oklahoma rules (studies/tuned_sets/tune_tuned_oklahoma.toml). stock_low is the

@@ -1,4 +1,4 @@
-"""Why `simple` beats `greedy-knock`: isolate greedy's take rule (see docs/strategies.md).
+"""Why `simple` beats `greedy-knock`: isolate greedy's take rule (docs/lab, the round robin).
 
 Plays `greedy-knock`'s Python twin, and a variant whose only change is simple's take rule
 (a discard is taken only when it then lies in a meld of a best arrangement), each alone against

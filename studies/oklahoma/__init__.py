@@ -9,7 +9,7 @@ the default 3,000 games on one shared core) and groups the hands by the knock li
 fixed limit 10 with spades still doubling, the control that shows how the same upcards play
 without the variable limit. Columns: hands, and per hand the shares that end in a knock won
 (no gin), a gin, an undercut and a draw at the wall, the mean deadwood of the knocks that were
-not gin, turns per hand and points per hand. docs/experiments.md has the figures.
+not gin, turns per hand and points per hand. docs/lab/2026-12-01-oklahoma.md has the figures.
 """
 
 from __future__ import annotations
