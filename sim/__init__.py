@@ -15,7 +15,10 @@ check the imports against it):
 * :mod:`sim.env`: the learning environments (PettingZoo, Gymnasium, a compiled vector
   environment) and trained policies as strategies;
 * :mod:`sim.analysis`: statistics, tables, comparisons, sweeps, plots, the report, and why
-  ``mc`` played a move (:mod:`sim.analysis.explain`);
+  ``mc`` played a move (:mod:`sim.analysis.explain`), every decision of a logged hand as the
+  mover saw it (:mod:`sim.analysis.positions`);
+* :mod:`sim.review`: the decision review (``ginbox review``): the judge's loss and label for
+  every decision of a hand log, error rates, the gap between two strategies by kind;
 * :mod:`sim.tune`: the CMA-ES parameter search (``ginbox tune``);
 * :mod:`sim.league`: leagues and their ratings (``ginbox league``);
 * :mod:`sim.testing`: the conformance harness for strategies;

@@ -1,8 +1,10 @@
 """The ``ginbox`` command: play games, replay and check hand logs, list strategies, a demo,
-run experiments and report on them, tune strategies and rate them in leagues.
+run experiments and report on them, tune strategies and rate them in leagues, review the
+decisions of a hand log.
 
 One module per group of commands: :mod:`sim.cli.games` (play, replay, strategies, demo),
-:mod:`sim.cli.runs` (run, report, bench), :mod:`sim.cli.lab` (tune, league); the parser in
+:mod:`sim.cli.runs` (run, report, bench), :mod:`sim.cli.lab` (tune, league),
+:mod:`sim.cli.review` (review); the parser in
 :mod:`sim.cli.parser`, what they share in :mod:`sim.cli.common`.
 
 Exit status: 0 success; 1 ``replay`` found a record that differs from what the rules give;
@@ -31,6 +33,7 @@ from sim.cli.common import (
 from sim.cli.games import cmd_demo, cmd_play, cmd_replay, cmd_strategies
 from sim.cli.lab import cmd_league, cmd_tune
 from sim.cli.parser import build_parser
+from sim.cli.review import cmd_review
 from sim.cli.runs import cmd_bench, cmd_report, cmd_run
 from sim.play.driver import StrategyError
 
@@ -46,6 +49,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "tune": cmd_tune,
     "league": cmd_league,
     "bench": cmd_bench,
+    "review": cmd_review,
 }
 
 
@@ -55,6 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.stdout = Output(stdout)  # type: ignore[assignment]
     try:
         args = build_parser().parse_args(argv)
+        args.argv = list(sys.argv[1:] if argv is None else argv)
         code = COMMANDS[args.command](args)
         sys.stdout.flush()  # a full stdout fails here, inside the handlers below
         return code

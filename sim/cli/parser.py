@@ -146,6 +146,36 @@ def build_parser() -> argparse.ArgumentParser:
                         help="league folder (default: results/<league name>)")
     league.add_argument("--quiet", action="store_true", help="no progress")
 
+    rev = sub.add_parser(
+        "review", help="judge every decision of a hand log: losses, labels, error rates",
+        description="Replay each game of a hand log, check it against the rules, and ask the "
+                    "judge (mc valuing every option) what each decision of the chosen seats "
+                    "cost in game-win probability; print the Markdown report and, with --out, "
+                    "write the table (parquet, CSV), the report and win-probability plots "
+                    "(docs/review.md).")
+    rev.add_argument("log", metavar="LOG", help="hand log (JSON Lines), as 'ginbox play --log' "
+                                                "writes it")
+    rev.add_argument("--seats", metavar="S,..", help="review only these seats (default: all)")
+    rev.add_argument("--judge", default="mc", metavar="SPEC",
+                     help="the judge: mc with parameters, e.g. mc:samples=1024 for a closer "
+                          "verdict (default: mc)")
+    rev.add_argument("--seed", type=int_at_least(0), default=0, metavar="S",
+                     help="seed of the judge's worlds (default 0)")
+    rev.add_argument("--games", type=int_at_least(1), metavar="N",
+                     help="review only the log's first N games")
+    rev.add_argument("--jobs", type=int_at_least(1), default=1, metavar="J",
+                     help="worker processes (default 1; the same table for any number)")
+    rev.add_argument("--out", metavar="DIR", help="write decisions.parquet, decisions.csv, "
+                                                  "report.md and plots into DIR")
+    rev.add_argument("--costliest", type=int_at_least(0), default=5, metavar="K",
+                     help="costliest decisions shown as positions (default 5)")
+    rev_again = rev.add_mutually_exclusive_group()
+    rev_again.add_argument("--resume", action="store_true",
+                           help="go on with the review in DIR from its checkpoint")
+    rev_again.add_argument("--force", action="store_true",
+                           help="replace the review already in DIR")
+    rev.add_argument("--quiet", action="store_true", help="no progress bar")
+
     bench = sub.add_parser("bench", help="measure the engine's speed",
                            description="Measure deadwood evaluations, hands and games per "
                                        "second.")

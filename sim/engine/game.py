@@ -203,6 +203,14 @@ def start_hand(gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarra
     """Shuffle, deal, and fill the public game facts the views show."""
     shuffle_deck(deck, deck_rng)
     deal(hs, pile, deck, rules)
+    fill_game_info(gs, rules, game_info)
+
+
+@kernel
+def fill_game_info(gs: np.ndarray, rules: np.ndarray, game_info: np.ndarray) -> None:
+    """The public game facts of the views (scores by role, target, players, the Hollywood
+    sheet) from the game state: what :func:`start_hand` shows each hand, and what a replay of
+    a logged hand rebuilds from the record (``sim.records.replay.game_state_before``)."""
     for p in range(2):
         game_info[GI_SCORE + p] = gs[GS_SCORE + gs[GS_ROLE_SEAT + p]]
     sitter = gs[GS_ROLE_SEAT + SITTER]

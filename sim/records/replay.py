@@ -322,20 +322,8 @@ def _replay(record: dict[str, Any], previous: dict[str, Any] | None,
             if _norm(key, recorded[key]) != _norm(key, result[key]):
                 diffs.append(f"result.{key}: recorded {_fmt(recorded[key])}, "
                              f"rules give {_fmt(result[key])}")
-        gs = np.zeros(GS_LEN, np.int64)
-        for r, seat in enumerate((dealer, nondealer, sitter)):
-            gs[GS_ROLE_SEAT + r] = -1 if seat is None else seat
-        for s, score in enumerate(prev_scores or [0] * n):
-            gs[GS_SCORE + s] = score
-        gs[GS_HANDS] = record["hand"]
-        gs[GS_WINNER] = -1
-        gs[GS_HW_WINNER:GS_HW_WINNER + 3] = -1
+        gs = game_state_before(record, previous, prev_scores or [0] * n)
         hollywood = rules.scoring == "hollywood"
-        if hollywood and previous is not None:
-            try:
-                load_hollywood(previous.get("hollywood"), gs, n)
-            except ValueError as exc:
-                raise ValueError(f"{where}: the previous hand's {exc}") from None
         end_hand(gs, hs, rules_array)
         roles = [int(gs[GS_ROLE_SEAT + r]) for r in range(3)]
         next_roles = (roles[0], roles[1], roles[2] if n == 3 else None)
@@ -362,6 +350,30 @@ def _replay(record: dict[str, Any], previous: dict[str, Any] | None,
         _render=lambda: render_hand(record, previous=previous, next_roles=next_roles),
     )
     return check
+
+
+def game_state_before(record: dict[str, Any], previous: dict[str, Any] | None,
+                      scores: Sequence[int]) -> np.ndarray:
+    """The game state at the start of a logged hand: its roles, ``scores`` (each seat's,
+    before the hand), the hand number and, under Hollywood scoring, the sheet the previous
+    hand left (``ValueError`` when that record's sheet is not one). The replay scores the hand
+    on it; a review fills each view's game facts from it (``sim.engine.game.fill_game_info``)."""
+    rules = rules_of(record)
+    n = rules.players
+    gs = np.zeros(GS_LEN, np.int64)
+    for r, seat in enumerate((record["dealer"], record["nondealer"], record["sitter"])):
+        gs[GS_ROLE_SEAT + r] = -1 if seat is None else seat
+    for s, score in enumerate(scores):
+        gs[GS_SCORE + s] = score
+    gs[GS_HANDS] = record["hand"]
+    gs[GS_WINNER] = -1
+    gs[GS_HW_WINNER:GS_HW_WINNER + 3] = -1
+    if rules.scoring == "hollywood" and previous is not None:
+        try:
+            load_hollywood(previous.get("hollywood"), gs, n)
+        except ValueError as exc:
+            raise ValueError(f"{_where(record)}: the previous hand's {exc}") from None
+    return gs
 
 
 def _verdict_text(check: ReplayCheck) -> str:

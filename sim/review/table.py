@@ -1,0 +1,167 @@
+"""The review's tidy table: one row per decision of the reviewed seats.
+
+:func:`review_game` walks one game's hand-log records (:mod:`sim.analysis.positions`), asks
+the judge (:mod:`sim.review.judge`) about every decision of the chosen seats and returns the
+rows; :func:`iter_log_games` groups a log's records by game and checks each game against the
+rules first (``sim.records.replay.replay_game``), so a review never judges a game the engine
+would not have played. :func:`review_rows` runs games on several workers (joblib, in order:
+the same rows for any number of workers).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
+
+import pandas as pd
+from joblib import Parallel, delayed
+
+from sim.analysis.positions import DecisionPoint, iter_decision_points
+from sim.engine.cards import card_str
+from sim.engine.view import V_HAND, V_PLAYERS, V_SCORE_OPP, V_SCORE_OTHER, V_SCORE_SELF, V_TOP
+from sim.play.pool import loky_config
+from sim.records.log import iter_log, rules_of
+from sim.records.render import fan
+from sim.records.replay import replay_game
+from sim.review.judge import Judgment, judge_point
+
+#: The table's columns, in order (``docs/review.md`` says what each holds).
+COLUMNS = ("game", "hand", "move", "seat", "strategy", "for_seat", "role", "team", "kind",
+           "stage", "stock_left", "turn", "options", "chosen", "best", "value_chosen",
+           "value_best", "loss", "label", "counted", "worlds", "values", "cards", "top", "score")
+#: The most games one review holds (about 125 rows a game): beyond it, review part of the log.
+MAX_GAMES = 10_000
+
+
+def iter_log_games(log: str | os.PathLike[str] | Iterable[dict[str, Any]]
+                   ) -> Iterator[list[dict[str, Any]]]:
+    """Each game's records, in log order, checked against the rules (ValueError naming the
+    first difference). A game's hands must be consecutive lines, as every ginbox front end
+    writes them."""
+    records = iter_log(log) if isinstance(log, (str, os.PathLike)) else iter(log)
+    game: list[dict[str, Any]] = []
+    seen: set[Any] = set()
+    for record in records:
+        if game and record.get("game") != game[0].get("game"):
+            yield _checked(game)
+            game = []
+        if not game:
+            if record.get("game") in seen:
+                raise ValueError(f"game {record.get('game')} appears twice in the log, apart: "
+                                 "a review reads each game's hands as consecutive lines")
+            seen.add(record.get("game"))
+        game.append(record)
+    if game:
+        yield _checked(game)
+
+
+def _checked(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    for check in replay_game(records):
+        if not check.ok:
+            raise ValueError(f"game {check.game} hand {check.hand} differs from the rules, so "
+                             f"it cannot be reviewed: {check.differences[0]}")
+    return records
+
+
+def _role(record: dict[str, Any], point: DecisionPoint) -> str:
+    """The decider's role: dealer / non-dealer two-handed; box / captain three-handed, and
+    ``advisor`` for a sitter deciding for the captain."""
+    if record.get("sitter") is None:
+        return ("dealer", "non-dealer")[point.player]
+    if point.decider != point.seat:
+        return "advisor"
+    return ("box", "captain")[point.player]
+
+
+def _team(record: dict[str, Any], point: DecisionPoint) -> str:
+    """``advisor`` or ``consensus`` for a captain's decision his team made, else empty."""
+    if record.get("sitter") is None or point.player != 1:
+        return ""
+    policy = rules_of(record).team_policy
+    return policy if policy in ("advisor", "consensus") else ""
+
+
+def _row(record: dict[str, Any], point: DecisionPoint, verdict: Judgment) -> dict[str, Any]:
+    seats = record["seats"]
+    return {
+        "game": int(record["game"]), "hand": int(record["hand"]), "move": point.index,
+        "seat": point.decider, "strategy": str(seats[point.decider]), "for_seat": point.seat,
+        "role": _role(record, point), "team": _team(record, point), "kind": point.kind,
+        "stage": point.stage, "stock_left": point.stock_left, "turn": point.turn,
+        "options": point.legal, "chosen": verdict.chosen, "best": verdict.best,
+        "value_chosen": verdict.value_chosen, "value_best": verdict.value_best,
+        "loss": verdict.loss, "label": verdict.label, "counted": verdict.counted,
+        "worlds": verdict.worlds,
+        "values": json.dumps({k: round(v, 5) for k, v in verdict.values.items()}),
+        **_position(point),
+    }
+
+
+def _position(point: DecisionPoint) -> dict[str, str]:
+    """What the mover saw, as text: his cards, the top of the pile and the scores (his,
+    the opponent's and, three-handed, the sitter's)."""
+    view = point.view
+    hand = int(view[V_HAND])
+    top = int(view[V_TOP])
+    scores = [int(view[V_SCORE_SELF]), int(view[V_SCORE_OPP])]
+    if int(view[V_PLAYERS]) == 3:
+        scores.append(int(view[V_SCORE_OTHER]))
+    return {"cards": fan(c for c in range(64) if hand >> c & 1),
+            "top": card_str(top) if top >= 0 else "", "score": "-".join(map(str, scores))}
+
+
+def review_game(records: Sequence[dict[str, Any]], seats: Sequence[int] | None, judge: str,
+                seed: int) -> list[dict[str, Any]]:
+    """The rows of one game (its records in hand order): every decision whose deciding seat
+    is in ``seats`` (None: every seat), judged by the judge spec ``judge``."""
+    rows = []
+    previous = None
+    for record in records:
+        for point in iter_decision_points(record, previous):
+            if seats is None or point.decider in seats:
+                verdict = judge_point(point, judge, seed, int(record["game"]),
+                                      int(record["hand"]))
+                rows.append(_row(record, point, verdict))
+        previous = record
+    return rows
+
+
+def review_rows(games: Iterable[list[dict[str, Any]]], seats: Sequence[int] | None, judge: str,
+                seed: int, jobs: int = 1,
+                on_game: Callable[[int, list[dict[str, Any]]], None] | None = None
+                ) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    """``(game, rows)`` for each game, in order, judged on ``jobs`` workers; ``on_game`` is
+    called with each as it is done (the review's checkpoint)."""
+    tasks = ((int(g[0]["game"]), g) for g in games)
+    if jobs <= 1:
+        results: Iterable[tuple[int, list[dict[str, Any]]]] = (
+            (game, review_game(recs, seats, judge, seed)) for game, recs in tasks)
+        for game, rows in results:
+            if on_game is not None:
+                on_game(game, rows)
+            yield game, rows
+        return
+    with loky_config():
+        parallel = Parallel(n_jobs=jobs, return_as="generator", pre_dispatch="2*n_jobs")
+        for game, rows in parallel(delayed(_game_task)(game, recs, seats, judge, seed)
+                                   for game, recs in tasks):
+            if on_game is not None:
+                on_game(game, rows)
+            yield game, rows
+
+
+def _game_task(game: int, records: list[dict[str, Any]], seats: Sequence[int] | None,
+               judge: str, seed: int) -> tuple[int, list[dict[str, Any]]]:
+    return game, review_game(records, seats, judge, seed)
+
+
+def frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    """The rows as the tidy table, columns in :data:`COLUMNS` order."""
+    table = pd.DataFrame(list(rows), columns=list(COLUMNS))
+    return table.astype({"game": "int64", "hand": "int64", "move": "int64", "seat": "int64",
+                         "for_seat": "int64", "stock_left": "int64", "turn": "int64",
+                         "options": "int64", "value_chosen": "float64",
+                         "value_best": "float64", "loss": "float64", "counted": "bool",
+                         "worlds": "int64"})
