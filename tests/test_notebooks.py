@@ -33,7 +33,8 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 EXPECTED = ("01_quickstart.ipynb", "02_gin_bonus_20_vs_25.ipynb", "03_box_retention.ipynb",
-            "04_write_a_strategy.ipynb", "05_why_mc.ipynb", "06_train_a_policy.ipynb")
+            "04_write_a_strategy.ipynb", "05_why_mc.ipynb", "06_train_a_policy.ipynb",
+            "07_decision_review.ipynb")
 KERNEL = "ginbox-notebook-test"
 #: Set for the notebooks' kernels: a notebook whose defaults take minutes (06 trains a policy)
 #: reads it and shrinks its budget to seconds.
