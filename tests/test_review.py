@@ -204,6 +204,8 @@ def test_the_command_prints_the_report_and_writes_the_table(
     printed = capsys.readouterr().out
     assert printed.startswith(f"# Decision review of {log}")
     assert "## By seat" in printed and "## The costliest decisions" in printed
+    assert "## simple against tuned@eaai, by kind, role and stage" in printed
+    assert "| kind | simple | tuned@eaai | gap (95%) | share |" in printed
     table = pd.read_parquet(out / "decisions.parquet")
     for column in ("game", "hand", "seat", "strategy", "kind", "chosen", "best", "loss",
                    "label"):

@@ -137,6 +137,13 @@ def _summary_table(table: pd.DataFrame, by: tuple[str, ...]) -> str:
     return md_table(rows, header, set(range(len(by), len(header))))
 
 
+def _compare_table(gaps: pd.DataFrame, by: str, names: list[str]) -> str:
+    rows = [[str(r[by]), f"{r[names[0]]:.3f}", f"{r[names[1]]:.3f}",
+             f"{r['gap']:+.3f} ({r['low']:+.3f} to {r['high']:+.3f})",
+             "-" if np.isnan(r["share"]) else f"{r['share']:.0%}"] for _, r in gaps.iterrows()]
+    return md_table(rows, [by, *names, "gap (95%)", "share"], {1, 2, 3, 4})
+
+
 def markdown(table: pd.DataFrame, judge: str, seed: int, source: str = "",
              costliest: int = 5) -> str:
     """The review as a Markdown report: per seat, per seat and kind, per game, and the
@@ -153,6 +160,13 @@ def markdown(table: pd.DataFrame, judge: str, seed: int, source: str = "",
              _summary_table(table, ("seat", "strategy", "kind")), ""]
     if table["game"].nunique() > 1:
         lines += ["## By game", "", _summary_table(table, ("game", "seat", "strategy")), ""]
+    names = sorted(set(table["strategy"]))
+    if len(names) == 2 and len(counted):
+        lines += [f"## {names[0]} against {names[1]}, by kind, role and stage", "",
+                  "Loss per game each strategy sat in, and the gap (first minus second) with "
+                  "its 95% interval and its share of the whole gap.", ""]
+        for by in ("kind", "role", "stage"):
+            lines += [_compare_table(compare(table, names[0], names[1], by), by, names), ""]
     worst = counted.sort_values(["loss", "game", "hand", "move"],
                                 ascending=[False, True, True, True]).head(costliest)
     if len(worst):
