@@ -192,6 +192,12 @@ def test_an_interrupted_review_resumes_to_the_same_files(
     assert (tmp_path / "cut" / "report.md").read_text() == (
         tmp_path / "whole" / "report.md").read_text()
     assert not (tmp_path / "cut" / "decisions.partial.jsonl").exists()
+    def judged_again(*args):  # type: ignore[no-untyped-def]
+        raise AssertionError("a finished review judged a game again")
+
+    monkeypatch.setattr(review_table, "review_game", judged_again)
+    again = review(log, judge=FAST_JUDGE, out=tmp_path / "cut", resume=True, quiet=True)
+    pd.testing.assert_frame_equal(again.decisions, whole.decisions)
 
 
 def test_the_command_prints_the_report_and_writes_the_table(

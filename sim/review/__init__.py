@@ -133,6 +133,10 @@ def _prepare_out(out: Path, settings: dict[str, Any], resume: bool, force: bool
             changed = ", ".join(k for k in settings if before.get(k) != settings[k])
             raise ValueError(f"{out} holds a review with other settings ({changed}): start a "
                              "new folder or replace it with --force")
+        if not (out / CHECKPOINT).exists() and (out / "decisions.parquet").exists():
+            finished = pd.read_parquet(out / "decisions.parquet")  # a finished review
+            return {int(game): rows.to_dict("records")
+                    for game, rows in finished.groupby("game", sort=False)}
         return _load_checkpoint(out / CHECKPOINT)
     out.mkdir(parents=True, exist_ok=True)
     (out / CHECKPOINT).unlink(missing_ok=True)
