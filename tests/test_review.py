@@ -227,3 +227,21 @@ def test_the_command_prints_the_report_and_writes_the_table(
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.startswith("ginbox: error: ") and message in err and err.count("\n") == 1
+
+
+def test_a_folder_of_chunk_logs_is_one_log(eaai_log: list[dict], tmp_path: Path) -> None:
+    """A run's arm folder holds one log per chunk: reviewed together, as one log."""
+    folder = tmp_path / "arm=0"
+    folder.mkdir()
+    write_log(folder / "chunk-00000.jsonl", [r for r in eaai_log if r["game"] == 0])
+    write_log(folder / "chunk-00001.jsonl", [r for r in eaai_log if r["game"] == 1])
+    together = review(folder, seats=[0], judge=FAST_JUDGE, quiet=True)
+    pd.testing.assert_frame_equal(together.decisions, review(
+        eaai_log, seats=[0], judge=FAST_JUDGE, quiet=True).decisions)
+    assert together.source == f"{folder / 'chunk-00000.jsonl'} {folder / 'chunk-00001.jsonl'}"
+    first, second = folder / "chunk-00000.jsonl", folder / "chunk-00001.jsonl"
+    with pytest.raises(ValueError, match="game 0 appears twice in the log, apart"):
+        review([first, second, first], judge=FAST_JUDGE, quiet=True)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match=r"no hand log \(\*.jsonl\) in the folder"):
+        review(tmp_path / "empty", judge=FAST_JUDGE, quiet=True)

@@ -153,8 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "cost in game-win probability; print the Markdown report and, with --out, "
                     "write the table (parquet, CSV), the report and win-probability plots "
                     "(docs/review.md).")
-    rev.add_argument("log", metavar="LOG", help="hand log (JSON Lines), as 'ginbox play --log' "
-                                                "writes it")
+    rev.add_argument("log", metavar="LOG", nargs="+",
+                     help="hand log (JSON Lines) as 'ginbox play --log' writes it, several, or a "
+                          "folder of them (a run's arm=<i>/ folder of chunk logs)")
     rev.add_argument("--seats", metavar="S,..", help="review only these seats (default: all)")
     rev.add_argument("--judge", default="mc", metavar="SPEC",
                      help="the judge: mc with parameters, e.g. mc:samples=1024 for a closer "

@@ -89,6 +89,31 @@ class Review:
         return written
 
 
+def log_paths(log: Any) -> list[Path]:
+    """The hand-log files ``log`` names: a path, a list of paths, or a folder's ``*.jsonl``
+    files in name order (a run's ``arm=<i>/`` folder, for one); [] when ``log`` holds the
+    records themselves. ValueError for a path that is not there."""
+    if isinstance(log, (str, os.PathLike)):
+        given = [Path(log)]
+    elif isinstance(log, (list, tuple)) and log and all(
+            isinstance(p, (str, os.PathLike)) for p in log):
+        given = [Path(p) for p in log]
+    else:
+        return []
+    paths: list[Path] = []
+    for path in given:
+        if path.is_dir():
+            found = sorted(path.glob("*.jsonl"))
+            if not found:
+                raise ValueError(f"no hand log (*.jsonl) in the folder {path}")
+            paths += found
+        elif path.is_file():
+            paths.append(path)
+        else:
+            raise ValueError(f"no hand log at {path}")
+    return paths
+
+
 def _check_seats(seats: Sequence[int] | None) -> tuple[int, ...] | None:
     if seats is None:
         return None
@@ -144,11 +169,14 @@ def _prepare_out(out: Path, settings: dict[str, Any], resume: bool, force: bool
     return {}
 
 
-def review(log: str | os.PathLike[str] | Iterable[dict[str, Any]],
+def review(log: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+           | Iterable[dict[str, Any]],
            seats: Sequence[int] | None = None, judge: str = DEFAULT_JUDGE, seed: int = 0,
            games: int | None = None, jobs: int = 1, out: str | os.PathLike[str] | None = None,
            resume: bool = False, force: bool = False, quiet: bool = False) -> Review:
-    """Review the decisions of ``seats`` (None: every seat) in ``log`` (a path or the records).
+    """Review the decisions of ``seats`` (None: every seat) in ``log``: a hand-log path, a list
+    of them, a folder of them (:func:`log_paths`; game numbers must not repeat across files) or
+    the records themselves.
 
     ``judge``: ``mc`` with the parameters to change (``"mc:samples=1024"`` for a closer
     verdict; every discard is always valued and nothing stops early); ``seed``: the judge's
@@ -164,10 +192,9 @@ def review(log: str | os.PathLike[str] | Iterable[dict[str, Any]],
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)
                                   or value < low):
             raise ValueError(f"{name}={value!r} is not valid: expected an integer >= {low}")
-    source = str(log) if isinstance(log, (str, os.PathLike)) else ""
-    if source and not Path(source).is_file():
-        raise ValueError(f"no hand log at {source}")
-    records = log if source else list(log)  # an iterable is read twice: once to count
+    paths = log_paths(log)
+    source = " ".join(str(p) for p in paths)
+    records: Any = paths if paths else list(log)  # read more than once: to count, to judge
     order: list[int] = []
     for game_records in iter_log_games(records):  # every game is checked against the rules
         order.append(int(game_records[0]["game"]))

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -35,12 +37,17 @@ COLUMNS = ("game", "hand", "move", "seat", "strategy", "for_seat", "role", "team
 MAX_GAMES = 10_000
 
 
-def iter_log_games(log: str | os.PathLike[str] | Iterable[dict[str, Any]]
+def iter_log_games(log: str | os.PathLike[str] | Sequence[Path] | Iterable[dict[str, Any]]
                    ) -> Iterator[list[dict[str, Any]]]:
     """Each game's records, in log order, checked against the rules (ValueError naming the
-    first difference). A game's hands must be consecutive lines, as every ginbox front end
-    writes them."""
-    records = iter_log(log) if isinstance(log, (str, os.PathLike)) else iter(log)
+    first difference); ``log`` is a path, a list of paths read one after the other, or the
+    records. A game's hands must be consecutive lines, as every ginbox front end writes them."""
+    if isinstance(log, (str, os.PathLike)):
+        records: Iterator[dict[str, Any]] = iter_log(log)
+    elif isinstance(log, (list, tuple)) and log and isinstance(log[0], Path):
+        records = chain.from_iterable(iter_log(p) for p in log)
+    else:
+        records = iter(log)
     game: list[dict[str, Any]] = []
     seen: set[Any] = set()
     for record in records:
