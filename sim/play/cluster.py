@@ -28,6 +28,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import CancelledError
 from typing import Any
 
 import sim
@@ -40,6 +41,7 @@ SCHEDULER_TIMEOUT_S = 15.0
 #: Seconds a cluster may have no worker at all (at start, or all of them lost) before the run
 #: stops: long enough for a restarted worker to come back, short enough to be told.
 NO_WORKERS_GRACE_S = 60.0
+_FETCH_S = 2.0  # a result not fetched by then is asked for again (its worker may be gone)
 _POLL_S = 0.5  # how often the run looks at the cluster's health while it waits for results
 
 ChunkResult = tuple[Chunk, bytes, str, float, list[dict[str, Any]], str]
@@ -70,12 +72,14 @@ def worker_name() -> str:
         return "this process"
 
 
-def worker_problem(stamp: str, strategies: Sequence[str]) -> str | None:
-    """Why this process must not play for a client whose engine hash is ``stamp`` and whose
-    run plays ``strategies`` (None: it may). Runs in every worker, before and with each task."""
+def worker_problem(stamp: str, strategies: Sequence[str], where: str | None = None,
+                   ) -> str | None:
+    """Why this process (``where``: its name) must not play for a client whose engine hash
+    is ``stamp`` and whose run plays ``strategies`` (None: it may). Runs in every worker,
+    before the run and with each task."""
     from strategies.registry import parse_strategy
 
-    where = worker_name()
+    where = where or worker_name()
     if sim.SOURCE_STAMP != stamp:
         return (f"worker {where} runs another ginbox (engine source {sim.SOURCE_STAMP}, ginbox "
                 f"{__version__}; the client's engine source is {stamp}): install the same "
@@ -150,7 +154,7 @@ def check_workers(client: Any, strategies: Sequence[str]) -> int:
         raise ValueError(f"the Dask scheduler {address} has no worker (waited "
                          f"{NO_WORKERS_GRACE_S:g} s): start some with: dask worker {address} "
                          "--nthreads 1") from None
-    answers = client.run(worker_problem, sim.SOURCE_STAMP, list(strategies), on_error="return")
+    answers = client.run(_worker_answer, sim.SOURCE_STAMP, list(strategies), on_error="return")
     for worker, answer in sorted(answers.items()):
         if isinstance(answer, BaseException):
             raise ValueError(f"worker {worker} cannot check its ginbox: "
@@ -160,12 +164,17 @@ def check_workers(client: Any, strategies: Sequence[str]) -> int:
     return len(answers)
 
 
+def _worker_answer(stamp: str, strategies: list[str], dask_worker: Any = None) -> str | None:
+    """:func:`worker_problem` through ``client.run``, which passes the worker itself."""
+    return worker_problem(stamp, strategies, getattr(dask_worker, "address", None))
+
+
 def play_on_cluster(client: Any, spec: ExperimentSpec,
                     chunks: Sequence[tuple[Chunk, int, int]], log: bool) -> Iterator[ChunkResult]:
     """Each chunk's result as the cluster finishes it (any order); ``chunks`` holds
     ``(chunk, deck seed, strategy seed)``. Raises :class:`ClusterLost` when the cluster
     cannot finish (the results already yielded stand)."""
-    from distributed import wait
+    from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
     address = client.scheduler.address
@@ -174,16 +183,20 @@ def play_on_cluster(client: Any, spec: ExperimentSpec,
                              pure=False): chunk
                for chunk, deck, strategy in chunks}
     pending = set(futures)
+    arrivals = as_completed(list(futures), loop=client.loop)  # not the default client's loop
     without_workers: float | None = None
+    checked = time.monotonic()
     try:
         with _quiet_client():
             while pending:
-                try:
-                    done, pending = wait(pending, timeout=_POLL_S, return_when="FIRST_COMPLETED")
-                except TimeoutError:
-                    done = set()
+                done = arrivals.next_batch(block=False)
                 for future in done:
+                    pending.discard(future)
                     chunk = futures[future]
+                    if future.status == "pending":  # lost with its worker: played again
+                        pending.add(future)
+                        arrivals.add(future)
+                        continue
                     if future.status == "cancelled":
                         raise ClusterLost(f"lost the Dask scheduler {address}")
                     if future.status == "error":
@@ -195,22 +208,32 @@ def play_on_cluster(client: Any, spec: ExperimentSpec,
                                 f"arm {chunk.arm} chunk {chunk.index} killed every Dask worker "
                                 f"that played it (the last {error.last_worker.address}; out of "
                                 "memory?)", lost=False)
-                    result = future.result()
+                    try:  # a result held by a worker that died since is played again
+                        result = future.result(timeout=_FETCH_S)
+                    except CancelledError:
+                        raise ClusterLost(f"lost the Dask scheduler {address}") from None
+                    except (TimeoutError, OSError):  # OSError: the connection closed
+                        pending.add(future)
+                        arrivals.add(future)
+                        continue
                     future.release()
                     yield result
                 if client.status != "running":
                     raise ClusterLost(f"lost the Dask scheduler {address}")
-                if not done:
-                    workers = _workers(client)
-                    if workers is None:
-                        raise ClusterLost(f"lost the Dask scheduler {address}")
-                    if workers:
-                        without_workers = None
-                    elif without_workers is None:
-                        without_workers = time.monotonic()
-                    elif time.monotonic() - without_workers > NO_WORKERS_GRACE_S:
-                        raise ClusterLost(f"the Dask scheduler {address} has had no worker for "
-                                          f"{NO_WORKERS_GRACE_S:g} s")
+                if done or time.monotonic() - checked < _POLL_S:
+                    time.sleep(0 if done else 0.02)
+                    continue
+                checked = time.monotonic()
+                workers = _workers(client)
+                if workers is None:
+                    raise ClusterLost(f"lost the Dask scheduler {address}")
+                if workers:
+                    without_workers = None
+                elif without_workers is None:
+                    without_workers = checked
+                elif checked - without_workers > NO_WORKERS_GRACE_S:
+                    raise ClusterLost(f"the Dask scheduler {address} has had no worker for "
+                                      f"{NO_WORKERS_GRACE_S:g} s")
     finally:
         if pending and client.status == "running":
             with contextlib.suppress(Exception):
