@@ -22,7 +22,7 @@ from sim.play import cluster as cluster_module
 from sim.play import runner as runner_module
 from sim.play.cluster import ClusterLost, WorkerRefused, cluster_chunk, play_on_cluster
 from sim.play.experiment import load_experiment
-from sim.play.runner import plan_chunks, run_experiment
+from sim.play.runner import plan_chunks, play_chunk_file, run_experiment
 from sim.play.storage import MANIFEST, finished_chunks, read_manifest
 from tests.support.cluster import ProcessCluster
 
@@ -200,13 +200,14 @@ def test_a_worker_of_another_ginbox_is_refused_not_mixed(shared: ProcessCluster,
 
             spec = load_experiment(SMALL)
             chunk = plan_chunks(spec)[0]
-            future = client.submit(cluster_chunk, sim.SOURCE_STAMP, spec, chunk, 1, 2,
+            future = client.submit(cluster_chunk, sim.SOURCE_STAMP, play_chunk_file, spec, chunk,
+                                   1, 2,
                                    workers=[other], pure=False)
             with pytest.raises(WorkerRefused, match=f"^worker {other} runs another ginbox"):
                 future.result()
             with pytest.raises(ClusterLost, match=f"^worker {other} runs another") as lost:
-                list(play_on_cluster(client, spec, [(c, 1, 2) for c in plan_chunks(spec)
-                                                    ], False))
+                list(play_on_cluster(client, play_chunk_file, spec,
+                                     [(c, 1, 2) for c in plan_chunks(spec)], False))
             assert not lost.value.lost  # not a lost cluster: no local fallback for this
         finally:
             client.run(setattr, sim, "SOURCE_STAMP", sim.SOURCE_STAMP, workers=[other])

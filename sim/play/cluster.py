@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import CancelledError
 from typing import Any
 
@@ -94,16 +94,15 @@ def worker_problem(stamp: str, strategies: Sequence[str], where: str | None = No
     return None
 
 
-def cluster_chunk(stamp: str, spec: ExperimentSpec, chunk: Chunk, deck_seed: int,
-                  strategy_seed: int, log: bool = False) -> ChunkResult:
+def cluster_chunk(stamp: str, play: Callable[..., tuple[Any, ...]], spec: ExperimentSpec,
+                  chunk: Chunk, deck_seed: int, strategy_seed: int, log: bool = False,
+                  ) -> ChunkResult:
     """One chunk, played on a Dask worker that first checks it runs the client's engine:
-    :func:`sim.play.runner.play_chunk_file`'s result and the worker's address."""
-    from sim.play.runner import play_chunk_file
-
+    ``play``'s result (:func:`sim.play.runner.play_chunk_file`) and the worker's address."""
     problem = worker_problem(stamp, [s for arm in spec.arms for s in arm.strategies])
     if problem is not None:
         raise WorkerRefused(problem)
-    return (*play_chunk_file(spec, chunk, deck_seed, strategy_seed, log), worker_name())
+    return (*play(spec, chunk, deck_seed, strategy_seed, log), worker_name())  # type: ignore[return-value]
 
 
 @contextlib.contextmanager
@@ -169,17 +168,19 @@ def _worker_answer(stamp: str, strategies: list[str], dask_worker: Any = None) -
     return worker_problem(stamp, strategies, getattr(dask_worker, "address", None))
 
 
-def play_on_cluster(client: Any, spec: ExperimentSpec,
+def play_on_cluster(client: Any, play: Callable[..., tuple[Any, ...]], spec: ExperimentSpec,
                     chunks: Sequence[tuple[Chunk, int, int]], log: bool) -> Iterator[ChunkResult]:
-    """Each chunk's result as the cluster finishes it (any order); ``chunks`` holds
-    ``(chunk, deck seed, strategy seed)``. Raises :class:`ClusterLost` when the cluster
-    cannot finish (the results already yielded stand)."""
+    """Each chunk's result as the cluster finishes it (any order): ``play`` (top level, so it
+    pickles by reference) plays each of ``chunks``, ``(chunk, deck seed, strategy seed)``.
+    Raises :class:`ClusterLost` when the cluster cannot finish (the results already yielded
+    stand)."""
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
     address = client.scheduler.address
-    futures = {client.submit(cluster_chunk, sim.SOURCE_STAMP, spec, chunk, deck, strategy, log,
-                             key=f"ginbox-{spec.name}-{chunk.arm}-{chunk.index}-{time.time_ns()}",
+    stamp = time.time_ns()
+    futures = {client.submit(cluster_chunk, sim.SOURCE_STAMP, play, spec, chunk, deck, strategy,
+                             log, key=f"ginbox-{spec.name}-{chunk.arm}-{chunk.index}-{stamp}",
                              pure=False): chunk
                for chunk, deck, strategy in chunks}
     pending = set(futures)

@@ -295,8 +295,9 @@ class _Session:
                     if_cluster_lost: str, local_jobs: int) -> None:
         """Play on the Dask cluster; when it is lost, stop, or (asked for) finish here."""
         try:
-            self._write_all(play_on_cluster(
-                client, self.spec, [(c, *self._seeds(c.arm)) for c in pending], self.log))
+            chunks = [(c, *self._seeds(c.arm)) for c in pending]
+            self._write_all(play_on_cluster(client, play_chunk_file, self.spec, chunks,
+                                            self.log))
         except ClusterLost as exc:
             rest = [c for c in pending if c not in self.done]
             if not exc.lost or if_cluster_lost != "local":
