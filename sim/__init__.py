@@ -91,7 +91,7 @@ def _configure_jit_cache(keep: int = 3, idle_days: float = 7.0) -> str | None:
     user_dir = os.environ.get("NUMBA_CACHE_DIR")
     base = (Path(user_dir) if user_dir
             else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ginbox")
-    target = base / f"numba-{_source_stamp()}"
+    target = base / f"numba-{SOURCE_STAMP}"
     try:
         target.mkdir(parents=True, exist_ok=True)
         os.utime(target)  # marks this version's cache as in use
@@ -108,6 +108,9 @@ def _configure_jit_cache(keep: int = 3, idle_days: float = 7.0) -> str | None:
     return str(target)
 
 
+#: The compiled engine's source hash (with the version): a Dask task carries the client's, and a
+#: worker whose own differs refuses it (:mod:`sim.play.cluster`), so versions never mix.
+SOURCE_STAMP: str = _source_stamp()
 JIT_CACHE_DIR = _configure_jit_cache()
 
 #: Flat paths of the first layout, kept importable: ``sim.melds`` is ``sim.engine.melds``.

@@ -40,12 +40,18 @@ def cmd_league(args: argparse.Namespace) -> int:
     """``ginbox league``: play what the league's folder lacks, rate, print, write the files."""
     from sim.league import leaderboard_text, run_league
     from sim.league.output import FILES
+    from sim.play.cluster import ClusterLost
 
     add_cwd_to_path()
     with terminate_as_interrupt() as terminated:
         try:
             result = run_league(args.file, games=args.games, seed=args.seed, jobs=args.jobs,
-                                out=args.out, quiet=args.quiet, bootstrap=args.bootstrap)
+                                backend=args.backend, scheduler=args.scheduler,
+                                if_cluster_lost=args.if_cluster_lost, out=args.out,
+                                quiet=args.quiet, bootstrap=args.bootstrap)
+        except ClusterLost as exc:
+            raise Interrupted(f"{exc.reason}: the finished chunks are saved; run the same command "
+                              "again to finish the league", 1) from None
         except KeyboardInterrupt:
             what = "terminated (SIGTERM)" if terminated else "interrupted"
             raise Interrupted(f"{what}: the finished chunks are saved; run the same command "

@@ -83,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--scheduler", metavar="ADDR",
                      help="Dask scheduler address, e.g. tcp://host:8786 (with --backend dask; "
                           "default: start a local cluster of --jobs workers)")
+    run.add_argument("--if-cluster-lost", choices=("stop", "local"), default="stop",
+                     help="when the Dask scheduler or every worker is lost: stop (default; "
+                          "finish later with --resume) or play the rest on this machine")
     run.add_argument("--out", metavar="DIR",
                      help="results directory (default: results/<experiment name>)")
     again = run.add_mutually_exclusive_group()
@@ -142,6 +145,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="bootstrap resamples for the intervals (default: the file's, 200)")
     league.add_argument("--jobs", type=int_at_least(1), metavar="J",
                         help="worker processes (default: all usable cores)")
+    league.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                        help="joblib backend: loky processes (default) or a Dask cluster")
+    league.add_argument("--scheduler", metavar="ADDR",
+                        help="Dask scheduler address, as for run")
+    league.add_argument("--if-cluster-lost", choices=("stop", "local"), default="stop",
+                        help="when the Dask scheduler or every worker is lost: stop (default; "
+                             "run the command again to finish) or play the rest here")
     league.add_argument("--out", metavar="DIR",
                         help="league folder (default: results/<league name>)")
     league.add_argument("--quiet", action="store_true", help="no progress")

@@ -55,11 +55,12 @@ def _results_dir(args: argparse.Namespace) -> Path | None:
         return None
 
 
-def _interrupted(args: argparse.Namespace, terminated: bool) -> str:
-    """What an interrupted ``run`` left, and the command that finishes it."""
+def _interrupted(args: argparse.Namespace, terminated: bool, what: str | None = None) -> str:
+    """What an interrupted ``run`` left, and the command that finishes it (``what``: why it
+    stopped, when not a signal)."""
     from sim.play.storage import read_manifest
 
-    what = "terminated (SIGTERM)" if terminated else "interrupted"
+    what = what or ("terminated (SIGTERM)" if terminated else "interrupted")
     out = _results_dir(args)
     manifest = read_manifest(out) if out is not None else None
     if manifest is None:
@@ -71,6 +72,9 @@ def _interrupted(args: argparse.Namespace, terminated: bool) -> str:
     argv += ["--seed", str(args.seed)] if args.seed is not None else []
     argv += ["--out", args.out] if args.out else []
     argv += ["--log"] if args.log else []
+    if args.backend == "dask":
+        argv += ["--backend", "dask"] + (["--scheduler", args.scheduler] if args.scheduler
+                                         else [])
     return (f"{what}: {done} of {len(chunks)} chunks are saved in {out}; finish the run with: "
             + " ".join(shlex.quote(a) for a in [*argv, "--resume"]))
 
@@ -80,6 +84,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     headline. The Dask backend starts worker processes by spawning; the ``ginbox`` script and
     ``python -m sim`` both guard their entry point, so the workers do not rerun the command."""
     from sim.analysis.report import report
+    from sim.play.cluster import ClusterLost
     from sim.play.runner import run_experiment
 
     add_cwd_to_path()
@@ -89,7 +94,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                                     jobs=args.jobs, backend=args.backend,
                                     scheduler=args.scheduler, out=args.out, resume=args.resume,
                                     force=args.force, quiet=args.quiet, log=args.log,
-                                    break_lock=args.break_lock)
+                                    break_lock=args.break_lock,
+                                    if_cluster_lost=args.if_cluster_lost)
+        except ClusterLost as exc:
+            raise Interrupted(_interrupted(args, False, exc.reason), 1) from None
         except KeyboardInterrupt:
             raise Interrupted(_interrupted(args, bool(terminated)),
                               128 + (signal.SIGTERM if terminated else signal.SIGINT)

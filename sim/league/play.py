@@ -11,6 +11,7 @@ play with the league seed, so game g of every table, in any round, is dealt the 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -24,9 +25,11 @@ from sim.io.files import atomic_write_text
 from sim.league.output import write
 from sim.league.ratings import finishing_places, ratings
 from sim.league.spec import LeagueSpec, load_league, table_key
+from sim.play.cluster import dask_client
 from sim.play.experiment import ArmSpec, ExperimentSpec, canonical_strategy
 from sim.play.runner import check_run_options, check_stored_games, run_experiment
 from sim.play.storage import load_results, read_manifest
+from sim.play.workers import usable_cpus
 
 LEAGUE_FILE = "league.json"
 FORMAT = 1
@@ -136,7 +139,7 @@ def plan(spec: LeagueSpec, out: str | Path | None = None) -> dict[str, Any]:
 def run_league(source: LeagueSpec | str | Path | dict[str, Any], games: int | None = None,
                seed: int | None = None, jobs: int | None = None, backend: str = "loky",
                scheduler: Any = None, out: str | Path | None = None, quiet: bool = False,
-               bootstrap: int | None = None) -> LeagueResult:
+               bootstrap: int | None = None, if_cluster_lost: str = "stop") -> LeagueResult:
     """Play what a league still needs and rate it; returns a :class:`LeagueResult`.
 
     Writes the leaderboard (``leaderboard.csv``, ``leaderboard.md``, ``ratings.png``) into
@@ -144,9 +147,9 @@ def run_league(source: LeagueSpec | str | Path | dict[str, Any], games: int | No
     ``results/<name>``): unfinished rounds are resumed, tables not played yet form a new
     round, finished tables are not played again. ``games``, ``seed`` and ``bootstrap``
     override the file's; a folder played with other rules, seed or games is refused.
-    ``jobs``, ``backend`` and ``scheduler`` are those of
-    :func:`sim.play.runner.run_experiment`. Bad input raises ``ValueError`` (one line) before
-    anything is written.
+    ``jobs``, ``backend``, ``scheduler`` and ``if_cluster_lost`` are those of
+    :func:`sim.play.runner.run_experiment` (one Dask client serves every round). Bad input
+    raises ``ValueError`` (one line) before anything is written.
     """
     spec = load_league(source)
     changes = {k: v for k, v in (("games", games), ("seed", seed), ("bootstrap", bootstrap))
@@ -169,8 +172,24 @@ def run_league(source: LeagueSpec | str | Path | dict[str, Any], games: int | No
         number = max((int(_ROUND.fullmatch(p.name).group(1)) + 1  # type: ignore[union-attr]
                       for p, m in rounds if m is not None), default=0)
         new_spec = _round_spec(spec, number, todo["new_tables"])
-    options = {"jobs": jobs, "backend": backend, "scheduler": scheduler, "quiet": quiet}
-    check_run_options(jobs, backend, scheduler)  # refused before the league folder is written
+    check_run_options(jobs, backend, scheduler, if_cluster_lost)  # before the folder exists
+    with contextlib.ExitStack() as stack:
+        if backend == "dask":  # reached (or refused) before the league folder is written
+            scheduler = stack.enter_context(dask_client(scheduler, jobs or usable_cpus()))
+        options = {"jobs": jobs, "backend": backend, "scheduler": scheduler, "quiet": quiet,
+                   "if_cluster_lost": if_cluster_lost}
+        played = _play_rounds(spec, out, todo, new_spec, options)
+    board = rate(spec, out)
+    write(spec, board, out)
+    total = len(spec.tables()) * spec.games
+    return LeagueResult(out=out, spec=spec, games_played=played, games_total=total,
+                        tables=len(spec.tables()), leaderboard=board,
+                        rounds=[p for p, m in _rounds(out) if m is not None])
+
+
+def _play_rounds(spec: LeagueSpec, out: Path, todo: dict[str, Any],
+                 new_spec: ExperimentSpec | None, options: dict[str, Any]) -> int:
+    """Finish the unfinished rounds, then play the new one; the games this call played."""
     out.mkdir(parents=True, exist_ok=True)
     if not (out / LEAGUE_FILE).exists():
         _write_league_file(out, spec)
@@ -183,12 +202,7 @@ def run_league(source: LeagueSpec | str | Path | dict[str, Any], games: int | No
         result = run_experiment(new_spec, out=path, **options)
         played += _session_games(result.manifest)
     _write_league_file(out, spec)
-    board = rate(spec, out)
-    write(spec, board, out)
-    total = len(spec.tables()) * spec.games
-    return LeagueResult(out=out, spec=spec, games_played=played, games_total=total,
-                        tables=len(spec.tables()), leaderboard=board,
-                        rounds=[p for p, m in _rounds(out) if m is not None])
+    return played
 
 
 def _session_games(manifest: dict[str, Any]) -> int:

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import platform
+import sys
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -35,11 +35,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-from joblib import Parallel, delayed, parallel_config
+from joblib import Parallel, delayed
 
 from sim import __version__
 from sim.engine.game import GAME_COLUMNS
 from sim.engine.rules import Rules
+from sim.play.cluster import ClusterLost, check_workers, dask_client, play_on_cluster
 from sim.play.driver import Seeds, iter_games
 from sim.play.experiment import ExperimentSpec, load_experiment
 from sim.play.pool import active, loky_config, parallel_args
@@ -72,6 +73,8 @@ from sim.play.workers import usable_cpus
 from sim.records.log import write_log
 
 BACKENDS: tuple[str, ...] = ("loky", "dask")
+#: What a run does when its Dask cluster is lost: stop (resume later), or go on on this machine.
+IF_CLUSTER_LOST: tuple[str, ...] = ("stop", "local")
 _MANIFEST_EVERY_S = 2.0  # progress writes of the manifest at most this often
 
 
@@ -132,9 +135,13 @@ def play_chunk_file(spec: ExperimentSpec, chunk: Chunk, deck_seed: int, strategy
 # ------------------------------------------------------------------------------- running
 
 
-def check_run_options(jobs: int | None, backend: str, scheduler: Any) -> None:
+def check_run_options(jobs: int | None, backend: str, scheduler: Any,
+                      if_cluster_lost: str = "stop") -> None:
     """Refuse, in one line, parallel options no run could use (shared by the runner, the tuner
     and the league, which check them before they write anything)."""
+    if if_cluster_lost not in IF_CLUSTER_LOST:
+        raise ValueError(f"if_cluster_lost={if_cluster_lost!r} is not valid: expected one of "
+                         + ", ".join(IF_CLUSTER_LOST))
     if backend not in BACKENDS:
         raise ValueError(f"backend={backend!r} is not valid: expected one of "
                          + ", ".join(BACKENDS))
@@ -149,7 +156,8 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
                    games: int | None = None, seed: int | None = None, jobs: int | None = None,
                    backend: str = "loky", scheduler: Any = None, out: str | Path | None = None,
                    resume: bool = False, force: bool = False, quiet: bool = False,
-                   log: bool = False, break_lock: bool = False) -> RunResult:
+                   log: bool = False, break_lock: bool = False,
+                   if_cluster_lost: str = "stop") -> RunResult:
     """Run an experiment (a spec, a TOML path or a dict) and return its results.
 
     ``games`` and ``seed`` override the spec's. ``jobs``: worker processes (default: all usable
@@ -170,15 +178,22 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
     format of ``ginbox play --log``), playing through the Python driver: the same games, far
     slower, so meant for small runs. A run and its resumption must agree on ``log``.
 
+    On a Dask cluster (:mod:`sim.play.cluster`), a lost worker costs only its chunk, which
+    another worker plays; a lost scheduler, or no worker left, raises
+    :class:`~sim.play.cluster.ClusterLost` (one line) with the manifest marked interrupted, so
+    ``resume`` finishes the run later, unless ``if_cluster_lost="local"``: then the remaining
+    chunks are played on this machine (``jobs`` processes), said on stderr and in the manifest.
+
     Bad input raises ``ValueError`` with one line, before anything is written (Dask set-up
-    included: the cluster is reached before the results directory is created).
+    included: the cluster is reached, and its workers checked for this ginbox and the run's
+    strategies, before the results directory is created).
     """
     spec = load_experiment(spec_or_path)
     if games is not None:
         spec = spec.replace(games=games)
     if seed is not None:
         spec = spec.replace(seed=seed)
-    check_run_options(jobs, backend, scheduler)
+    check_run_options(jobs, backend, scheduler, if_cluster_lost)
     if resume and force:
         raise ValueError("resume and force exclude each other: resume finishes a run, force "
                          "deletes it and starts over")
@@ -191,8 +206,10 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
     pool = active() if backend == "loky" else None
     jobs = jobs or (pool.jobs if pool else usable_cpus())
     with contextlib.ExitStack() as stack:
-        client = (stack.enter_context(_dask_client(scheduler, jobs)) if backend == "dask"
+        client = (stack.enter_context(dask_client(scheduler, jobs)) if backend == "dask"
                   else None)
+        if client is not None:
+            check_workers(client, [s for arm in spec.arms for s in arm.strategies])
         out.mkdir(parents=True, exist_ok=True)
         with lock(out, break_lock):
             if force:
@@ -208,7 +225,7 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
             # an existing Dask cluster's workers decide the parallelism, not jobs
             used = None if backend == "dask" and scheduler is not None else jobs
             runner = _Session(out, spec, plan, manifest, done, used, backend, quiet, log)
-            runner.run(client)
+            runner.run(client, if_cluster_lost, jobs)
     return RunResult(out, manifest)
 
 
@@ -229,7 +246,7 @@ class _Session:
             entry["sha256"] = done.get(chunk)
         self.last_save = 0.0
 
-    def run(self, client: Any) -> None:
+    def run(self, client: Any, if_cluster_lost: str = "stop", local_jobs: int = 1) -> None:
         pending = [c for c in self.plan if c not in self.done]
         session = {"started": _now(), "finished": None, "status": "running",
                    "backend": self.backend, "jobs": self.jobs, "chunks": len(pending),
@@ -241,31 +258,24 @@ class _Session:
         self.manifest["status"] = "running"
         self.save()
         start = time.perf_counter()
-        bar = Progress(self.spec.name, self.spec.total_games,
-                       sum(c.games for c in self.done), self.quiet)
+        self.bar = Progress(self.spec.name, self.spec.total_games,
+                            sum(c.games for c in self.done), self.quiet)
         status = "failed"
         try:
-            tasks = [delayed(play_chunk_file)(self.spec, chunk, *self._seeds(chunk.arm),
-                                              self.log)
-                     for chunk in pending]
-            for chunk, data, digest, seconds, records in _parallel(tasks, self.jobs or 1,
-                                                                   client):
-                if self.log:  # before the parquet file, whose presence marks the chunk done
-                    (self.out / chunk.log_file).parent.mkdir(parents=True, exist_ok=True)
-                    write_log(self.out / chunk.log_file, records)
-                write_chunk(self.out, chunk, data)
-                entry = self.entries[(chunk.arm, chunk.index)]
-                entry.update(status="done", seconds=round(seconds, 4), sha256=digest)
-                self.done[chunk] = entry["sha256"]
-                bar.update(chunk.games)
-                if time.perf_counter() - self.last_save > _MANIFEST_EVERY_S:
-                    self.save()
+            if client is None:
+                self._write_all(_parallel(self._tasks(pending), self.jobs or 1))
+            else:
+                self._on_cluster(client, pending, session, if_cluster_lost, local_jobs)
             status = "complete"
+        except ClusterLost as exc:
+            status = "interrupted"
+            session["stopped"] = str(exc)
+            raise
         except KeyboardInterrupt:
             status = "interrupted"
             raise
         finally:
-            bar.close()
+            self.bar.close()
             wall = time.perf_counter() - start
             session.update(finished=_now(), status=status, wall_seconds=round(wall, 3),
                            games_per_s=round(session["games"] / wall, 1)
@@ -281,6 +291,53 @@ class _Session:
                 timings["finished"] = session["finished"]
             self.save()
 
+    def _on_cluster(self, client: Any, pending: list[Chunk], session: dict[str, Any],
+                    if_cluster_lost: str, local_jobs: int) -> None:
+        """Play on the Dask cluster; when it is lost, stop, or (asked for) finish here."""
+        try:
+            chunks = [(c, *self._seeds(c.arm)) for c in pending]
+            self._write_all(play_on_cluster(client, play_chunk_file, self.spec, chunks,
+                                            self.log))
+        except ClusterLost as exc:
+            rest = [c for c in pending if c not in self.done]
+            if not exc.lost or if_cluster_lost != "local":
+                raise ClusterLost(f"{exc}: the run stopped with {len(self.done)} of "
+                                  f"{len(self.plan)} chunks written; resume it to finish",
+                                  exc.lost, str(exc)) from None
+            session["fallback"] = {"reason": str(exc), "chunks": len(rest), "jobs": local_jobs}
+            print(f"ginbox: warning: {exc}: playing the remaining {len(rest)} chunks on this "
+                  f"machine ({local_jobs} processes), as --if-cluster-lost local asks",
+                  file=sys.stderr)
+            self.save()
+            self._write_all(_parallel(self._tasks(rest), local_jobs))
+
+    def _tasks(self, chunks: list[Chunk]) -> list[Any]:
+        return [delayed(play_chunk_file)(self.spec, chunk, *self._seeds(chunk.arm), self.log)
+                for chunk in chunks]
+
+    def _write_all(self, results: Iterator[tuple[Any, ...]]) -> None:
+        """Write each chunk as it arrives, once, after checking its bytes against the hash
+        the worker computed (a cluster's result crossed a network)."""
+        for chunk, data, digest, seconds, records, *where in results:
+            if chunk in self.done:
+                continue  # a chunk played twice (a worker lost after it finished) is kept once
+            if sha256(data) != digest:
+                raise RuntimeError(f"arm {chunk.arm} chunk {chunk.index} arrived damaged from "
+                                   f"{where[0] if where else 'a worker'} (its sha256 differs "
+                                   "from the worker's); resume the run to play it again")
+            if self.log:  # before the parquet file, whose presence marks the chunk done
+                (self.out / chunk.log_file).parent.mkdir(parents=True, exist_ok=True)
+                write_log(self.out / chunk.log_file, records)
+            write_chunk(self.out, chunk, data)
+            entry = self.entries[(chunk.arm, chunk.index)]
+            entry.update(status="done", seconds=round(seconds, 4), sha256=digest)
+            if where:
+                entry["worker"] = where[0]
+            self.done[chunk] = digest
+            self.bar.update(chunk.games)
+            if time.perf_counter() - self.last_save > _MANIFEST_EVERY_S:
+                self.save()
+
     def _seeds(self, arm: int) -> tuple[int, int]:
         seeds = self.manifest["arms"][arm]["seeds"]
         return seeds["deck"], seeds["strategy"]
@@ -290,56 +347,19 @@ class _Session:
         self.last_save = time.perf_counter()
 
 
-def _parallel(tasks: list[Any], jobs: int, client: Any,
+def _parallel(tasks: list[Any], jobs: int,
               ) -> Iterator[tuple[Chunk, bytes, str, float, list[dict[str, Any]]]]:
-    """Results as workers finish them (any order): the caller writes each one at once.
+    """Results as local workers finish them (any order): the caller writes each one at once.
 
-    Without a Dask ``client``, loky processes that exit when this process dies (even by
-    ``kill -9``), so no orphan keeps playing or holds this command's output open; inside a
-    :func:`sim.play.pool.worker_pool`, its warm workers.
+    Loky processes that exit when this process dies (even by ``kill -9``), so no orphan keeps
+    playing or holds this command's output open; inside a :func:`sim.play.pool.worker_pool`,
+    its warm workers. (A Dask cluster plays through :func:`sim.play.cluster.play_on_cluster`.)
     """
     if not tasks:
         return
-    if client is None:
-        with loky_config():
-            yield from Parallel(return_as="generator_unordered",
-                                **parallel_args(jobs, len(tasks)))(tasks)
-        return
-    with parallel_config(backend="dask", client=client):
-        yield from Parallel(n_jobs=-1, return_as="generator_unordered")(tasks)
-
-
-@contextlib.contextmanager
-def _dask_client(scheduler: Any, jobs: int) -> Iterator[Any]:
-    """A Dask client: the given one, one connected to an address, or a new local cluster."""
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise ValueError("backend='dask' needs the distributed package: pip install "
-                         "'ginbox[dask]'") from None
-    if isinstance(scheduler, Client):
-        yield scheduler
-        return
-    if scheduler is None:
-        with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                          dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
-                Client(cluster) as client:
-            yield client
-        return
-    if isinstance(scheduler, str):
-        try:
-            client = Client(scheduler, timeout="15s")
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise ValueError(f"cannot connect to the Dask scheduler {scheduler!r}: "
-                             f"{' '.join(str(exc).split()) or type(exc).__name__}"
-                             " (expected an address such as tcp://host:8786)") from None
-    elif hasattr(scheduler, "scheduler_address"):
-        client = Client(scheduler)
-    else:
-        raise ValueError(f"scheduler={scheduler!r} is not valid: expected an address such as "
-                         "'tcp://host:8786', a distributed.Client or a cluster")
-    with client:
-        yield client
+    with loky_config():
+        yield from Parallel(return_as="generator_unordered",
+                            **parallel_args(jobs, len(tasks)))(tasks)
 
 
 # ------------------------------------------------------------------ directory bookkeeping

@@ -26,8 +26,9 @@ from joblib import Parallel, delayed, parallel_config
 
 from sim.engine.game import GO_WINNER
 from sim.engine.rules import Rules
+from sim.play.cluster import check_workers, dask_client
 from sim.play.driver import Seeds
-from sim.play.runner import _dask_client, check_run_options, play_chunk
+from sim.play.runner import check_run_options, play_chunk
 from sim.play.storage import Chunk
 from sim.play.workers import die_with_parent, usable_cpus
 
@@ -152,7 +153,8 @@ class GameEvaluator(Evaluator):
         stack = contextlib.ExitStack()
         try:
             if self.backend == "dask":
-                client = stack.enter_context(_dask_client(self.scheduler, self.jobs))
+                client = stack.enter_context(dask_client(self.scheduler, self.jobs))
+                check_workers(client, self._strategies())
                 stack.enter_context(parallel_config(backend="dask", client=client))
                 parallel = Parallel(n_jobs=-1, return_as="generator")
             else:
@@ -164,6 +166,10 @@ class GameEvaluator(Evaluator):
             stack.close()
             raise
         self._stack = stack
+
+    def _strategies(self) -> list[str]:
+        """Every strategy the games seat (the tuned one as written, every field's)."""
+        return [s for i in range(len(self.spec.fields)) for s in self.seats(None, i)]
 
     def close(self) -> None:
         if self._stack is not None:
