@@ -261,3 +261,25 @@ def test_the_gin_rummy_adapter_plays_only_legal_actions_in_every_phase() -> None
         returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, hand)
         assert sum(returns) == 0
     assert phases == {"FIRST_UPCARD", "DRAW", "DISCARD", "KNOCK", "LAYOFF", "WALL"}
+
+
+def test_openspiels_python_searches_play_python_ginbox_against_builtins() -> None:
+    """ISMCTS (resampling through the state's own resample_from_infostate) and MCTS choose
+    legal actions; a built-in bot answers as the engine's step would."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = pyspiel.load_game(GAME_NAME, {"rules": "eaai"})
+    rs = np.random.RandomState(0)
+    evaluator = mcts.RandomRolloutEvaluator(1, rs)
+    searchers = [ismcts.ISMCTSBot(game, evaluator, 2.0, 5, random_state=rs,
+                                  allow_inconsistent_action_sets=True),
+                 mcts.MCTSBot(game, 2.0, 5, evaluator, random_state=rs, solve=False)]
+    builtin = sim.openspiel.builtin_bot("simple", game, 1)
+    state = game.new_initial_state()
+    while state.is_chance_node():  # a shuffled deck (the first outcomes deal a gin)
+        state.apply_action(int(rs.choice([o for o, _ in state.chance_outcomes()])))
+    for _ in range(4):
+        bot = builtin if state.current_player() == 1 else searchers[len(state.history()) % 2]
+        action = bot.step(state)
+        assert action in state.legal_actions()
+        state.apply_action(action)

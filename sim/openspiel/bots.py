@@ -28,8 +28,6 @@ from sim.engine.hand import (
     DEC_DRAW,
     DEC_KNOCK,
     DEC_OFFER,
-    HS_HAND,
-    HS_STOCK_TOP,
     HS_TO_MOVE,
     MOVE_DRAW_DISCARD,
     MOVE_KNOCK,
@@ -69,11 +67,10 @@ from sim.engine.view import (
     V_WALL,
     View,
 )
-from sim.openspiel.game import GinboxState
+from sim.openspiel.game import GinboxState, action_of_move
 from sim.play.driver import strategy_answer
 from strategies._dispatch import decide
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
-from strategies.mc_worlds import S_UNSEEN, opponent_known, sample_world
 from strategies.registry import build_strategy, parse_strategies, resolve
 
 OPENSPIEL_SUITS = "SCDH"  # OpenSpiel's card index is suit * 13 + rank in this suit order
@@ -356,27 +353,41 @@ def resampler(seed: int = 0) -> Callable[[GinboxState, int], GinboxState]:
     rng = np.random.default_rng(seed)
 
     def resample(state: GinboxState, player: int) -> GinboxState:
-        world = state.clone()
-        bufs = world.bufs
-        if world.dealing() or world.is_terminal():
-            return world
-        view = bufs.view  # the deciding seat's view, filled by the step
-        scratch = np.zeros(SCRATCH_LEN, np.int64)
-        sample_world(view, scratch, np.uint64(rng.integers(1, 2**63)), 0, 0)
-        known = int(opponent_known(view))
-        unseen = scratch[S_UNSEEN:S_UNSEEN + 52]
-        need = 10 - popcount(known)
-        p = int(bufs.hs[HS_TO_MOVE])
-        opp = known
-        for c in unseen[:need]:
-            opp |= 1 << int(c)
-        top = int(bufs.hs[HS_STOCK_TOP])
-        stock = 52 - top
-        bufs.hs[HS_HAND + 1 - p] = opp
-        bufs.deck[top:] = unseen[need:need + stock]
-        opp_seat = world.roles[1 - p]
-        world.events = [[(s, k, (0 if k == "dealt" else -1) if s == opp_seat and seen != -1
-                          else c, seen) for s, k, c, seen in hand] for hand in world.events]
-        return world
+        return state.resampled(player, int(rng.integers(1, 2**63)))
 
     return resample
+
+
+class BuiltinBot(pyspiel.Bot):
+    """A ginbox built-in playing a seat of ``python_ginbox``: the state's step already holds
+    the deciding seat's view, so the strategy is asked exactly as in ``ginbox play``."""
+
+    def __init__(self, spec: str, game: pyspiel.Game, player: int, seed: int = 0) -> None:
+        pyspiel.Bot.__init__(self)
+        (self.spec,) = resolve(parse_strategies([spec]), game.rules)
+        if not self.spec.compiled:
+            raise ValueError(f"{spec!r} is not a compiled built-in")
+        self.player = player
+        self.params = self.spec.params_array()
+        self.rng = np.array([seed_words(seed, 2)], np.uint64)
+        self.scratch = np.zeros(SCRATCH_LEN, np.int64)
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        """Nothing kept between decisions but the state's own per-hand memory."""
+
+    def inform_action(self, state: pyspiel.State, player_id: int, action: int) -> None:
+        """Nothing to do: the state holds the view."""
+
+    def step(self, state: GinboxState) -> int:
+        """The built-in's move for the state's decision, as an action."""
+        bufs = state.bufs
+        p = int(bufs.hs[HS_TO_MOVE])
+        move = int(decide(self.spec.strategy_id, state._decision, self.params, bufs.view,
+                          bufs.after, bufs.mem[p], self.rng, self.scratch))
+        return action_of_move(move)
+
+
+def builtin_bot(spec: str, game: pyspiel.Game, player: int, seed: int = 0) -> BuiltinBot:
+    """A ginbox built-in (``"mc"``, ``"simple"``, ...) as a ``pyspiel.Bot`` for seat
+    ``player`` of a ``python_ginbox`` game."""
+    return BuiltinBot(spec, game, player, seed)

@@ -91,6 +91,8 @@ from sim.env.core import ES_DECISION, ES_LEN, ES_ROLES, ES_SEAT, ES_STATUS, ST_D
 from sim.env.encoding import INDEX_OF_CARD, OBS_LEN
 from sim.play.step import CALLER, seat_move, table_buffers
 from sim.records.log import hand_record
+from strategies.builtin import SCRATCH_LEN
+from strategies.mc_worlds import S_UNSEEN, opponent_known, sample_world
 
 GAME_NAME = "python_ginbox"
 N_CARDS = 52
@@ -143,6 +145,11 @@ def _game_type(tensor_info_state: bool = True) -> pyspiel.GameType:
 
 
 GAME_TYPE = _game_type()
+
+
+def action_of_move(move: int) -> int:
+    """The action of an engine move (a card code, or ``MOVE_*``)."""
+    return int(INDEX_OF_CARD[move]) if move < 64 else ACTION_OF_MOVE[move]
 
 
 def rules_from_params(params: dict[str, Any]) -> Rules:
@@ -458,6 +465,41 @@ class GinboxState(pyspiel.State):
         es[ES_DECISION] = self._decision if self._seat >= 0 else DEC_OVER
         observe_seat(seat, self._rules_array, bufs.hs, bufs.pile, bufs.game_info, view, es, obs)
         return True
+
+    def resampled(self, player: int, seed: int) -> GinboxState:
+        """A copy with the hidden cards dealt afresh from ``player``'s view by ``mc``'s world
+        sampler (``strategies.mc_worlds.sample_world``, no inference): the other hand
+        player's unseen cards and the stock order. ``player`` must be the deciding seat (its
+        view is the one the step filled). The other hand player's private history (its dealt
+        cards, stock draws) is blanked in the copy, so nothing is keyed by the real cards."""
+        world = self.clone()
+        if self.dealing() or self._over:
+            return world
+        if player != self._seat:
+            raise pyspiel.SpielError(f"resampling is from the deciding seat's view "
+                                     f"({self._seat}), not seat {player}'s")
+        bufs = world.bufs
+        scratch = np.zeros(SCRATCH_LEN, np.int64)
+        sample_world(bufs.view, scratch, np.uint64(seed), 0, 0)
+        known = int(opponent_known(bufs.view))
+        unseen = scratch[S_UNSEEN:S_UNSEEN + N_CARDS]
+        need = 10 - bin(known).count("1")
+        p = int(bufs.hs[HS_TO_MOVE])
+        other = known
+        for c in unseen[:need]:
+            other |= 1 << int(c)
+        top = int(bufs.hs[HS_STOCK_TOP])
+        bufs.hs[HS_HAND + 1 - p] = other
+        bufs.deck[top:] = unseen[need:need + N_CARDS - top]
+        seat = world.roles[1 - p]
+        world.events = [[(s, k, (0 if k == "dealt" else -1) if s == seat and seen != ALL
+                          else c, seen) for s, k, c, seen in hand] for hand in world.events]
+        return world
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> GinboxState:
+        """OpenSpiel's resampling (C++ ``ISMCTSBot``): :meth:`resampled` seeded from the
+        sampler's uniform draw."""
+        return self.resampled(player_id, int(probability_sampler() * 2**62) + 1)
 
     def dealing(self) -> bool:
         """True while a deck is being laid out (no hand to see yet)."""
