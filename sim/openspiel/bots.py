@@ -111,8 +111,10 @@ class _Track:
 class GinboxBot(pyspiel.Bot):
     """A ginbox strategy playing seat ``player`` of OpenSpiel's ``gin_rummy``."""
 
-    def __init__(self, spec: str, game: pyspiel.Game, player: int, seed: int = 0) -> None:
+    def __init__(self, spec: str, game: pyspiel.Game, player: int, seed: int = 0,
+                 lay_off: bool = True) -> None:
         pyspiel.Bot.__init__(self)
+        self.lay_off = lay_off  # False: never lay off, as OpenSpiel's simple bot
         if game.get_type().short_name != "gin_rummy":
             raise ValueError(f"the adapter plays OpenSpiel's gin_rummy, not "
                              f"{game.get_type().short_name!r}")
@@ -220,7 +222,7 @@ class GinboxBot(pyspiel.Bot):
         hand = mask_of(state.hands()[self.player])
         now = min_deadwood_mask(hand)
         cards = [a for a in legal if a < 52]
-        if not cards:
+        if not cards or not self.lay_off:
             return PASS
         best = min(cards, key=lambda a: min_deadwood_mask(hand & ~(1 << int(CODE_OF_OS[a]))))
         left = min_deadwood_mask(hand & ~(1 << int(CODE_OF_OS[best])))
@@ -338,10 +340,12 @@ class GinboxBot(pyspiel.Bot):
         return view, pile
 
 
-def bot(spec: str, game: pyspiel.Game, player: int, seed: int = 0) -> GinboxBot:
+def bot(spec: str, game: pyspiel.Game, player: int, seed: int = 0,
+        lay_off: bool = True) -> GinboxBot:
     """A ginbox strategy (``"mc"``, ``"tuned@eaai"``, ...) as a ``pyspiel.Bot`` for seat
-    ``player`` of OpenSpiel's ``gin_rummy`` ``game``."""
-    return GinboxBot(spec, game, player, seed)
+    ``player`` of OpenSpiel's ``gin_rummy`` ``game``; ``lay_off=False`` never lays off (as
+    OpenSpiel's simple bot), to measure what layoffs are worth."""
+    return GinboxBot(spec, game, player, seed, lay_off)
 
 
 def resampler(seed: int = 0) -> Callable[[GinboxState, int], GinboxState]:

@@ -3,7 +3,8 @@ C++ search bots' crash check. ``python -m studies.openspiel <command> ...`` (``-
 
 * ``cross --spec S --hands N``: ginbox's ``S`` (through :func:`sim.openspiel.bot`) against
   ``pyspiel.make_simple_gin_rummy_bot`` in OpenSpiel's ``gin_rummy``, single hands refereed
-  by ``pyspiel.evaluate_bots``, seats swapped every hand;
+  by ``pyspiel.evaluate_bots``, seats swapped every hand (``--no-layoffs``: the ginbox bot
+  never lays off, as OpenSpiel's simple bot);
 * ``ginbox --spec S --vs V --hands N``: a pairing in ginbox's engine: single ``eaai`` hands
   of ``python_ginbox``, both seats ginbox built-ins, seats swapped every hand;
 * ``search --algo ismcts|mcts --rules R --vs V --hands N --sims K``: OpenSpiel's Python
@@ -48,17 +49,18 @@ def summary(points: np.ndarray, extra: dict[str, Any]) -> dict[str, Any]:
             "win_pct": win, "win_half": win_half, "loss_pct": loss, "loss_half": loss_half}
 
 
-def cross(spec: str, hands: int, seed: int) -> dict[str, Any]:
+def cross(spec: str, hands: int, seed: int, lay_off: bool = True) -> dict[str, Any]:
     game = pyspiel.load_game("gin_rummy")
     points = np.zeros(hands)
     start = time.perf_counter()
     for h in range(hands):
         me = h % 2
-        ours = sim.openspiel.bot(spec, game, me, seed=seed + h)
+        ours = sim.openspiel.bot(spec, game, me, seed=seed + h, lay_off=lay_off)
         theirs = pyspiel.make_simple_gin_rummy_bot(game.get_parameters(), 1 - me)
         bots = [ours, theirs] if me == 0 else [theirs, ours]
         points[h] = pyspiel.evaluate_bots(game.new_initial_state(), bots, seed + h)[me]
     return summary(points, {"command": "cross", "spec": spec, "vs": "openspiel-simple",
+                            "lay_off": lay_off,
                             "seconds": time.perf_counter() - start})
 
 
@@ -160,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--seed", type=int, default=0)
         if name in ("cross", "ginbox"):
             p.add_argument("--spec", default="simple")
+        if name == "cross":
+            p.add_argument("--no-layoffs", action="store_true",
+                           help="the ginbox bot never lays off (as OpenSpiel's simple bot)")
         if name in ("ginbox", "search"):
             p.add_argument("--vs", default="simple")
         if name == "search":
@@ -168,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--sims", type=int, default=100)
     args = parser.parse_args(argv)
     if args.command == "cross":
-        result = cross(args.spec, args.hands, args.seed)
+        result = cross(args.spec, args.hands, args.seed, not args.no_layoffs)
     elif args.command == "ginbox":
         result = in_ginbox(args.spec, args.vs, args.hands, args.seed)
     elif args.command == "search":
