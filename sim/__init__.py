@@ -14,6 +14,7 @@ check the imports against it):
   per-game aggregates;
 * :mod:`sim.env`: the learning environments (PettingZoo, Gymnasium, a compiled vector
   environment) and trained policies as strategies;
+* :mod:`sim.openspiel`: ginbox's games and bots in OpenSpiel (the ``openspiel`` extra);
 * :mod:`sim.analysis`: statistics, tables, comparisons, sweeps, plots, the report, and why
   ``mc`` played a move (:mod:`sim.analysis.explain`), every decision of a logged hand as the
   mover saw it (:mod:`sim.analysis.positions`);

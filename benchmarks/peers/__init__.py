@@ -80,6 +80,7 @@ from benchmarks.peers.engines import (
     openspiel_random_hands,
     openspiel_rows,
     openspiel_utils,
+    python_ginbox_rows,
     rlcard_hands,
     rlcard_min_deadwood_fn,
     rlcard_random_hands,
@@ -111,7 +112,8 @@ __all__ = [
     "env_section", "format_value", "gin_rummy_python", "gin_rummy_steps", "ginbox_aec_steps",
     "ginbox_random_hands", "ginbox_rows", "import_peer", "load_average", "machine", "main",
     "markdown_table", "meld_rich_masks", "openspiel_hands", "openspiel_random_hands",
-    "openspiel_rows", "openspiel_utils", "peer_version", "rlcard_hands", "rlcard_min_deadwood_fn",
+    "openspiel_rows", "openspiel_utils", "python_ginbox_rows", "peer_version", "rlcard_hands",
+    "rlcard_min_deadwood_fn",
     "rlcard_random_hands", "rlcard_rows", "run", "section", "setup_gin_rummy", "table_row",
     "to_openspiel", "to_rlcard_text", "unavailable_rows", "vector_steps", "write_docs",
 ]

@@ -58,9 +58,11 @@ def openspiel_utils(pyspiel: Any) -> Any:
     return pyspiel.gin_rummy.GinRummyUtils(13, 4, 10)
 
 
-def openspiel_random_hands(pyspiel: Any, hands: int, seed: int = 0) -> dict[str, float]:
-    """Play ``hands`` OpenSpiel hands (one hand is one episode) with random legal actions."""
-    game = pyspiel.load_game("gin_rummy")
+def openspiel_random_hands(pyspiel: Any, hands: int, seed: int = 0, name: str = "gin_rummy",
+                           params: dict[str, Any] | None = None) -> dict[str, float]:
+    """Play ``hands`` hands of OpenSpiel game ``name`` (one hand is one episode) with random
+    legal actions: its own ``gin_rummy``, or ginbox's registered ``python_ginbox``."""
+    game = pyspiel.load_game(name, params or {})
     draws = {pyspiel.gin_rummy.DRAW_UPCARD_ACTION, pyspiel.gin_rummy.DRAW_STOCK_ACTION}
     rng = random.Random(seed)
     actions = turns = 0
@@ -317,6 +319,7 @@ def openspiel_rows(pyspiel: Any, hands: int, deadwood: int,
                      f"chance outcomes; {hands:,} one-hand episodes ({r['seconds']:.1f} s), "
                      f"{r['actions_per_hand']:.0f} actions and {r['turns_per_hand']:.0f} turns "
                      f"a hand; {100 * r['unscored_share']:.0f}% of hands score nothing"))
+    rows += python_ginbox_rows(pyspiel, max(hands // 10, 20))
 
     m10 = random_masks(deadwood, 10)
     h10 = openspiel_hands(m10)
@@ -354,6 +357,26 @@ def openspiel_rows(pyspiel: Any, hands: int, deadwood: int,
     rows.append(table_row("OpenSpiel", "11-card least deadwood wrong", wrong,
                      f"against ginbox's exact `best_discard`; {judged}; trap hand "
                      f"{TRAP_HAND}: OpenSpiel {trap_os}, exact {TRAP_ANSWER}"))
+    return rows
+
+
+def python_ginbox_rows(pyspiel: Any, hands: int) -> list[dict[str, Any]]:
+    """ginbox's games through OpenSpiel's API (``sim.openspiel``'s ``python_ginbox``, a Python
+    game stepped by the engine's kernels), the same loop as OpenSpiel's own gin above."""
+    import sim.openspiel  # noqa: F401  (registers python_ginbox)
+
+    rows = []
+    for rules in ("eaai", "three-handed"):
+        params = {"rules": rules}
+        openspiel_random_hands(pyspiel, 3, name="python_ginbox", params=params)  # warm-up
+        r = openspiel_random_hands(pyspiel, hands, name="python_ginbox", params=params)
+        players = 2 if rules == "eaai" else 3
+        rows.append(table_row(
+            "OpenSpiel", f"python_ginbox random-play hands/s ({rules})", r["hands_per_s"],
+            f"`pyspiel.load_game('python_ginbox', {{'rules': '{rules}'}})` ({players} players) "
+            f"through OpenSpiel's Python API, the loop of the row above; {hands:,} one-hand "
+            f"episodes ({r['seconds']:.1f} s), {r['actions_per_hand']:.0f} actions a hand "
+            f"(53 of them chance: the seating and the deck)"))
     return rows
 
 

@@ -14,9 +14,11 @@ import re
 # loader use it. sim.env (the learning environments) sits right after sim.play: it plays
 # through the engine, asks the built-in strategies' dispatcher, writes hand logs with
 # sim.records and shares the play layer's seeds and log lines; nothing below the CLI needs it.
+# sim.openspiel (the OpenSpiel game and bots, the `openspiel` extra) sits on sim.env: its
+# observations are the environments' encoding; nothing imports it.
 LAYERS: tuple[str, ...] = (
-    "sim.io", "sim.engine", "strategies", "sim.records", "sim.play", "sim.env", "sim.analysis",
-    "sim.review", "sim.tune", "sim.league", "sim.testing", "sim.bench", "sim.cli")
+    "sim.io", "sim.engine", "strategies", "sim.records", "sim.play", "sim.env", "sim.openspiel",
+    "sim.analysis", "sim.review", "sim.tune", "sim.league", "sim.testing", "sim.bench", "sim.cli")
 
 # The first module named on a list item or table row: :mod:`sim.play`, `sim/engine/`, ...
 _ITEM = re.compile(r"^\s*(?:[*-]|\|)\s*(?::mod:)?`((?:sim|strategies)(?:[./][a-z_]+)*)(?:\.py)?/?`")
