@@ -24,7 +24,7 @@ STUDY_FILES = sorted((ROOT / "studies").glob("*/*.toml"))
 def test_the_studies_are_the_ones_expected() -> None:
     assert [p.name for p in STUDIES] == ["gin_bonus", "greedy_take_rule", "hollywood",
                                          "mc_inference", "mc_strength", "oklahoma",
-                                         "tuned_sets"]
+                                         "openspiel", "tuned_sets"]
 
 
 @pytest.mark.parametrize("study", [p for p in STUDIES if (p / "__main__.py").exists()],
