@@ -334,7 +334,8 @@ def test_experiments_md_describes_the_shipped_experiments_and_the_report() -> No
     assert files == set(REPORT_FILES)
     options = [_codes(cells[0])[0].split()[0]
                for cells in _table("experiments.md", "## Running: `ginbox run`")]
-    assert options == ["--games", "--seed", "--jobs", "--backend", "--scheduler", "--out",
+    assert options == ["--games", "--seed", "--jobs", "--backend", "--scheduler",
+                       "--if-cluster-lost", "--out",
                        "--resume", "--force", "--break-lock", "--quiet", "--log"]
     commands = " ".join(b.body for b in _blocks("experiments.md") if b.lang == "console")
     for option in options:

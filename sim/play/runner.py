@@ -2,9 +2,9 @@
 
 :func:`run_experiment` splits every arm of an :class:`~sim.play.experiment.ExperimentSpec` into
 chunks of ``chunk_size`` games (chunk ``c`` of an arm holds games ``c * chunk_size ..``), plays
-the chunks in parallel through joblib (loky processes by default, or a Dask cluster through
-joblib's ``dask`` backend) and writes each finished chunk as it arrives, so memory stays flat
-however many games are played.
+the chunks in parallel (loky processes through joblib by default, or a Dask cluster, one task
+per chunk: :mod:`sim.play.cluster`) and writes each finished chunk as it arrives, so memory
+stays flat however many games are played.
 
 Reproducibility. Every arm plays with ``Seeds.from_seed(seed)``: game ``g`` of every arm
 starts from the same shuffled decks and draws its strategies' random choices from the same
