@@ -16,7 +16,7 @@ import re
 # sim.records and shares the play layer's seeds and log lines; nothing below the CLI needs it.
 LAYERS: tuple[str, ...] = (
     "sim.io", "sim.engine", "strategies", "sim.records", "sim.play", "sim.env", "sim.analysis",
-    "sim.review", "sim.tune", "sim.league", "sim.testing", "sim.bench", "sim.cli")
+    "sim.review", "sim.table", "sim.tune", "sim.league", "sim.testing", "sim.bench", "sim.cli")
 
 # The first module named on a list item or table row: :mod:`sim.play`, `sim/engine/`, ...
 _ITEM = re.compile(r"^\s*(?:[*-]|\|)\s*(?::mod:)?`((?:sim|strategies)(?:[./][a-z_]+)*)(?:\.py)?/?`")
