@@ -43,6 +43,7 @@ from strategies.builtin import (
     SIMPLE,
 )
 from strategies.declare import ParamInfo, StrategyInfo
+from strategies.human import Human
 from strategies.mc import MC
 from strategies.tuned import TUNED
 
@@ -251,7 +252,7 @@ def build_strategy(spec: StrategySpec, seat: int | None = None) -> Any:
 
 
 def _accepted() -> str:
-    return "one of " + ", ".join(BUILTINS) + ", or an import path module:Class"
+    return "one of " + ", ".join(BUILTINS) + ", human, or an import path module:Class"
 
 
 def canonical_strategy(spec: str | Any) -> str:
@@ -307,7 +308,27 @@ def _parse_text(spec: str, load: bool) -> StrategySpec:
         cls_name = cls_name.strip()
         return StrategySpec(text=text, name=f"{head}:{cls_name}", params=_parse_kwargs(text, kw),
                             factory=_import(text, head, cls_name) if load else None)
+    if canonical == HUMAN:
+        return _human_spec(text, rest)
     raise ValueError(f"unknown strategy {head!r}: expected {_accepted()}")
+
+
+#: The strategy name of a person at the table (docs/play.md): a plain-Python strategy that
+#: asks a terminal, which ``ginbox play`` and ``ginbox serve`` seat through ``sim.table``.
+HUMAN = "human"
+
+
+def _human_spec(text: str, rest: str) -> StrategySpec:
+    """``human`` or ``human:hint_samples=N`` (the hints' budget, 1..1024 worlds)."""
+    params: dict[str, Any] = {}
+    for key, value in _parse_kwargs(text, rest).items():
+        if key != "hint_samples":
+            raise ValueError(f"unknown parameter {key!r} for human: it takes hint_samples")
+        if not _DIGITS.fullmatch(value) or not 1 <= int(value) <= 1024:
+            raise ValueError(f"human parameter hint_samples={value!r} is not an integer "
+                             "1..1024")
+        params[key] = int(value)
+    return StrategySpec(text=text, name=HUMAN, params=params, factory=Human)
 
 
 def _compiled_spec(obj: Any) -> StrategySpec:

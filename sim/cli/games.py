@@ -22,8 +22,10 @@ from sim.play.driver import (
 )
 from sim.play.experiment import apply_overrides
 from sim.records.log import LogWriter, iter_log
+from sim.table.terminal import play_session
 from strategies.registry import (
     ALIASES,
+    HUMAN,
     StrategySpec,
     build_strategy,
     describe,
@@ -31,6 +33,8 @@ from strategies.registry import (
     parse_strategy,
 )
 
+#: Games ``ginbox play`` plays when --games is not given (one when a person plays).
+DEFAULT_GAMES = 100
 DEMO_STRATEGIES = "greedy-knock,simple,random"
 
 
@@ -173,7 +177,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     add_cwd_to_path()
     if args.log is not None and not args.log.strip():
         raise UsageError(f"--log needs a file name, got {args.log!r}")
-    _check_strategies(args.strategies, rules)
+    specs = _check_strategies(args.strategies, rules)
+    if any(spec.name == HUMAN for spec in specs):  # a person at this terminal
+        return play_session(rules, args.strategies, args.seed, args.games or 1, args.log)
+    args.games = args.games or DEFAULT_GAMES
     options = {"keep_games": False, "decision_timeout": args.decision_timeout}
     if args.log is None:
         result, seconds = _play(args.strategies, rules, args.games, args.seed, False,

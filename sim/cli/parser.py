@@ -22,7 +22,8 @@ def build_parser() -> argparse.ArgumentParser:
                           description="Play games between strategies and print who won.")
     play.add_argument("--strategies", required=True, metavar="A,B,C",
                       help="one strategy per seat, e.g. greedy-knock,simple,random or "
-                           "greedy-knock:knock_at=6,simple,simple (see 'ginbox strategies')")
+                           "greedy-knock:knock_at=6,simple,simple (see 'ginbox strategies'); "
+                           "human seats a person at this terminal (docs/play.md)")
     play.add_argument("--rules", default="three-handed", metavar="PRESET",
                       help="rules preset: " + ", ".join(PRESETS) + " (default three-handed)")
     play.add_argument("--scoring", metavar="SCORING",
@@ -34,10 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="change one rules field of the preset, as an experiment file's "
                            "overrides do (repeatable), e.g. --set team_policy=consensus "
                            "--set gin_bonus=20 (docs/rules.md lists the fields)")
-    play.add_argument("--games", default=100, metavar="N",
+    play.add_argument("--games", metavar="N",
                       type=int_at_least(1, MAX_GAMES, " (the game numbers the seed streams "
                                                        "give)"),
-                      help="number of games (default 100); memory does not grow with N")
+                      help="number of games (default 100, or 1 with a human seat); memory "
+                           "does not grow with N")
     play.add_argument("--seed", type=int_at_least(0), default=0, metavar="S",
                       help="seed; the same seed gives the same games (default 0)")
     play.add_argument("--log", metavar="FILE",

@@ -18,7 +18,8 @@ import re
 # observations are the environments' encoding; nothing imports it.
 LAYERS: tuple[str, ...] = (
     "sim.io", "sim.engine", "strategies", "sim.records", "sim.play", "sim.env", "sim.openspiel",
-    "sim.analysis", "sim.review", "sim.tune", "sim.league", "sim.testing", "sim.bench", "sim.cli")
+    "sim.analysis", "sim.review", "sim.table", "sim.tune", "sim.league", "sim.testing", "sim.bench",
+    "sim.cli")
 
 # The first module named on a list item or table row: :mod:`sim.play`, `sim/engine/`, ...
 _ITEM = re.compile(r"^\s*(?:[*-]|\|)\s*(?::mod:)?`((?:sim|strategies)(?:[./][a-z_]+)*)(?:\.py)?/?`")

@@ -1,0 +1,281 @@
+"""A person at the table: the move notation, and the ``human`` strategy that asks for moves.
+
+The notation (docs/play.md) is what a player types: ``d`` draw from the stock, ``p`` take the
+pile's top card (the first upcard, or the discard), ``pass`` decline the first upcard,
+``x 9H`` discard the nine of hearts, ``k 9H`` knock and discard it; plus ``hint``, ``help``
+and ``quit``. At the knock question (11 cards, knocking legal) ``x 9H`` answers "no knock"
+and discards, ``k 9H`` knocks and discards, and a bare ``k`` knocks and asks for the card.
+
+Every move is checked by the engine's own predicates (:meth:`sim.engine.view.View.legal_moves`)
+before anything is played, so a refused move changes nothing. :func:`parse_answer` turns one
+line into the engine moves it stands for; :class:`Human` is a plain-Python strategy (the
+protocol of :mod:`strategies.base`) that asks a terminal, for any place a strategy name is
+accepted. ``ginbox play`` seats a person through :mod:`sim.table` instead, which also shows the
+scores of all seats, the roles, the showdown and the hints.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from typing import Any, TextIO
+
+from sim.engine.cards import CARD_VALUE, card_str, parse_card
+from sim.engine.hand import (
+    DEC_DRAW,
+    DEC_KNOCK,
+    DEC_OFFER,
+    MOVE_DRAW_DISCARD,
+    MOVE_DRAW_STOCK,
+    MOVE_KNOCK,
+    MOVE_NO_KNOCK,
+    MOVE_PASS,
+)
+from sim.engine.melds import best_arrangement
+from sim.engine.view import DECISION_NAMES, View
+
+#: Words that are not moves: answered by the front end.
+COMMANDS = ("hint", "help", "quit")
+
+HELP = ("moves: d (draw from the stock), p (take the pile's top card), pass (decline the "
+        "first upcard), x 9H (discard 9H), k 9H (knock and discard 9H); hint, help, quit")
+
+#: Compact text of each engine move, as a web table's move list holds it (cards as ``9H``).
+TOKENS = {MOVE_PASS: "pass", MOVE_DRAW_DISCARD: "p", MOVE_DRAW_STOCK: "d", MOVE_KNOCK: "k",
+          MOVE_NO_KNOCK: "n"}
+_TOKEN_MOVES = {text: move for move, text in TOKENS.items()}
+
+
+class MoveError(ValueError):
+    """A line that is not a legal move here: its one-line message says why."""
+
+
+def token_of(move: int) -> str:
+    """The compact text of an engine move (a card as ``9H``)."""
+    return TOKENS[move] if move in TOKENS else card_str(move)
+
+
+def move_of_token(token: str) -> int:
+    """The engine move of a compact text (:data:`TOKENS` or a card); MoveError if none."""
+    if token in _TOKEN_MOVES:
+        return _TOKEN_MOVES[token]
+    try:
+        return parse_card(token)
+    except ValueError:
+        raise MoveError(f"{token!r} is not a move") from None
+
+
+def _card(text: str) -> int:
+    try:
+        return parse_card(text)
+    except ValueError:
+        raise MoveError(f"malformed card {text!r}: expected rank A23456789TJQK then suit "
+                        "SHDC, e.g. 9H or TD") from None
+
+
+def _why_not_discard(view: View, card: int, knocked: bool) -> str:
+    """Why ``card`` may not be discarded now (it is known not to be legal)."""
+    name = card_str(card)
+    if card not in view.hand:
+        return f"illegal: {name} is not in your hand"
+    if card == view.forbidden:
+        return f"illegal: {name} was just taken from the pile and may not be discarded this turn"
+    if knocked:
+        left = view.deadwood_after.get(card)
+        return (f"illegal: knocking with {name} discarded leaves {left} deadwood, over the "
+                f"knock limit {view.knock_limit}")
+    return f"illegal: {name} may not be discarded now"
+
+
+def _discard(view: View, card_text: str, knocked: bool) -> int:
+    card = _card(card_text)
+    legal = dataclasses.replace(view, knocked=knocked, decision="discard").legal_moves()
+    if card not in legal:
+        raise MoveError(_why_not_discard(view, card, knocked))
+    return card
+
+
+def parse_answer(text: str, view: View) -> list[int] | str:
+    """The engine moves one typed line stands for at ``view``'s decision (one or two: a knock
+    and its discard), or the command word (``hint``, ``help``, ``quit``).
+
+    Raises :class:`MoveError` with a one-line reason when the line is malformed or the move
+    is illegal; nothing is played either way.
+    """
+    words = text.strip().lower().split()
+    if not words:
+        raise MoveError("no move: " + HELP)
+    if len(words) == 1 and words[0] in COMMANDS:
+        return words[0]
+    decision = DECISION_NAMES.index(view.decision)
+    head, args = words[0], words[1:]
+    if head in ("d", "p", "pass"):
+        if args:
+            raise MoveError(f"malformed: {head!r} takes no card")
+        if decision not in (DEC_OFFER, DEC_DRAW):
+            raise MoveError(f"illegal: you hold 11 cards and must discard ({legal_text(view)})")
+        move = {"d": MOVE_DRAW_STOCK, "p": MOVE_DRAW_DISCARD, "pass": MOVE_PASS}[head]
+        if move not in view.legal_moves():
+            if move == MOVE_DRAW_DISCARD:
+                raise MoveError("illegal: the discard pile is empty")
+            raise MoveError(f"illegal: {'pass' if move == MOVE_PASS else 'd'} answers another "
+                            f"question; legal now: {legal_text(view)}")
+        return [move]
+    if head in ("x", "k"):
+        if decision in (DEC_OFFER, DEC_DRAW):
+            raise MoveError(f"illegal: draw first ({legal_text(view)})")
+        if len(args) > 1:
+            raise MoveError(f"malformed: {head!r} takes one card, e.g. {head} 9H")
+        if head == "k":
+            if decision != DEC_KNOCK:
+                reason = ("you have already knocked" if view.knocked else
+                          "no discard leaves deadwood within the knock limit "
+                          f"{view.knock_limit}")
+                raise MoveError(f"illegal: you may not knock now: {reason}")
+            return [MOVE_KNOCK] + ([_discard(view, args[0], True)] if args else [])
+        if not args:
+            raise MoveError("malformed: say which card, e.g. x 9H")
+        card = _discard(view, args[0], view.knocked)
+        return [MOVE_NO_KNOCK, card] if decision == DEC_KNOCK else [card]
+    if len(words) == 1 and decision != DEC_OFFER and decision != DEC_DRAW:
+        try:
+            card = parse_card(head)
+        except ValueError:
+            card = None
+        if card is not None:  # a bare card: a discard
+            return parse_answer(f"x {head}", view)
+    raise MoveError(f"malformed: {text.strip()!r} is not a move; {HELP}")
+
+
+def legal_notation(view: View) -> list[str]:
+    """The legal answers to ``view``'s decision in the notation (``x 9H`` for each card)."""
+    decision = DECISION_NAMES.index(view.decision)
+    legal = view.legal_moves()
+    if decision in (DEC_OFFER, DEC_DRAW):
+        return [{MOVE_PASS: "pass", MOVE_DRAW_DISCARD: "p", MOVE_DRAW_STOCK: "d"}[m]
+                for m in legal]
+    discards = dataclasses.replace(view, decision="discard").legal_moves()
+    out = [f"x {card_str(c)}" for c in discards]
+    if decision == DEC_KNOCK:
+        knocks = dataclasses.replace(view, knocked=True, decision="discard").legal_moves()
+        out += [f"k {card_str(c)}" for c in knocks]
+    return out
+
+
+def legal_text(view: View) -> str:
+    """:func:`legal_notation` in one line, with the many discards folded."""
+    moves = legal_notation(view)
+    knocks = [m[2:] for m in moves if m.startswith("k ")]
+    discards = [m[2:] for m in moves if m.startswith("x ")]
+    parts = [m for m in moves if m[0] not in "xk" or m == "pass"]
+    if discards:
+        parts.append("x " + "|".join(discards))
+    if knocks:
+        parts.append("k " + "|".join(knocks))
+    return ", ".join(parts)
+
+
+def melds_text(cards: list[int] | tuple[int, ...]) -> tuple[str, int]:
+    """The cards sorted into a least-deadwood arrangement: ``"[7S 7H 7D] [2C 3C 4C] · 9H KS"``
+    and the deadwood."""
+    melds, deadwood = best_arrangement(list(cards))
+    melded = {c for m in melds for c in m}
+    loose = sorted((card_str(c) for c in cards if card_str(c) not in melded),
+                   key=lambda c: (CARD_VALUE[parse_card(c)], c))
+    text = " ".join(f"[{' '.join(m)}]" for m in melds)
+    if loose:
+        text += (" · " if text else "") + " ".join(loose)
+    return text, deadwood
+
+
+def cards_text(cards: Any) -> str:
+    """Cards as text, ``-`` for none."""
+    return " ".join(card_str(c) for c in cards) or "-"
+
+
+def view_lines(view: View) -> list[str]:
+    """What a player sees at a decision, from the view alone (no other seat's names)."""
+    melds, deadwood = melds_text(view.hand)
+    top = card_str(view.top) if view.top is not None else "none"
+    pile = len(view.discard_pile)
+    lines = [f"You hold {melds}  (deadwood {deadwood})",
+             f"Pile top {top} ({pile} card{'' if pile == 1 else 's'}), stock "
+             f"{view.stock_count}, knock at {view.knock_limit} or less",
+             f"Opponent took {cards_text(view.opponent_took)}, threw "
+             f"{cards_text(view.opponent_discarded)}"]
+    if view.drawn is not None and view.taken is None:
+        lines.append(f"You drew {card_str(view.drawn)} from the stock")
+    if view.knocked:
+        lines.append("You have knocked: discard a card that leaves deadwood within the limit")
+    return lines
+
+
+class Human:
+    """A person answering at a terminal: a plain-Python strategy (``take_upcard``,
+    ``draw_from_discard``, ``knock``, ``discard``) for any place a strategy name is accepted.
+
+    Reads one line per decision in the notation of the module docstring, refuses a malformed
+    or illegal line with one line and asks again; ``quit`` (or the end of input) stops the run
+    with KeyboardInterrupt. ``hint_samples`` is accepted for ``human:hint_samples=N``; hints
+    need the table's full view, which :mod:`sim.table` (``ginbox play``) has.
+    """
+
+    name = "human"
+
+    def __init__(self, hint_samples: int | str | None = None, stdin: TextIO | None = None,
+                 stdout: TextIO | None = None) -> None:
+        self.hint_samples = None if hint_samples is None else int(hint_samples)
+        self.stdin = stdin
+        self.stdout = stdout
+        self._discard: int | None = None
+
+    def _ask(self, view: View) -> list[int]:
+        out = self.stdout or sys.stdout
+        inp = self.stdin or sys.stdin
+        for line in view_lines(view):
+            print(line, file=out)
+        while True:
+            print(f"{view.decision}> ", end="", file=out, flush=True)
+            line = inp.readline()
+            if not line:
+                raise KeyboardInterrupt("end of input")
+            try:
+                answer = parse_answer(line, view)
+            except MoveError as exc:
+                print(exc, file=out)
+                continue
+            if answer == "quit":
+                raise KeyboardInterrupt("quit")
+            if answer == "help":
+                print(HELP, file=out)
+            elif answer == "hint":
+                print("hint: play at 'ginbox play', whose table values every option", file=out)
+            else:
+                return list(answer)
+
+    def take_upcard(self, view: View) -> bool:
+        return self._ask(view)[0] == MOVE_DRAW_DISCARD
+
+    def draw_from_discard(self, view: View) -> bool:
+        return self._ask(view)[0] == MOVE_DRAW_DISCARD
+
+    def knock(self, view: View) -> bool:
+        moves = self._ask(view)
+        self._discard = moves[1] if len(moves) > 1 else None
+        return moves[0] == MOVE_KNOCK
+
+    def discard(self, view: View) -> int:
+        if self._discard is not None:
+            card, self._discard = self._discard, None
+            return card
+        return self._ask(view)[-1]
+
+
+def is_human(name: str) -> bool:
+    """True for the strategy name of a person (``human``, ``human:hint_samples=32``)."""
+    return name.strip().partition(":")[0].strip().lower() == "human"
+
+
+__all__ = ["COMMANDS", "HELP", "TOKENS", "Human", "MoveError", "cards_text", "is_human",
+           "legal_notation", "legal_text", "melds_text", "move_of_token", "parse_answer",
+           "token_of", "view_lines"]
