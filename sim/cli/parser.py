@@ -189,6 +189,21 @@ def build_parser() -> argparse.ArgumentParser:
                            help="replace the review already in DIR")
     rev.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    serve = sub.add_parser(
+        "serve", help="play against the bots in a web page (a local server)",
+        description="Start a local web table: choose the rules and the bots, play by clicking "
+                    "cards, ask for hints, read the review of the finished game and download "
+                    "its hand log (docs/play.md). Needs the web extra.")
+    serve.add_argument("--host", default="127.0.0.1", metavar="HOST",
+                       help="address to listen on (default 127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=int_at_least(1, 65535), default=8765, metavar="N",
+                       help="port (default 8765)")
+    serve.add_argument("--hint-samples", type=int_at_least(1, 1024), metavar="N",
+                       help="worlds the judge samples for hints and the review (default: "
+                            "the judge's)")
+    serve.add_argument("--no-browser", action="store_true",
+                       help="do not open the table in a browser")
+
     bench = sub.add_parser("bench", help="measure the engine's speed",
                            description="Measure deadwood evaluations, hands and games per "
                                        "second.")

@@ -1,0 +1,320 @@
+"""``ginbox serve``: the web table, a Starlette app over :class:`sim.table.game.Table`.
+
+Stateless by design: a game is its settings (rules preset, team policy, the bots, the
+person's seat, the seed) and the person's moves, and every request carries all of them. The
+server rebuilds the table from them (:meth:`Table.replay`, through the one game loop), so a
+reload, a second tab or a server restart resumes the game where it was; a small cache of
+recent tables only saves the replay. Every field is checked before anything is played: an
+unknown preset, a bot that is not a built-in (nothing is ever imported from a request), a
+seed out of range or a move that is not legal at its turn is refused with a 400 and one line
+saying why, and nothing is stored either way.
+
+Starlette: a small, well-kept ASGI toolkit (with uvicorn to serve it) whose test client
+drives the app in-process; the page needs no templates, sessions or database, so a larger
+framework would bring nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from sim.engine.cards import card_str, parse_card
+from sim.engine.hand import DEC_DISCARD, DEC_DRAW, DEC_KNOCK, DEC_OFFER, HS_TO_MOVE
+from sim.engine.rules import PRESETS, TEAM_POLICIES, Rules
+from sim.engine.view import DECISION_NAMES
+from sim.records.log import dumps_record
+from sim.review import review
+from sim.table.game import ROLE_NAMES, ROLE_NAMES_2, Table, hint_judge
+from sim.table.page import PAGE
+from strategies.human import MoveError, melds_text
+from strategies.registry import ALIASES, BUILTINS, parse_strategy
+
+MAX_SEED = 2**63 - 1
+#: More moves than any game allowed by the presets' turn limits needs.
+MAX_MOVES = 20000
+_TOKEN = re.compile(r"(pass|p|d|k|n|[A2-9TJQK][SHDC])")
+_BOT = re.compile(r"[a-z][a-z0-9-]*(@[a-z0-9-]+)?(:[a-z_]+=[0-9]{1,6}(,[a-z_]+=[0-9]{1,6})*)?")
+
+
+class BadRequest(ValueError):
+    """A request field that is not valid: its message is the one line the page shows."""
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game's settings, checked: what with the moves rebuilds it."""
+
+    rules: str
+    policy: str
+    bots: tuple[str, ...]
+    seat: int
+    seed: int
+
+    def rules_object(self) -> Rules:
+        rules = Rules.preset(self.rules)
+        return rules.replace(team_policy=self.policy) if rules.players == 3 else rules
+
+    def strategies(self) -> list[str]:
+        bots = list(self.bots)
+        return bots[:self.seat] + ["human"] + bots[self.seat:]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"rules": self.rules, "policy": self.policy, "bots": list(self.bots),
+                "seat": self.seat, "seed": self.seed}
+
+
+def _int(value: Any, name: str, low: int, high: int) -> int:
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise BadRequest(f"{name} {value!r} is not valid: expected an integer {low}..{high}")
+    return value
+
+
+def check_game(data: Any) -> Game:
+    """The settings of a request, or BadRequest naming the first bad field."""
+    if not isinstance(data, dict):
+        raise BadRequest("the game is not valid: expected an object with rules, bots, seed")
+    preset = data.get("rules", "three-handed")
+    if preset not in PRESETS:
+        raise BadRequest(f"rules {preset!r} is not a preset: expected one of "
+                         + ", ".join(PRESETS))
+    rules = Rules.preset(preset)
+    policy = data.get("policy", "captain")
+    if policy not in TEAM_POLICIES:
+        raise BadRequest(f"team policy {policy!r} is not valid: expected one of "
+                         + ", ".join(TEAM_POLICIES))
+    bots = data.get("bots")
+    if not isinstance(bots, list) or len(bots) != rules.players - 1:
+        raise BadRequest(f"{preset} rules need {rules.players - 1} bots: got {bots!r}")
+    for bot in bots:
+        head = bot.partition(":")[0].partition("@")[0] if isinstance(bot, str) else ""
+        if (not isinstance(bot, str) or len(bot) > 80 or not _BOT.fullmatch(bot)
+                or ALIASES.get(head, head) not in BUILTINS):
+            raise BadRequest(f"bot {bot!r} is not a built-in strategy: expected one of "
+                             + ", ".join(BUILTINS))
+        try:
+            parse_strategy(bot)
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from None
+    seat = _int(data.get("seat", 0), "seat", 0, rules.players - 1)
+    seed = _int(data.get("seed"), "seed", 0, MAX_SEED)
+    return Game(preset, policy, tuple(bots), seat, seed)
+
+
+def check_moves(moves: Any) -> list[str]:
+    """The person's moves as tokens (``d``, ``p``, ``pass``, ``k``, ``n``, a card)."""
+    if isinstance(moves, str):
+        moves = [m for m in moves.split(",") if m]
+    if not isinstance(moves, list) or len(moves) > MAX_MOVES:
+        raise BadRequest(f"moves are not valid: expected a list of at most {MAX_MOVES}")
+    for i, token in enumerate(moves):
+        if not isinstance(token, str) or not _TOKEN.fullmatch(token):
+            raise BadRequest(f"move {i + 1} {token!r} is not a move: expected d, p, pass, "
+                             "k, n or a card such as 9H")
+    return moves
+
+
+class Tables:
+    """Rebuilds tables from their settings and moves, keeping the most recent few (a cache
+    only: any table can be rebuilt, so a restart loses nothing)."""
+
+    def __init__(self, hint_samples: int | None, size: int = 32) -> None:
+        self.hint_samples = hint_samples
+        self.size = size
+        self._cache: OrderedDict[tuple[Game, tuple[str, ...]], Table] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def take(self, game: Game, moves: list[str]) -> Table:
+        """The table after ``moves`` (taken out of the cache: the caller owns it)."""
+        with self._lock:
+            table = self._cache.pop((game, tuple(moves)), None)
+        if table is not None:
+            return table
+        try:
+            return Table.replay(game.rules_object(), game.strategies(), game.seed, 0, moves,
+                                self.hint_samples)
+        except MoveError as exc:
+            raise BadRequest(f"the game does not replay: {exc}") from None
+
+    def give(self, game: Game, table: Table) -> None:
+        with self._lock:
+            self._cache[(game, tuple(table.answers))] = table
+            while len(self._cache) > self.size:
+                self._cache.popitem(last=False)
+
+
+def state(game: Game, table: Table) -> dict[str, Any]:
+    """Everything the page shows: the seats and their roles and scores, the person's cards
+    in melds, the pile, the stock, the opponent's open cards, the legal moves, the events."""
+    names = ROLE_NAMES if table.rules.players == 3 else ROLE_NAMES_2
+    seats = [{"seat": s, "name": table.specs[s].text, "you": s == game.seat,
+              "role": names[table.roles.index(s)] if s in table.roles[:table.rules.players]
+              else "", "score": v} for s, v in enumerate(table.scores())]
+    out: dict[str, Any] = {
+        "game": game.as_dict(), "moves": table.answers, "seats": seats,
+        "target": table.rules.target, "hand_number": table.hand + 1, "over": table.over,
+        "waiting": table.waiting, "hands_logged": len(table.records),
+        "events": [{"hand": e.hand + 1, "text": e.text, "kind": e.kind} for e in table.events],
+        "advice": table.rules.team_policy if table.rules.players == 3 else "",
+    }
+    if table.over:
+        last = table.records[-1]
+        out["final_scores"] = last.get("final_scores", last["scores"])
+        out["winner"] = last["game_winner"]
+        return out
+    view = table.view()
+    melds, deadwood = melds_text(view.hand)
+    legal = table.legal()
+    decision = table.decision
+    played_for = table.roles[int(table.bufs.hs[HS_TO_MOVE])]  # differs for an advisor
+    out.update({
+        "decision": DECISION_NAMES[decision],
+        "for_seat": played_for if played_for != table.seat else None,
+        "hand": _hand_cards(melds), "deadwood": deadwood, "melds_text": melds,
+        "top": card_str(view.top) if view.top is not None else None,
+        "pile": len(view.discard_pile), "stock": view.stock_count,
+        "knock_limit": view.knock_limit,
+        "opponent_took": [card_str(c) for c in view.opponent_took],
+        "opponent_threw": [card_str(c) for c in view.opponent_discarded],
+        "drawn": card_str(view.drawn) if view.drawn is not None and view.taken is None
+        else None,
+        "legal": legal,
+        "can_take": "p" in legal, "can_draw": "d" in legal, "can_pass": "pass" in legal,
+        "discards": [m[2:] for m in legal if m.startswith("x ")],
+        "knocks": [m[2:] for m in legal if m.startswith("k ")],
+        "knocked": view.knocked, "suggestion": table.suggestion,
+        "prompt": {DEC_OFFER: "Take the upcard or pass", DEC_DRAW: "Draw from the stock "
+                   "or take the pile's top card", DEC_KNOCK: "Discard a card, or knock with it",
+                   DEC_DISCARD: "Discard a card"}[decision],
+    })
+    return out
+
+
+def _hand_cards(melds: str) -> list[dict[str, Any]]:
+    """The cards in shown order (melds first), each marked melded or loose."""
+    out = []
+    group = 0
+    melded = True
+    for word in melds.replace("[", " [ ").replace("]", " ] ").split():
+        if word == "[":
+            group += 1
+            melded = True
+        elif word == "]":
+            melded = False
+        elif word == "·":
+            melded = False
+            group += 1
+        else:
+            parse_card(word)
+            out.append({"card": word, "melded": melded, "group": group})
+    return out
+
+
+def create_app(hint_samples: int | None = None) -> Starlette:
+    """The web table; ``hint_samples``: the judge's worlds for hints and the review."""
+    tables = Tables(hint_samples)
+
+    async def body(request: Request) -> dict[str, Any]:
+        try:
+            data = await request.json()
+        except ValueError:
+            raise BadRequest("the request is not JSON") from None
+        if not isinstance(data, dict):
+            raise BadRequest("the request is not a JSON object")
+        return data
+
+    def refuse(exc: Exception) -> JSONResponse:
+        return JSONResponse({"error": str(exc).splitlines()[0]}, status_code=400)
+
+    async def page(request: Request) -> Response:
+        return HTMLResponse(PAGE)
+
+    async def options(request: Request) -> Response:
+        return JSONResponse({"presets": list(PRESETS), "policies": list(TEAM_POLICIES),
+                             "bots": list(BUILTINS),
+                             "players": {p: Rules.preset(p).players for p in PRESETS}})
+
+    def with_table(work: Any) -> Any:
+        async def endpoint(request: Request) -> Response:
+            try:
+                data = await body(request)
+                game = check_game(data.get("game"))
+                table = tables.take(game, check_moves(data.get("moves", [])))
+                try:
+                    return JSONResponse(work(data, game, table))
+                finally:
+                    tables.give(game, table)
+            except (BadRequest, MoveError) as exc:
+                return refuse(exc)
+        return endpoint
+
+    def show(data: dict[str, Any], game: Game, table: Table) -> dict[str, Any]:
+        return state(game, table)
+
+    def move(data: dict[str, Any], game: Game, table: Table) -> dict[str, Any]:
+        text = data.get("move")
+        if not isinstance(text, str) or len(text) > 20:
+            raise BadRequest(f"move {text!r} is not valid: expected text such as 'x 9H'")
+        if not table.waiting:
+            raise BadRequest("the game is over: no move is asked")
+        table.play(text)  # MoveError (nothing played) for a bad or illegal move
+        return state(game, table)
+
+    def hints(data: dict[str, Any], game: Game, table: Table) -> dict[str, Any]:
+        return {"hints": [{"move": h.move, "value": h.value} for h in table.hints()],
+                "judge": hint_judge(hint_samples)}
+
+    def report(data: dict[str, Any], game: Game, table: Table) -> dict[str, Any]:
+        if not table.over:
+            raise BadRequest("the review is ready when the game is over")
+        done = review(table.records, seats=[game.seat], judge=hint_judge(hint_samples),
+                      quiet=True)
+        return {"report": done.report()}
+
+    async def log(request: Request) -> Response:
+        try:
+            params = request.query_params
+            game = check_game({"rules": params.get("rules"), "policy": params.get("policy",
+                               "captain"), "bots": params.getlist("bot"),
+                               "seat": params.get("seat", "0"), "seed": params.get("seed")})
+            table = tables.take(game, check_moves(params.get("moves", "")))
+            tables.give(game, table)
+        except (BadRequest, MoveError) as exc:
+            return refuse(exc)
+        text = "".join(dumps_record(r) + "\n" for r in table.records)
+        return PlainTextResponse(text, media_type="application/x-ndjson", headers={
+            "Content-Disposition": f'attachment; filename="ginbox-{game.seed}.jsonl"'})
+
+    return Starlette(routes=[
+        Route("/", page), Route("/api/options", options),
+        Route("/api/state", with_table(show), methods=["POST"]),
+        Route("/api/move", with_table(move), methods=["POST"]),
+        Route("/api/hint", with_table(hints), methods=["POST"]),
+        Route("/api/review", with_table(report), methods=["POST"]),
+        Route("/api/log", log),
+    ])
+
+
+def serve(host: str = "127.0.0.1", port: int = 8765, hint_samples: int | None = None,
+          open_browser: bool = True) -> None:
+    """Serve the web table until interrupted; open it in the browser if asked."""
+    import webbrowser
+
+    import uvicorn
+
+    url = f"http://{host}:{port}/"
+    print(f"ginbox table at {url} (Ctrl-C stops)", flush=True)
+    if open_browser:
+        threading.Timer(1.0, webbrowser.open, [url]).start()
+    uvicorn.run(create_app(hint_samples), host=host, port=port, log_level="warning")
+

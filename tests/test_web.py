@@ -1,0 +1,204 @@
+"""The web table's API (every move kind, forged input refused, a restart resumes) and its
+page in a real headless Chromium, a whole two-player hand played by clicks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+from test_table import scripted_line
+
+from sim.engine.rules import Rules
+from sim.records.replay import replay_game
+from sim.table import Table
+from sim.table.web import create_app
+
+EAAI = {"rules": "eaai", "bots": ["simple"], "seat": 0, "seed": 3}
+
+
+def client() -> TestClient:
+    return TestClient(create_app(hint_samples=8))
+
+
+def test_every_move_kind_and_the_end_of_a_game() -> None:
+    api = client()
+    s = api.post("/api/state", json={"game": EAAI, "moves": []}).json()
+    assert s["decision"] == "offer" and s["legal"] == ["pass", "p"] and s["moves"] == []
+    assert [seat["role"] for seat in s["seats"]] in (["dealer", "non-dealer"],
+                                                     ["non-dealer", "dealer"])
+    table = Table(Rules.preset("eaai"), "human,simple", 3)  # the same game, in process
+    kinds = set()
+    while not s["over"]:
+        line = scripted_line(table)
+        if s["decision"] == "draw" and "p" in s["legal"] and "p" not in kinds:
+            line = "p"  # take from the pile once
+        kinds.add(line.split()[0])
+        table.play(line)
+        s = api.post("/api/move", json={"game": s["game"], "moves": s["moves"],
+                                        "move": line}).json()
+        assert s["moves"] == table.answers
+        if not s["over"]:
+            assert [c["card"] for c in s["hand"]] == s["melds_text"].replace(
+                "[", "").replace("]", "").replace("·", "").split()
+            assert s["legal"] == table.legal()
+    assert {"pass", "p", "d", "x"} <= kinds  # this game has no human knock
+    assert s["final_scores"] == table.records[-1]["final_scores"]
+    log = api.get("/api/log", params={"rules": "eaai", "bot": "simple", "seat": 0, "seed": 3,
+                                      "moves": ",".join(s["moves"])})
+    assert log.status_code == 200 and "attachment" in log.headers["content-disposition"]
+    records = [json.loads(line) for line in log.text.splitlines()]
+    assert records == json.loads(json.dumps(table.records))
+    assert all(check.ok for check in replay_game(records))
+    report = api.post("/api/review", json={"game": s["game"], "moves": s["moves"]}).json()
+    assert report["report"].startswith("# Decision review")
+    assert "| 0 | human |" in report["report"]
+
+
+def test_forged_input_is_refused_with_one_line() -> None:
+    api = client()
+    s = api.post("/api/state", json={"game": EAAI, "moves": []}).json()
+    cases = [
+        ({"game": {**EAAI, "rules": "poker"}}, "rules 'poker' is not a preset"),
+        ({"game": {**EAAI, "bots": ["os:system"]}}, "bot 'os:system' is not a built-in"),
+        ({"game": {**EAAI, "bots": ["simple", "simple"]}}, "eaai rules need 1 bots"),
+        ({"game": {**EAAI, "seed": -1}}, "seed -1 is not valid"),
+        ({"game": {**EAAI, "seat": 2}}, "seat 2 is not valid"),
+        ({"game": "garbage"}, "the game is not valid"),
+        ({"game": EAAI, "moves": ["rm -rf"]}, "move 1 'rm -rf' is not a move"),
+        ({"game": EAAI, "moves": ["p", "QH"]}, "the game does not replay: move 2 ('QH')"),
+        ({"game": EAAI, "moves": [], "move": "x 9Z"}, "malformed card '9Z'"),
+        ({"game": EAAI, "moves": [], "move": "d"}, "illegal: d answers another question"),
+        ({"game": EAAI, "moves": [], "move": 7}, "move 7 is not valid"),
+    ]
+    for data, message in cases:
+        r = api.post("/api/move", json={"moves": [], "move": "pass", **data})
+        assert r.status_code == 400, data
+        assert message in r.json()["error"] and "\n" not in r.json()["error"]
+    assert api.post("/api/move", content=b"{not json").json()["error"] == \
+        "the request is not JSON"
+    again = api.post("/api/state", json={"game": EAAI, "moves": []}).json()
+    assert again == s  # nothing changed
+
+
+def test_a_restarted_server_resumes_and_tables_are_independent() -> None:
+    first = client()
+    s = first.post("/api/move", json={"game": EAAI, "moves": [], "move": "p"}).json()
+    other = {**EAAI, "seed": 4}
+    t = first.post("/api/move", json={"game": other, "moves": [], "move": "pass"}).json()
+    assert t["moves"] == ["pass"] and s["moves"] == ["p"]
+    restarted = client()  # a new app: an empty cache, as after a restart
+    resumed = restarted.post("/api/state", json={"game": EAAI, "moves": s["moves"]}).json()
+    assert resumed == s
+    hints = restarted.post("/api/hint", json={"game": EAAI, "moves": s["moves"]}).json()
+    assert sorted(h["move"] for h in hints["hints"]) == sorted(s["legal"])
+    assert api_page_is_served(restarted)
+
+
+def api_page_is_served(api: TestClient) -> bool:
+    page = api.get("/")
+    return page.status_code == 200 and "<title>ginbox table</title>" in page.text
+
+
+# ------------------------------------------------------------------ a real headless browser
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server() -> Any:
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "sim", "serve", "--port", str(port),
+                             "--hint-samples", "8", "--no-browser"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    end = time.monotonic() + 120
+    while time.monotonic() < end:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        proc.kill()
+        raise AssertionError(proc.stdout.read().decode() if proc.stdout else "no server")
+    yield f"http://127.0.0.1:{port}/"
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+def _browser() -> Any:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    assert shutil.which("chromium") and shutil.which("chromedriver"), \
+        "Chromium and its driver are needed: apt-get install chromium chromium-driver"
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = shutil.which("chromium")
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"):
+        opts.add_argument(flag)
+    opts.add_argument(f"--user-data-dir={tempfile.mkdtemp(prefix='ginbox-chromium-')}")
+    return webdriver.Chrome(options=opts, service=Service(shutil.which("chromedriver")))
+
+
+def test_a_two_player_hand_by_clicks_in_a_browser(server: str) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    browser = _browser()
+    try:
+        wait = WebDriverWait(browser, 60)
+        browser.get(server)
+        wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#rules option"))
+        Select(browser.find_element(By.ID, "rules")).select_by_value("eaai")
+        Select(browser.find_element(By.ID, "bot0")).select_by_value("simple")
+        browser.find_element(By.ID, "new").click()
+        wait.until(lambda b: not b.find_element(By.ID, "table").get_attribute("hidden"))
+        state = lambda: browser.execute_script("return current")  # noqa: E731
+        wait.until(lambda b: state() is not None)
+        game = state()["game"]
+        table = Table(Rules.preset("eaai"), ["human", "simple"], game["seed"])
+        while not table.records:
+            s = state()
+            assert [c.text.strip()[0] for c in browser.find_elements(By.CSS_SELECTOR,
+                                                                     "#hand .card")] == \
+                [c["card"][0] for c in s["hand"]]
+            line = scripted_line(table)
+            table.play(line)
+            before = len(s["moves"])
+            if line in ("d", "p", "pass"):
+                browser.find_element(By.ID, {"d": "draw", "p": "take", "pass": "pass"}[line]
+                                     ).click()
+            else:
+                word, card = line.split()
+                box = browser.find_element(By.ID, "knock")
+                if (word == "k") != box.is_selected():
+                    box.click()
+                browser.find_element(By.CSS_SELECTOR, f'#hand .card[data-card="{card}"]'
+                                     ).click()
+            wait.until(lambda b, n=before: len(state()["moves"]) > n)
+            assert browser.find_element(By.ID, "error").text == ""
+            assert state()["moves"] == table.answers
+        record = table.records[0]
+        events = browser.find_element(By.ID, "events").text
+        assert "Scores after the hand: " in events
+        shown = {int(r.get_attribute("id")[5:]): int(r.find_elements(By.TAG_NAME, "td")[2].text)
+                 for r in browser.find_elements(By.CSS_SELECTOR, "#seats tr")}
+        assert shown == dict(enumerate(record["scores"]))
+        assert "moves=" + "%2C".join(table.answers) in browser.current_url
+        browser.refresh()  # the address holds the game: a reload resumes it
+        wait.until(lambda b: state() is not None and state()["moves"] == table.answers)
+    finally:
+        browser.quit()
+    assert replay_game(table.records)[0].ok
