@@ -69,7 +69,7 @@ def _card(text: str) -> int:
     try:
         return parse_card(text)
     except ValueError:
-        raise MoveError(f"malformed card {text!r}: expected rank A23456789TJQK then suit "
+        raise MoveError(f"malformed card {text.upper()!r}: expected rank A23456789TJQK then suit "
                         "SHDC, e.g. 9H or TD") from None
 
 
@@ -122,10 +122,12 @@ def parse_answer(text: str, view: View) -> list[int] | str:
                             f"question; legal now: {legal_text(view)}")
         return [move]
     if head in ("x", "k"):
-        if decision in (DEC_OFFER, DEC_DRAW):
-            raise MoveError(f"illegal: draw first ({legal_text(view)})")
         if len(args) > 1:
             raise MoveError(f"malformed: {head!r} takes one card, e.g. {head} 9H")
+        if args:
+            _card(args[0])  # a malformed line is named as such before any rule is asked
+        if decision in (DEC_OFFER, DEC_DRAW):
+            raise MoveError(f"illegal: draw first ({legal_text(view)})")
         if head == "k":
             if decision != DEC_KNOCK:
                 reason = ("you have already knocked" if view.knocked else

@@ -16,6 +16,7 @@ import pytest
 from starlette.testclient import TestClient
 from test_table import scripted_line
 
+from sim.engine.cards import card_str
 from sim.engine.rules import Rules
 from sim.records.replay import replay_game
 from sim.table import Table
@@ -202,3 +203,30 @@ def test_a_two_player_hand_by_clicks_in_a_browser(server: str) -> None:
     finally:
         browser.quit()
     assert replay_game(table.records)[0].ok
+
+
+def test_a_three_handed_sitter_decides_for_the_captain_under_the_advisor_policy() -> None:
+    game = {"rules": "three-handed", "policy": "advisor", "bots": ["mc", "tuned"], "seat": 0,
+            "seed": 11}
+    s = client().post("/api/state", json={"game": game, "moves": []}).json()
+    roles = {seat["role"]: seat["seat"] for seat in s["seats"]}
+    assert sorted(roles) == ["box", "captain", "sitter"] and s["advice"] == "advisor"
+    assert roles["sitter"] == 0 and s["for_seat"] == roles["captain"]  # this deal seats you out
+    rules = Rules.preset("three-handed").replace(team_policy="advisor")
+    table = Table(rules, ["human", "mc", "tuned"], 11)
+    assert table.seat == 0 and table.roles[1] == roles["captain"]  # asked: you, for the captain
+    assert sorted(c["card"] for c in s["hand"]) == sorted(card_str(c) for c in table.view().hand)
+    assert len(s["hand"]) == 10 and s["stock"] == 31
+    assert s["legal"] == table.legal() == ["pass", "p"]
+
+
+def test_serve_refuses_an_address_it_cannot_listen_on() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        run = subprocess.run([sys.executable, "-m", "sim", "serve", "--port", str(port),
+                              "--no-browser"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert run.stderr.strip() == (f"ginbox: error: cannot listen on 127.0.0.1:{port}: Address "
+                                  "already in use; choose another --port or --host")

@@ -16,6 +16,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                          f"{exc}") from None
     try:
         serve(args.host, args.port, args.hint_samples, open_browser=not args.no_browser)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     except KeyboardInterrupt:
         pass
     return 0

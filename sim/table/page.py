@@ -12,7 +12,7 @@ body { font-family: system-ui, sans-serif; margin: 1.5em; max-width: 60em; }
 .card { font: 1.2em monospace; padding: .4em .5em; margin: .15em; border: 1px solid #555;
         border-radius: .3em; background: #fff; cursor: pointer; }
 .card.melded { background: #e6f2e6; }
-.card:disabled { cursor: default; color: #999; }
+.card:disabled { cursor: default; opacity: .55; }
 .gap { display: inline-block; width: 1em; }
 #error { color: #b00; min-height: 1.2em; }
 #events { font: .9em monospace; white-space: pre-wrap; max-height: 22em; overflow-y: auto;
@@ -104,10 +104,22 @@ async function newGame() {
   location.hash = address(game, []);
 }
 
+function choose(game) {
+  // the set-up form shows the game being played, so "New table" deals the same match-up again
+  if (!options.presets.includes(game.rules)) return;
+  $("rules").value = game.rules; seatChoices();
+  $("policy").value = game.policy; $("seat").value = String(game.seat);
+  game.bots.forEach((b, i) => {
+    const sel = $("bot" + i);
+    if (sel && options.bots.includes(b)) sel.value = b;
+  });
+}
+
 async function load() {
   const s = settings();
   $("error").textContent = "";
   if (!s) { $("table").hidden = true; return; }
+  choose(s.game);
   try { show(await post("/api/state", s)); } catch (e) { $("error").textContent = e.message; }
 }
 

@@ -308,12 +308,23 @@ def create_app(hint_samples: int | None = None) -> Starlette:
 def serve(host: str = "127.0.0.1", port: int = 8765, hint_samples: int | None = None,
           open_browser: bool = True) -> None:
     """Serve the web table until interrupted; open it in the browser if asked."""
+    import socket
     import webbrowser
 
     import uvicorn
 
+    try:  # refuse a taken or foreign address in one line, before uvicorn starts
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as exc:
+        raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; "
+                         "choose another --port or --host") from None
     url = f"http://{host}:{port}/"
     print(f"ginbox table at {url} (Ctrl-C stops)", flush=True)
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"note: listening on {host}, not this machine only: anyone who can reach it "
+              "can open tables", flush=True)
     if open_browser:
         threading.Timer(1.0, webbrowser.open, [url]).start()
     uvicorn.run(create_app(hint_samples), host=host, port=port, log_level="warning")
