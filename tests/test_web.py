@@ -230,3 +230,22 @@ def test_serve_refuses_an_address_it_cannot_listen_on() -> None:
     assert run.returncode == 2
     assert run.stderr.strip() == (f"ginbox: error: cannot listen on 127.0.0.1:{port}: Address "
                                   "already in use; choose another --port or --host")
+
+
+def test_a_knock_from_the_page_scores_the_showdown() -> None:
+    api = client()
+    game = {**EAAI, "seed": 17}
+    s = api.post("/api/move", json={"game": game, "moves": [], "move": "d"}).json()
+    refused = api.post("/api/move", json={"game": game, "moves": s["moves"], "move": "k JS"})
+    assert refused.status_code == 400
+    assert refused.json()["error"].startswith("illegal: you may not knock now")
+    for line in ("x JS", "d", "x KD", "d"):
+        s = api.post("/api/move", json={"game": game, "moves": s["moves"], "move": line}).json()
+    assert s["knocks"] and "4H" in s["knocks"] and s["hands_logged"] == 0
+    s = api.post("/api/move", json={"game": game, "moves": s["moves"], "move": "k 4H"}).json()
+    # knocker 10 deadwood (7S 7H 7D, 9D-QD); the defender lays off 8D and keeps 24: 14 points
+    assert s["moves"] == ["d", "JS", "d", "KD", "d", "k", "4H"] and s["hands_logged"] == 1
+    assert [seat["score"] for seat in s["seats"]] == [14, 0]
+    showdown = [e["text"] for e in s["events"] if e["kind"] == "showdown"]
+    assert len(showdown) == 1 and "lays off 8D; deadwood 3S 6S  AH TH  3D  AC = 24" in showdown[0]
+    assert "dealer scores 24 (non-dealer's deadwood) - 10 (own deadwood) = 14." in showdown[0]
