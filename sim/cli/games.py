@@ -22,7 +22,6 @@ from sim.play.driver import (
 )
 from sim.play.experiment import apply_overrides
 from sim.records.log import LogWriter, iter_log
-from sim.table.terminal import play_session
 from strategies.registry import (
     ALIASES,
     HUMAN,
@@ -179,6 +178,8 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise UsageError(f"--log needs a file name, got {args.log!r}")
     specs = _check_strategies(args.strategies, rules)
     if any(spec.name == HUMAN for spec in specs):  # a person at this terminal
+        from sim.table.terminal import play_session  # the judge, pandas and plots: only here
+
         return play_session(rules, args.strategies, args.seed, args.games or 1, args.log)
     args.games = args.games or DEFAULT_GAMES
     options = {"keep_games": False, "decision_timeout": args.decision_timeout}
