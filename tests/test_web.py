@@ -61,6 +61,8 @@ def test_every_move_kind_and_the_end_of_a_game() -> None:
     report = api.post("/api/review", json={"game": s["game"], "moves": s["moves"]}).json()
     assert report["report"].startswith("# Decision review")
     assert "| 0 | human |" in report["report"]
+    assert "<h1>Decision review</h1>" in report["report_html"]
+    assert '<td style="text-align:left">human</td>' in report["report_html"]
 
 
 def test_forged_input_is_refused_with_one_line() -> None:

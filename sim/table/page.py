@@ -19,7 +19,10 @@ body { font-family: system-ui, sans-serif; margin: 1.5em; max-width: 60em; }
           border: 1px solid #ccc; padding: .5em; }
 .red { color: #c00; }
 table.seats td { padding: 0 1em 0 0; }
-#report { white-space: pre-wrap; font: .85em monospace; }
+#report { font-size: .9em; }
+#report table { border-collapse: collapse; margin: .5em 0; }
+#report th, #report td { border: 1px solid #ccc; padding: .1em .5em; text-align: right; }
+#report pre { font-size: .9em; background: #f6f6f6; padding: .5em; overflow-x: auto; }
 </style></head>
 <body>
 <h1>ginbox table</h1>
@@ -145,7 +148,7 @@ async function review() {
   $("report").textContent = "reviewing...";
   try {
     const answer = await post("/api/review", {game: current.game, moves: current.moves});
-    $("report").textContent = answer.report;
+    $("report").innerHTML = answer.report_html;  // rendered with raw HTML escaped
   } catch (e) { $("report").textContent = ""; $("error").textContent = e.message; }
 }
 

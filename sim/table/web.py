@@ -11,7 +11,7 @@ saying why, and nothing is stored either way.
 
 Starlette: a small, well-kept ASGI toolkit (with uvicorn to serve it) whose test client
 drives the app in-process; the page needs no templates, sessions or database, so a larger
-framework would bring nothing.
+framework would bring nothing. markdown-it-py renders the review's report for the page.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from markdown_it import MarkdownIt
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
@@ -39,6 +40,8 @@ from strategies.human import MoveError, melds_text
 from strategies.registry import ALIASES, BUILTINS, parse_strategy
 
 MAX_SEED = 2**63 - 1
+#: The review's Markdown as HTML for the page (raw HTML in the text is escaped, not passed on).
+_MARKDOWN = MarkdownIt("js-default")
 #: More moves than any game allowed by the presets' turn limits needs.
 MAX_MOVES = 20000
 _TOKEN = re.compile(r"(pass|p|d|k|n|[A2-9TJQK][SHDC])")
@@ -279,7 +282,8 @@ def create_app(hint_samples: int | None = None) -> Starlette:
             raise BadRequest("the review is ready when the game is over")
         done = review(table.records, seats=[game.seat], judge=hint_judge(hint_samples),
                       quiet=True)
-        return {"report": done.report()}
+        text = done.report()
+        return {"report": text, "report_html": _MARKDOWN.render(text)}
 
     async def log(request: Request) -> Response:
         try:
