@@ -4,8 +4,9 @@ Why: ``mc`` scores a candidate by rolling the sampled world out to the end of th
 fast policies, which are weaker than the base heuristic they judge and cost most of the
 search's time. With ``leaf > 0`` a rollout stops at the mover's ``leaf``-th next draw and
 this module estimates the rest of the hand: the chance that the mover wins it, that his
-opponent does, and the points each would score, from linear models learned on ``tuned``
-self-play (``python -m studies.mc_eval``, which writes the shipped :data:`MODEL_FILE`).
+opponent does, and the points each would score, from logistic and linear models learned on
+``tuned`` self-play (``python -m studies.mc_eval``, which writes the shipped
+:data:`MODEL_FILE`).
 
 The features (:func:`eval_features`) read only the view: its deadwood, stock, turn, the
 cards that would complete a meld and are still unseen, what the opponent took and threw,
@@ -61,22 +62,24 @@ FEATURE_NAMES = (
        "deadwood-opp_deadwood"])
 N_FEATURES = len(FEATURE_NAMES)
 MODELS = ("win", "loss", "points_win", "points_loss")
-"""The four linear models: the chance the mover wins the hand, that his opponent does, and
-the points of each such win (trained on the hands that player won)."""
+"""The four models, each on the features' weighted sum: the chance the mover wins the hand
+and that his opponent does (logistic), and the points of each such win (linear, trained on
+the hands that player won)."""
 
 
 def _load() -> tuple[np.ndarray, dict[str, object]]:
-    """The shipped weights, rows in :data:`MODELS` order, and their metadata (zero weights
-    and empty metadata if the file is missing: ``leaf`` then values every leaf as a draw)."""
+    """The shipped weights, ``[table, model, feature]`` (table 0 two players, 1 three; models
+    in :data:`MODELS` order), and their metadata (zero weights and empty metadata if the file
+    is missing: every leaf is then worth an even hand)."""
     try:
         with np.load(MODEL_FILE) as f:
             weights = np.ascontiguousarray(f["weights"], np.float64)
             meta = json.loads(str(f["meta"]))
-        if weights.shape == (len(MODELS), N_FEATURES):
+        if weights.shape == (2, len(MODELS), N_FEATURES):
             return weights, meta
     except (OSError, KeyError, ValueError):
         pass
-    return np.zeros((len(MODELS), N_FEATURES)), {}
+    return np.zeros((2, len(MODELS), N_FEATURES)), {}
 
 
 WEIGHTS, META = _load()
@@ -182,22 +185,24 @@ def eval_features(view: np.ndarray, opp_hand: int, out: np.ndarray) -> None:
 
 
 @kernel
-def hand_estimate(features: np.ndarray) -> tuple[float, float, float, float]:
-    """The four models on ``features``: (chance the mover wins the hand, chance his opponent
-    does, points of the mover's win, points of the opponent's win), the chances clipped to
-    add up to at most one and the points to at least one."""
+def hand_estimate(features: np.ndarray, players: int) -> tuple[float, float, float, float]:
+    """The four models of the table of ``players`` on ``features``: (chance the mover wins
+    the hand, chance his opponent does, points of the mover's win, points of the opponent's
+    win); the chances are logistic, the second capped so that they add up to at most one,
+    the points linear and at least one."""
     w = 0.0
     lo = 0.0
     pw = 0.0
     pl = 0.0
+    t = 1 if players == 3 else 0
     for f in range(N_FEATURES):
         x = features[f]
-        w += WEIGHTS[0, f] * x
-        lo += WEIGHTS[1, f] * x
-        pw += WEIGHTS[2, f] * x
-        pl += WEIGHTS[3, f] * x
-    w = min(1.0, max(0.0, w))
-    lo = min(1.0 - w, max(0.0, lo))
+        w += WEIGHTS[t, 0, f] * x
+        lo += WEIGHTS[t, 1, f] * x
+        pw += WEIGHTS[t, 2, f] * x
+        pl += WEIGHTS[t, 3, f] * x
+    w = 1.0 / (1.0 + np.exp(-w))
+    lo = min(1.0 - w, 1.0 / (1.0 + np.exp(-lo)))
     return w, lo, max(1.0, pw), max(1.0, pl)
 
 
@@ -207,7 +212,7 @@ def leaf_value(view: np.ndarray, opp_hand: int, features: np.ndarray) -> float:
     his opponent's hand there: the models' hand outcome (:func:`hand_estimate`) through
     :func:`game_value`. ``features``: a buffer of :data:`N_FEATURES` slots (overwritten)."""
     eval_features(view, opp_hand, features)
-    w, lo, pw, pl = hand_estimate(features)
+    w, lo, pw, pl = hand_estimate(features, view[V_PLAYERS])
     value = w * game_value(view, 1, int(pw + 0.5))
     value += lo * game_value(view, 0, int(pl + 0.5))
     return value + (1.0 - w - lo) * game_value(view, -1, 0)

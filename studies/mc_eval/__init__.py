@@ -1,6 +1,6 @@
 """Train ``mc``'s leaf evaluator (:mod:`strategies.mc_eval`) on ``tuned`` self-play.
 
-Run: ``python -m studies.mc_eval [--chunks 8] [--hands 20000] [--seed 2026] [--ship]``.
+Run: ``python -m studies.mc_eval [--chunks 4] [--hands 10000] [--seed 2026] [--ship]``.
 
 1. **Positions.** Chunk ``c`` of each reference table (``eaai``, ``three-handed``) plays
    ``--hands`` hands of ``tuned`` (the shipped set for the table) in both seats through the
@@ -9,8 +9,10 @@ Run: ``python -m studies.mc_eval [--chunks 8] [--hands 20000] [--seed 2026] [--s
    (won, lost or drawn, and the points). Chunks are saved under
    ``results/mc_eval/data/`` (atomically) and a rerun reuses the ones already there, so an
    interrupted run resumes; chunk ``--chunks`` (one past the last) is held out.
-2. **Fit.** Four ridge least-squares models on the positions of the first ``k`` chunks
-   (numpy only): the mover wins, he loses, and the points of his wins and of his losses
+2. **Fit.** For each table (the view's player count picks its weights), four
+   ridge-penalized models on the positions of its first ``k`` chunks
+   (numpy only): logistic regressions (Newton's method) for the chances that the mover
+   wins and that he loses, least squares for the points of his wins and of his losses
    (each on the positions of hands so decided). ``k`` runs over 1, 2, 4, ... ``--chunks``:
    the learning curve (held-out Brier score of the win and loss chances and root mean
    square error of the points) goes to ``results/mc_eval/curve.csv``.
@@ -28,6 +30,7 @@ import argparse
 import io
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -61,9 +64,12 @@ from strategies.mc_eval import MODEL_FILE, MODELS, N_FEATURES, eval_features
 from strategies.tuned import N_TUNED_PARAMS, load_table_set, tuned_move
 
 TABLES = ("eaai", "three-handed")
-"""The reference tables whose self-play trains the one model (the view says which)."""
+"""The reference tables whose self-play trains the models: the two-player weights and the
+three-player ones (the view's player count says which it reads)."""
 MAX_DRAWS_KEPT = 48
 """Draw decisions kept per hand (a hand is rarely longer)."""
+NEWTON_STEPS = 6
+"""Newton steps of the logistic fits (from a constant model; converged well before)."""
 RIDGE = 1e-3
 """Ridge penalty on the standardized features (times the positions)."""
 VERSION = 1
@@ -178,6 +184,47 @@ def fit(stats: np.ndarray) -> np.ndarray:
     return weights
 
 
+def logistic(weights: np.ndarray, stats: np.ndarray, load: Callable[[int], np.ndarray],
+             k: int) -> np.ndarray:
+    """Refit the two chance models (win, loss) as ridge logistic regressions by Newton's
+    method, one pass over the first ``k`` chunks (``load(c)``) per step, started from the
+    least-squares weights' standardization: why, a linear chance clipped at 0 and 1 is
+    miscalibrated in the tails, where the search's close decisions are."""
+    f = N_FEATURES
+    out = weights.copy()
+    for m in (0, 1):
+        n = stats[m, 0]
+        mean = stats[m, 3:3 + f][1:] / n
+        sxx = stats[m, 3 + 2 * f:].reshape(f, f)
+        scale = np.sqrt(np.maximum(np.diag(sxx[1:, 1:] / n - np.outer(mean, mean)), 0.0))
+        scale[scale < 1e-9] = 1.0
+        rate = stats[m, 1] / n
+        beta = np.zeros(f)  # on [1, standardized features]
+        beta[0] = np.log(rate / (1 - rate))
+        penalty = RIDGE * n * np.diag(np.r_[0.0, np.ones(f - 1)])
+        for _ in range(NEWTON_STEPS):
+            grad = -penalty @ beta
+            hess = penalty.copy()
+            for c in range(k):
+                rows = load(c)
+                z = np.c_[np.ones(len(rows)), (rows[:, 1:N_FEATURES] - mean) / scale]
+                y = (rows[:, N_FEATURES] == (1 if m == 0 else 0)).astype(np.float64)
+                p = 1.0 / (1.0 + np.exp(-(z @ beta)))
+                grad += z.T @ (y - p)
+                hess += (z * (p * (1 - p))[:, None]).T @ z
+            beta = beta + np.linalg.solve(hess, grad)
+        out[m, 1:] = beta[1:] / scale
+        out[m, 0] = beta[0] - (mean / scale) @ beta[1:]
+    return out
+
+
+def chances(weights: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The models' win and loss chances on feature rows ``x`` (as
+    :func:`strategies.mc_eval.hand_estimate`: logistic, the loss capped by the win)."""
+    win = 1.0 / (1.0 + np.exp(-(x @ weights[0])))
+    return win, np.minimum(1.0 - win, 1.0 / (1.0 + np.exp(-(x @ weights[1]))))
+
+
 def scores(weights: np.ndarray, rows: np.ndarray) -> dict[str, float]:
     """Held-out scores: Brier of the win and loss chances (and of the base rate, for
     scale), root mean square error of each win's points, calibration (mean predicted minus
@@ -185,8 +232,7 @@ def scores(weights: np.ndarray, rows: np.ndarray) -> dict[str, float]:
     x = rows[:, :N_FEATURES].astype(np.float64)
     outcome = rows[:, N_FEATURES]
     points = rows[:, N_FEATURES + 1]
-    win = np.clip(x @ weights[0], 0, 1)
-    loss = np.minimum(1 - win, np.clip(x @ weights[1], 0, 1))
+    win, loss = chances(weights, x)
     yw, yl = outcome == 1, outcome == 0
     out = {"brier_win": float(np.mean((win - yw) ** 2)),
            "brier_win_base": float(np.var(yw)),
@@ -200,33 +246,42 @@ def scores(weights: np.ndarray, rows: np.ndarray) -> dict[str, float]:
 
 
 def train(chunks: int, hands: int, seed: int, ship: bool, out: Path = OUT) -> dict[str, object]:
-    """Play (or reuse) the chunks, draw the learning curve, write the model; its metadata."""
+    """Play (or reuse) the chunks, draw the learning curve, write the model (one set of
+    weights per table: two-player first); its metadata."""
     data = out / "data"
-    held_out = np.concatenate([chunk(t, chunks, hands, seed, data) for t in TABLES])
     curve = []
-    stats = 0.0
+    weights = np.zeros((len(TABLES), len(MODELS), N_FEATURES))
+    held = {}
     positions = 0
-    k = 0
-    next_point = 1
-    while k < chunks:
-        rows = np.concatenate([chunk(t, k, hands, seed, data) for t in TABLES])
-        stats = stats + moments(rows)
-        positions += len(rows)
-        k += 1
-        if k < next_point and k < chunks:
-            continue
-        next_point *= 2
-        weights = fit(stats)
-        curve.append({"chunks": k, "hands": k * hands * len(TABLES), "positions": positions,
-                      **scores(weights, held_out)})
-        print(" ".join(f"{key}={value:.4g}" if isinstance(value, float) else f"{key}={value}"
-                       for key, value in curve[-1].items()), flush=True)
+    for t, table in enumerate(TABLES):
+        held_out = chunk(table, chunks, hands, seed, data)
+        stats = 0.0
+        k = 0
+        next_point = 1
+
+        def load(c: int, table: str = table) -> np.ndarray:
+            return chunk(table, c, hands, seed, data)
+
+        while k < chunks:
+            rows = load(k)
+            stats = stats + moments(rows)
+            positions += len(rows)
+            k += 1
+            if k < next_point and k < chunks:
+                continue
+            next_point *= 2
+            weights[t] = logistic(fit(stats), stats, load, k)
+            curve.append({"table": table, "chunks": k, "hands": k * hands,
+                          **scores(weights[t], held_out)})
+            print(" ".join(f"{key}={value:.4g}" if isinstance(value, float) else
+                           f"{key}={value}" for key, value in curve[-1].items()), flush=True)
+        held[table] = {key: value for key, value in curve[-1].items()
+                       if key not in ("table", "chunks", "hands")}
     atomic_write_text(out / "curve.csv", pd.DataFrame(curve).to_csv(index=False), mkdir=True)
     meta = {"version": VERSION, "command": f"python -m studies.mc_eval --chunks {chunks} "
             f"--hands {hands} --seed {seed}", "tables": list(TABLES), "seed": seed,
             "chunks": chunks, "hands_per_chunk": hands, "positions": positions,
-            "held_out": {key: value for key, value in curve[-1].items()
-                         if key not in ("chunks", "hands", "positions")}}
+            "held_out": held}
     targets = [out / "mc_eval.npz"] + ([MODEL_FILE] if ship else [])
     for path in targets:
         atomic_write(path, lambda tmp: _write_model(tmp, weights, meta), mkdir=True)
@@ -240,8 +295,8 @@ def _write_model(tmp: Path, weights: np.ndarray, meta: dict[str, object]) -> Non
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m studies.mc_eval", description=__doc__)
-    parser.add_argument("--chunks", type=int, default=8, help="training chunks per table")
-    parser.add_argument("--hands", type=int, default=20_000, help="hands per chunk")
+    parser.add_argument("--chunks", type=int, default=4, help="training chunks per table")
+    parser.add_argument("--hands", type=int, default=10_000, help="hands per chunk")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--ship", action="store_true",
                         help=f"also write the shipped model ({MODEL_FILE.name})")
