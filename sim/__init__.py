@@ -65,7 +65,8 @@ _COMPILED_MARKS = (b"@njit", b"@kernel", b"@allocating")
 
 def _stamped_files(root: Path) -> list[Path]:
     """Every module, in every subpackage, holding compiled code or constants compiled code
-    reads: the engine's whole package, and any other module with a compile decorator."""
+    reads: the engine's whole package, any other module with a compile decorator, and the
+    shipped weights compiled code reads (so a retrained model is never read stale)."""
     files = []
     for package in _PACKAGES:
         for path in sorted((root / package).rglob("*.py")):
@@ -73,6 +74,8 @@ def _stamped_files(root: Path) -> list[Path]:
             if (any(mark in text for mark in _COMPILED_MARKS) or path.name in _CONSTANT_MODULES
                     or "engine" in path.relative_to(root).parts):
                 files.append(path)
+    # data compiled code freezes as constants: mc's learned evaluator's weights
+    files += sorted((root / "strategies").glob("mc_eval_v*.npz"))
     return files
 
 

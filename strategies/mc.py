@@ -120,7 +120,9 @@ from strategies.builtin import (
 )
 from strategies.declare import ParamInfo, Params, StrategyInfo
 from strategies.game_value import game_value
+from strategies.mc_eval import N_FEATURES, leaf_value
 from strategies.mc_worlds import (
+    FEATURES_LEN,
     MAX_CANDIDATES,
     RSCRATCH_LEN,
     S_AFTER,
@@ -131,6 +133,7 @@ from strategies.mc_worlds import (
     S_COUNT,
     S_DECK,
     S_DIFF,
+    S_FEATURES,
     S_HS,
     S_MOVES,
     S_OPP_SET,
@@ -185,10 +188,13 @@ MC_PARAMS = Params("P_", (
               "2 knock, 4 discard; the others play the base heuristic's move"),
     ParamInfo("rollout_for", 7, 0, 7, "the decisions whose rollouts play the rollout policy, "
               "the sum of 1 take or draw, 2 knock, 4 discard; the others roll out fast"),
+    ParamInfo("leaf", 0, 0, 30, "stop each rollout at its own n-th next draw and score the "
+              "rest of the hand with the learned evaluator (0: roll out to the end)"),
 ))
 (P_SAMPLES, P_SHORTLIST, P_KNOCK_AT, P_OPP_KNOCK_AT, P_STOP, P_INFER, P_TRUST, P_DEVELOP,
- P_BASE, P_ROLLOUT, P_UNKNOCKED, P_FUTILE, P_SEARCHED, P_ROLLOUT_FOR) = MC_PARAMS.slots
+ P_BASE, P_ROLLOUT, P_UNKNOCKED, P_FUTILE, P_SEARCHED, P_ROLLOUT_FOR, P_LEAF) = MC_PARAMS.slots
 MC_PARAMS.check(globals())
+assert N_FEATURES <= FEATURES_LEN
 N_DT_PARAMS = len(DISCARD_TRACKING_PARAMS)  # base = 0's parameters (a plain int for numba)
 BASE_DISCARD_TRACKING, BASE_TUNED = 0, 1  # ``base``: the heuristic giving candidate 0
 ROLLOUT_FAST, ROLLOUT_TUNED_OWN, ROLLOUT_TUNED_BOTH = 0, 1, 2  # ``rollout``: who plays tuned
@@ -238,11 +244,17 @@ def _rollout_value(view: np.ndarray, scratch: np.ndarray, params: np.ndarray,
         best_legal_after(hs, after)
         move = pick_highest(after[AF_TIES])
     apply_move(hs, pile, deck, after, moves, move)
+    leaf = params[P_LEAF]
+    draws = 0
     while True:
         decision = advance(hs, pile, deck, after, moves)
         if decision == DEC_OVER:
             break
         own = hs[HS_TO_MOVE] == me
+        if leaf > 0 and own and decision == DEC_DRAW:
+            draws += 1
+            if draws >= leaf:
+                return _leaf(hs, pile, scratch, decision, me)
         if rollout == ROLLOUT_TUNED_BOTH or (own and rollout == ROLLOUT_TUNED_OWN):
             chosen = _tuned_rollout_move(decision, hs, pile, after, scratch,
                                          S_OWN_SET if own else S_OPP_SET)
@@ -256,6 +268,17 @@ def _rollout_value(view: np.ndarray, scratch: np.ndarray, params: np.ndarray,
         value = game_value(view, -1, 0)
     else:
         value = game_value(view, 1 if hs[HS_WINNER] == me else 0, hs[HS_POINTS])
+    return int(value * VALUE_ONE + 0.5)
+
+
+@kernel
+def _leaf(hs: np.ndarray, pile: np.ndarray, scratch: np.ndarray, decision: int,
+          me: int) -> int:
+    """The learned evaluator's game value (times ``VALUE_ONE``) of the rolled-out hand at
+    the mover's draw, from his view there and the opponent's hand in this world."""
+    rview = scratch[S_RVIEW:S_RVIEW + V_LEN]
+    fill_view(rview, hs, pile, scratch[S_RINFO:S_RINFO + GI_LEN], decision)
+    value = leaf_value(rview, hs[HS_HAND + 1 - me], scratch[S_FEATURES:S_FEATURES + N_FEATURES])
     return int(value * VALUE_ONE + 0.5)
 
 
@@ -317,8 +340,9 @@ def own_tuned_set(params: np.ndarray, view: np.ndarray, out: np.ndarray) -> None
 def _prepare_rollouts(rollout: int, params: np.ndarray, view: np.ndarray,
                       scratch: np.ndarray) -> None:
     """Load the rollouts' ``tuned`` sets (its own as :func:`own_tuned_set`, the opponent's
-    the plain set for the table) and the public game facts their views are filled from."""
-    if rollout == ROLLOUT_FAST:
+    the plain set for the table) and the public game facts their views (and the leaf
+    evaluator's) are filled from."""
+    if rollout == ROLLOUT_FAST and params[P_LEAF] <= 0:
         return
     own_tuned_set(params, view, scratch[S_OWN_SET:S_OWN_SET + N_TUNED_PARAMS])
     load_table_set(view, scratch[S_OPP_SET:S_OPP_SET + N_TUNED_PARAMS])

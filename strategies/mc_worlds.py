@@ -115,7 +115,9 @@ S_RVIEW = S_OPP_SET + N_TUNED_PARAMS  # the view of the player to move in a roll
 S_RINFO = S_RVIEW + V_LEN  # the game's public facts, for that view
 S_RSCRATCH = S_RINFO + GI_LEN  # tuned's scratch in a rollout (the legal discards)
 RSCRATCH_LEN = 16  # tuned writes the legal discards there, at most 11
-MC_SCRATCH_LEN = S_RSCRATCH + RSCRATCH_LEN
+S_FEATURES = S_RSCRATCH + RSCRATCH_LEN  # the leaf evaluator's features (leaf > 0)
+FEATURES_LEN = 64
+MC_SCRATCH_LEN = S_FEATURES + FEATURES_LEN
 """Scratch slots ``mc`` needs; the shared ``SCRATCH_LEN`` must be at least this."""
 assert MC_SCRATCH_LEN <= SCRATCH_LEN
 

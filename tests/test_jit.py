@@ -103,6 +103,7 @@ def test_cache_stamp_covers_every_compiled_module() -> None:
     assert len(modules) >= 7  # melds to game, and the built-in strategies
     for module in modules:
         assert ROOT / (module.replace(".", "/") + ".py") in stamped, module
+    assert ROOT / "strategies" / "mc_eval_v1.npz" in stamped  # weights compiled code freezes
 
 
 def test_cache_stamp_reaches_into_subpackages(tmp_path: Path) -> None:

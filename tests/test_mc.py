@@ -67,7 +67,8 @@ from strategies.tuned import (
 CHEAP = "mc:samples=6"
 #: Every base heuristic and rollout policy: tuned as the base, in its own rollouts and in both.
 VARIANTS = (CHEAP, "mc:samples=4,base=1", "mc:samples=3,base=1,rollout=1",
-            "mc:samples=3,base=0,rollout=2", "mc:samples=4,unknocked=100,opp_knock_at=8")
+            "mc:samples=3,base=0,rollout=2", "mc:samples=4,unknocked=100,opp_knock_at=8",
+            "mc:samples=4,leaf=2", "mc:samples=3,leaf=1,rollout=2")
 
 
 def test_cheap_mc_conforms_in_every_role_with_inference_on() -> None:

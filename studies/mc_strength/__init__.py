@@ -41,6 +41,7 @@ MATCHES = (
     ("eaai", ["tuned@eaai"], "vs tuned@eaai"),
     ("three-handed", ["discard-tracking", "discard-tracking"], "vs 2 discard-tracking"),
     ("three-handed", ["simple", "simple"], "vs 2 simple"),
+    ("three-handed", ["tuned", "tuned"], "vs 2 tuned"),
 )
 OUT = Path("results/mc_strength")
 
