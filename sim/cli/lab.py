@@ -53,7 +53,8 @@ def cmd_exploit(args: argparse.Namespace) -> int:
                        params=names(args.params), general=names(args.general) or (),
                        seed=args.seed, holdout_seed=args.holdout_seed,
                        generations=args.generations, population=args.population,
-                       games_per_candidate=args.games, holdout_games=args.holdout_games,
+                       games_per_candidate=args.games, select_games=args.select_games,
+                       holdout_games=args.holdout_games,
                        sigma0=args.sigma0, chunk_size=args.chunk_size)
     with terminate_as_interrupt() as terminated:
         try:

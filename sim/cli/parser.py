@@ -164,6 +164,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="candidates per generation (default: cma's, 4 + 3 ln(params))")
     exp.add_argument("--games", type=int_at_least(1, 10_000_000), default=1000, metavar="N",
                      help="games each candidate plays per generation (default 1000)")
+    exp.add_argument("--select-games", type=int_at_least(0, 10_000_000), default=1000,
+                     metavar="N", help="selection deals of the tuning seed on which the "
+                                       "search's result and its start compete to be the "
+                                       "exploiter (0: the result; default 1000)")
     exp.add_argument("--holdout-games", type=int_at_least(1, 10_000_000), default=2000,
                      metavar="N", help="held-out deals, each played once per seat by every "
                                        "compared strategy (default 2000)")
