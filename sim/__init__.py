@@ -21,7 +21,8 @@ check the imports against it):
 * :mod:`sim.review`: the decision review (``ginbox review``): the judge's loss and label for
   every decision of a hand log, error rates, the gap between two strategies by kind;
 * :mod:`sim.table`: people at the table: a ``human`` seat in the terminal (``ginbox play``);
-* :mod:`sim.tune`: the CMA-ES parameter search (``ginbox tune``);
+* :mod:`sim.tune`: the CMA-ES parameter search (``ginbox tune``), exploitability
+  (``ginbox exploit``);
 * :mod:`sim.league`: leagues and their ratings (``ginbox league``);
 * :mod:`sim.testing`: the conformance harness for strategies;
 * :mod:`sim.bench`: the speed measurements (``ginbox bench``);

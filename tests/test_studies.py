@@ -22,9 +22,9 @@ STUDY_FILES = sorted((ROOT / "studies").glob("*/*.toml"))
 
 
 def test_the_studies_are_the_ones_expected() -> None:
-    assert [p.name for p in STUDIES] == ["gin_bonus", "greedy_take_rule", "hollywood",
-                                         "mc_eval", "mc_inference", "mc_strength", "oklahoma",
-                                         "openspiel", "skill_scale", "tuned_sets"]
+    assert [p.name for p in STUDIES] == ["exploit", "gin_bonus", "greedy_take_rule",
+                                         "hollywood", "mc_eval", "mc_inference", "mc_strength",
+                                         "oklahoma", "openspiel", "skill_scale", "tuned_sets"]
 
 
 @pytest.mark.parametrize("study", [p for p in STUDIES if (p / "__main__.py").exists()],

@@ -3,7 +3,7 @@ run experiments and report on them, tune strategies and rate them in leagues, re
 decisions of a hand log.
 
 One module per group of commands: :mod:`sim.cli.games` (play, replay, strategies, demo),
-:mod:`sim.cli.runs` (run, report, bench), :mod:`sim.cli.lab` (tune, league),
+:mod:`sim.cli.runs` (run, report, bench), :mod:`sim.cli.lab` (tune, exploit, league),
 :mod:`sim.cli.review` (review), :mod:`sim.cli.table` (serve); the parser in
 :mod:`sim.cli.parser`, what they share in :mod:`sim.cli.common`.
 
@@ -31,7 +31,7 @@ from sim.cli.common import (
     silence_stdout,
 )
 from sim.cli.games import cmd_demo, cmd_play, cmd_replay, cmd_strategies
-from sim.cli.lab import cmd_league, cmd_tune
+from sim.cli.lab import cmd_exploit, cmd_league, cmd_tune
 from sim.cli.parser import build_parser
 from sim.cli.review import cmd_review
 from sim.cli.runs import cmd_bench, cmd_report, cmd_run
@@ -48,6 +48,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": cmd_run,
     "report": cmd_report,
     "tune": cmd_tune,
+    "exploit": cmd_exploit,
     "league": cmd_league,
     "bench": cmd_bench,
     "review": cmd_review,

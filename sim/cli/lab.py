@@ -1,4 +1,5 @@
-"""The strength-lab commands: ``tune`` (self-play parameter search) and ``league`` (ratings)."""
+"""The strength-lab commands: ``tune`` (self-play parameter search), ``exploit`` (how far a
+tuned opponent beats one strategy) and ``league`` (ratings)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,44 @@ def cmd_tune(args: argparse.Namespace) -> int:
     caution = "" if result.warning is None else " (with the warning above)"
     print(f"tuned strategy written to {result.out / 'tuned.txt'}{caution}; learning curve: "
           f"{result.out / 'learning_curve.csv'} and .png")
+    return 0
+
+
+def cmd_exploit(args: argparse.Namespace) -> int:
+    """``ginbox exploit``: tune against TARGET, check on mirrored held-out deals, print the
+    gap; Ctrl-C or SIGTERM keep what is done and print how to resume."""
+    from sim.cli.games import parse_settings
+    from sim.tune.exploit import ExploitSpec, exploit
+
+    add_cwd_to_path()
+
+    def names(text: str | None) -> tuple[str, ...] | None:
+        return None if text is None else tuple(p.strip() for p in text.split(",") if p.strip())
+
+    spec = ExploitSpec(target=args.target, rules=args.rules,
+                       overrides=parse_settings(args.settings), exploiter=args.exploiter,
+                       params=names(args.params), general=names(args.general) or (),
+                       seed=args.seed, holdout_seed=args.holdout_seed,
+                       generations=args.generations, population=args.population,
+                       games_per_candidate=args.games, select_games=args.select_games,
+                       holdout_games=args.holdout_games,
+                       sigma0=args.sigma0, chunk_size=args.chunk_size)
+    with terminate_as_interrupt() as terminated:
+        try:
+            result = exploit(spec, out=args.out, jobs=args.jobs, backend=args.backend,
+                             scheduler=args.scheduler, resume=args.resume, force=args.force,
+                             quiet=args.quiet)
+        except KeyboardInterrupt:
+            argv = [a for a in ["ginbox", *args.argv] if a not in ("--force", "--resume")]
+            what = "terminated (SIGTERM)" if terminated else "interrupted"
+            raise Interrupted(f"{what}: what is done is saved; continue with: "
+                              + " ".join(shlex.quote(a) for a in [*argv, "--resume"]),
+                              128 + (signal.SIGTERM if terminated else signal.SIGINT)
+                              ) from None
+    print(result.headline())
+    files = ", ".join(str(result.out / f) for f in ("report.txt", "exploit.json", "holdout.csv",
+                                                    "tune"))
+    print(f"\nfiles: {files}")
     return 0
 
 

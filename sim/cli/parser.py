@@ -133,6 +133,62 @@ def build_parser() -> argparse.ArgumentParser:
     tune_again.add_argument("--force", action="store_true",
                             help="discard the tune already in DIR and start over")
     tune.add_argument("--quiet", action="store_true", help="no line per generation")
+    exp = sub.add_parser(
+        "exploit", help="tune an opponent against one strategy and say how far it beats it",
+        description="Tune an exploiter (CMA-ES, as ginbox tune) against TARGET alone (one copy "
+                    "two-handed, two three-handed), then play it, its start and the general "
+                    "strategies on the same mirrored held-out deals (another seed, seats "
+                    "rotated) and print their win rates and the exploitability gap with 95%% "
+                    "intervals (docs/exploit.md).")
+    exp.add_argument("target", metavar="TARGET",
+                     help="the strategy to exploit, e.g. simple or greedy-knock:knock_at=0")
+    exp.add_argument("--rules", default="three-handed", metavar="PRESET",
+                     help="rules preset: " + ", ".join(PRESETS) + " (default three-handed)")
+    exp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     dest="settings", help="change one rules field of the preset (repeatable)")
+    exp.add_argument("--exploiter", default="tuned", metavar="SPEC",
+                     help="the built-in tuned against TARGET, where its search starts "
+                          "(default tuned: its set for the rules)")
+    exp.add_argument("--params", metavar="P,..",
+                     help="the exploiter's parameters searched (default: all of them)")
+    exp.add_argument("--general", default="tuned", metavar="A,B",
+                     help="general strategies measured beside it on the same deals; the best "
+                          "of them is the comparison (default tuned)")
+    exp.add_argument("--seed", type=int_at_least(0), default=0, metavar="S",
+                     help="seed of the tuning deals and the search (default 0)")
+    exp.add_argument("--holdout-seed", type=int_at_least(0), metavar="S",
+                     help="seed of the held-out deals (default: derived from --seed)")
+    exp.add_argument("--generations", type=int_at_least(1, 10_000), default=8, metavar="G",
+                     help="CMA-ES generations (default 8)")
+    exp.add_argument("--population", type=int_at_least(2, 1000), metavar="P",
+                     help="candidates per generation (default: cma's, 4 + 3 ln(params))")
+    exp.add_argument("--games", type=int_at_least(1, 10_000_000), default=1000, metavar="N",
+                     help="games each candidate plays per generation (default 1000)")
+    exp.add_argument("--select-games", type=int_at_least(0, 10_000_000), default=1000,
+                     metavar="N", help="selection deals of the tuning seed on which the "
+                                       "search's result and its start compete to be the "
+                                       "exploiter (0: the result; default 1000)")
+    exp.add_argument("--holdout-games", type=int_at_least(1, 10_000_000), default=2000,
+                     metavar="N", help="held-out deals, each played once per seat by every "
+                                       "compared strategy (default 2000)")
+    exp.add_argument("--sigma0", type=float, default=0.3, metavar="X",
+                     help="initial step as a share of each parameter's range, in (0, 1] "
+                          "(default 0.3)")
+    exp.add_argument("--chunk-size", type=int_at_least(1, 10_000_000), default=500,
+                     metavar="N", help="games per parallel task (results do not depend on it)")
+    exp.add_argument("--jobs", type=int_at_least(1), metavar="J",
+                     help="worker processes (default: all usable cores)")
+    exp.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                     help="joblib backend: loky processes (default) or a Dask cluster")
+    exp.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, as for run")
+    exp.add_argument("--out", metavar="DIR",
+                     help="output folder (default: results/exploit_<target>_<rules>)")
+    exp_again = exp.add_mutually_exclusive_group()
+    exp_again.add_argument("--resume", action="store_true",
+                           help="finish an interrupted exploit in DIR")
+    exp_again.add_argument("--force", action="store_true",
+                           help="discard the exploit already in DIR and start over")
+    exp.add_argument("--quiet", action="store_true", help="no progress")
     league = sub.add_parser(
         "league", help="play a league (TOML) among strategies and print the ratings",
         description="Play the tables of a league its folder does not hold yet (paired deals, "

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -179,6 +179,13 @@ class GameEvaluator(Evaluator):
     def _chunks(self, first_game: int, games: int) -> list[tuple[int, int]]:
         size = self.chunk_size
         return [(first_game + s, min(size, games - s)) for s in range(0, games, size)]
+
+    def imap(self, tasks: list[Any]) -> Iterator[Any]:
+        """Any joblib ``delayed`` tasks on the pool, their results in order as they come (a
+        caller that saves each one, as the exploit's held-out check does)."""
+        self.open()
+        assert self._parallel is not None
+        yield from self._parallel(tasks)
 
     def _run(self, tasks: list[Any], games: list[int]) -> list[Any]:
         """The tasks' results in order; ``games[i]`` games counted when task ``i`` ends."""
