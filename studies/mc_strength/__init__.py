@@ -163,34 +163,67 @@ def _seats(run: str) -> int:
     return Rules.preset(rows["rules"].iloc[0]).players
 
 
-def curve(games: int, seed: int, samples: list[int]) -> None:
+def with_samples(mc: str, samples: int) -> str:
+    """``mc`` (a spec such as ``mc`` or ``mc:leaf=4``) with its ``samples`` set."""
+    return f"{mc}{',' if ':' in mc else ':'}samples={samples}"
+
+
+def curve(games: int, seed: int, samples: list[int], mc: str = "mc", out: str | None = None,
+          beside: list[str] | tuple[str, ...] = ()) -> None:
+    """Strength against ``simple`` (``eaai``) at each budget in ``samples`` of ``mc``. Saves
+    ``<out>.csv``, each point's game-by-game wins (``<out>.samples_<n>.npy``, so two curves
+    on one seed pair point by point with ``paired``) and ``<out>.png``, drawn beside the
+    saved curves named in ``beside``."""
+    name = out or "curve"
     rows = []
     for s in samples:
-        rows.append(match(f"mc:samples={s}", "eaai", ["simple"], games, seed, "vs simple")[0])
-        r = rows[-1]
-        print(f"samples={s:5d} {r['win_rate']:6.1%} [{r['low']:.1%}, {r['high']:.1%}] of "
-              f"{r['games']} games, {r['games_per_cpu_s']:.1f} games/CPU s", flush=True)
-        frame = _save(rows, "curve")
-    _plot(frame)
+        row, won = match(with_samples(mc, s), "eaai", ["simple"], games, seed, "vs simple")
+        row["samples"] = s
+        rows.append(row)
+        print(f"samples={s:5d} {row['win_rate']:6.1%} [{row['low']:.1%}, {row['high']:.1%}] "
+              f"of {row['games']} games, {row['games_per_cpu_s']:.1f} games/CPU s", flush=True)
+        frame = _save(rows, name)
+        _save_wins(won, f"{name}.samples_{s}")
+    curves = {mc: frame}
+    for other in beside:
+        path = OUT / f"{other}.csv"
+        if not path.is_file():
+            raise SystemExit(f"no saved curve {other!r} in {OUT} (run `curve --out {other}`)")
+        saved = pd.read_csv(path)
+        curves[str(saved["mc"].iloc[0]).rsplit("samples=", 1)[0].rstrip(",:") or other] = saved
+    _plot(curves, name)
 
 
-def _plot(frame: pd.DataFrame) -> None:
+def _budget(frame: pd.DataFrame) -> list[int]:
+    """The budget of each point (older curves saved it only inside the ``mc`` spec)."""
+    if "samples" in frame.columns:
+        return [int(s) for s in frame["samples"]]
+    return [int(m.rsplit("samples=", 1)[1].split(",")[0]) for m in frame["mc"]]
+
+
+def _plot(curves: dict[str, pd.DataFrame], name: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 4))
-    x = [int(m.split("=")[1]) for m in frame["mc"]]
-    ax.errorbar(x, frame["win_rate"], yerr=[frame["win_rate"] - frame["low"],
-                                            frame["high"] - frame["win_rate"]], marker="o")
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    for shift, (label, frame) in enumerate(curves.items()):
+        x = np.array(_budget(frame), dtype=float) * 1.06 ** shift  # side by side, not on top
+        ax.errorbar(x, frame["win_rate"], yerr=[frame["win_rate"] - frame["low"],
+                                                frame["high"] - frame["win_rate"]],
+                    marker="o", capsize=2, label=label)
+        for xi, y, g in zip(x, frame["win_rate"], frame["games_per_cpu_s"], strict=True):
+            ax.annotate(f"{g:.0f}/s", (xi, y), textcoords="offset points", xytext=(4, -12),
+                        fontsize=7)
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("samples (worlds per decision)")
+    ax.set_xlabel("samples (most worlds per decision)")
     ax.set_ylabel("win rate against simple (eaai), 95% CI")
-    for xi, y, g in zip(x, frame["win_rate"], frame["games_per_cpu_s"], strict=True):
-        ax.annotate(f"{g:.0f}/s", (xi, y), textcoords="offset points", xytext=(4, -12))
+    if len(curves) > 1:
+        ax.legend()
     fig.tight_layout()
-    fig.savefig(OUT / "curve.png", dpi=100)
+    fig.savefig(OUT / f"{name}.png", dpi=100)
+    plt.close(fig)
 
 
 def main() -> None:
@@ -201,8 +234,11 @@ def main() -> None:
     parser.add_argument("--mc", default="mc")
     parser.add_argument("--only", default=None)
     parser.add_argument("--out", default=None,
-                        help="name of the matches' CSV (default: matches, or by --only)")
+                        help="name of the results (matches: default matches, or by --only; "
+                        "curve: default curve)")
     parser.add_argument("--samples", type=int, nargs="*", default=[16, 32, 64, 128, 256])
+    parser.add_argument("--beside", nargs="*", default=[],
+                        help="curve: saved curves (their --out) to draw beside this one")
     parser.add_argument("--runs", nargs=2, metavar=("FIRST", "SECOND"),
                         help="paired: two saved runs' game-by-game wins (<out>.<match>)")
     args = parser.parse_args()
@@ -213,5 +249,5 @@ def main() -> None:
     elif args.command == "matches":
         matches(args.games, args.seed, args.mc, args.only, args.out)
     else:
-        curve(args.games, args.seed, args.samples)
+        curve(args.games, args.seed, args.samples, args.mc, args.out, args.beside)
 
