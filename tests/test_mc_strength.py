@@ -78,3 +78,38 @@ def test_runs_under_one_name_build_one_table(tmp_path: Path,
     mc_strength._save([{"match": "vs x", "won": 1}], "runs")  # without merge: the new rows
     assert pd.read_csv(tmp_path / "runs.csv").to_dict("records") == [{"match": "vs x",
                                                                       "won": 1}]
+
+
+def test_with_samples_sets_the_budget_of_any_mc_spec() -> None:
+    assert mc_strength.with_samples("mc", 64) == "mc:samples=64"
+    assert mc_strength.with_samples("mc:leaf=4", 512) == "mc:leaf=4,samples=512"
+
+
+def test_curve_saves_each_point_and_draws_beside_a_saved_curve(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each point's spec reaches the match, its wins are saved for ``paired``, and a saved
+    curve (an older one without the ``samples`` column too) is drawn beside it."""
+    monkeypatch.setattr(mc_strength, "OUT", tmp_path)
+    played: list[str] = []
+
+    def fake_match(mc: str, rules_name: str, others: list[str], games: int, seed: int,
+                   label: str) -> tuple[dict[str, object], np.ndarray]:
+        played.append(mc)
+        won = np.array([True, False, True, True])
+        return {"match": label, "rules": rules_name, "mc": mc, "games": 4, "won": 3,
+                "win_rate": 0.75, "low": 0.3, "high": 0.95, "seed": seed,
+                "games_per_cpu_s": 10.0}, won
+
+    monkeypatch.setattr(mc_strength, "match", fake_match)
+    mc_strength._save([{"mc": "mc:samples=16", "win_rate": 0.7, "low": 0.6, "high": 0.8,
+                        "games_per_cpu_s": 50.0}], "old")
+    mc_strength.curve(2, 5, [8, 32], mc="mc:leaf=4", out="new", beside=["old"])
+    assert played == ["mc:leaf=4,samples=8", "mc:leaf=4,samples=32"]
+    frame = pd.read_csv(tmp_path / "new.csv")
+    assert frame["samples"].tolist() == [8, 32]
+    assert mc_strength._budget(frame) == [8, 32]
+    assert mc_strength._budget(pd.read_csv(tmp_path / "old.csv")) == [16]
+    assert np.load(tmp_path / "new.samples_32.npy").tolist() == [True, False, True, True]
+    assert (tmp_path / "new.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(SystemExit, match="no saved curve 'missing'"):
+        mc_strength.curve(2, 5, [8], out="again", beside=["missing"])

@@ -222,8 +222,10 @@ def _plot(curves: dict[str, pd.DataFrame], name: str) -> None:
     if len(curves) > 1:
         ax.legend()
     fig.tight_layout()
-    fig.savefig(OUT / f"{name}.png", dpi=100)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100)
     plt.close(fig)
+    atomic_write_bytes(OUT / f"{name}.png", buffer.getvalue())
 
 
 def main() -> None:
