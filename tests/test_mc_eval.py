@@ -211,3 +211,44 @@ def test_training_reproduces_itself_and_resumes(tmp_path: Path) -> None:
         assert np.array_equal(f["weights"], weights)
     assert again == first
     assert (tmp_path / "curve.csv").read_text().count("\n") == 5  # header, 1 and 2 chunks x 2
+
+
+def _hands_of(rows: np.ndarray) -> list[np.ndarray]:
+    """Rows of self-play split into hands (the turn feature starts again at each deal)."""
+    turn = rows[:, FEATURE_NAMES.index("turn")]
+    starts = [0, *np.flatnonzero(turn[1:] <= turn[:-1]) + 1, len(rows)]
+    return [rows[a:b] for a, b in zip(starts, starts[1:], strict=False)]
+
+
+def test_positions_against_simple_are_tuneds_alone_in_alternating_seats() -> None:
+    """``--against simple``: only ``tuned``'s draw decisions are kept, so a hand's rows are
+    every second turn and one role, and the role changes hand by hand (``simple`` takes
+    seat 0 in even hands, seat 1 in odd ones); self-play keeps both players' every turn."""
+    rules = Rules.preset("eaai")
+    role = FEATURE_NAMES.index("role")
+    turn = FEATURE_NAMES.index("turn")
+    args = (rules.to_array(), rules.players, rules.target, 8, np.uint64(5))
+    hands = _hands_of(self_play_positions(*args, True))
+    assert len(hands) == 8
+    assert [int(h[0, role]) for h in hands] == [1, 0] * 4
+    for h in hands:
+        assert set(h[:, role]) == {h[0, role]}
+        assert np.all(np.diff(h[:, turn]) == 2)
+    for h in _hands_of(self_play_positions(*args, False)):
+        assert set(h[:, role]) == {0, 1}
+        assert np.all(np.diff(h[:, turn]) == 1)
+    assert np.array_equal(self_play_positions(*args, True), self_play_positions(*args, True))
+
+
+def test_training_against_simple_keeps_its_positions_apart(tmp_path: Path) -> None:
+    """Its chunks are saved under their own names beside self-play's, and the model records
+    the command that made it."""
+    own = train(chunks=1, hands=40, seed=5, ship=False, out=tmp_path)
+    vs = train(chunks=1, hands=40, seed=5, ship=False, out=tmp_path, against="simple")
+    saved = sorted(p.name for p in (tmp_path / "data").iterdir())
+    assert len(saved) == 8 and sum(name.endswith("_vs_simple.npy") for name in saved) == 4
+    assert vs["command"] == own["command"] + " --against simple"
+    assert vs["against"] == "simple" and "against" not in own
+    assert vs["positions"] < own["positions"]
+    with pytest.raises(ValueError, match="against"):
+        train(chunks=1, hands=40, seed=5, ship=False, out=tmp_path, against="random")

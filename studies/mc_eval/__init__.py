@@ -20,6 +20,9 @@ Run: ``python -m studies.mc_eval [--chunks 4] [--hands 10000] [--seed 2026] [--s
    ``--ship`` to the shipped :data:`strategies.mc_eval.MODEL_FILE`; its ``meta`` records the
    command, seed, schedule and held-out scores.
 
+``--against simple`` plays ``tuned`` against ``simple`` instead (a study of an evaluator
+for one opponent; its chunks are saved apart, ``..._vs_simple.npy``).
+
 Same seed and schedule, same weights (the self-play is deterministic and the fit is a
 linear solve).
 """
@@ -60,6 +63,7 @@ from sim.engine.rng import stream_seed
 from sim.engine.rules import Rules
 from sim.engine.view import GI_LEN, GI_PLAYERS, GI_TARGET, V_LEN, fill_view
 from sim.io.files import atomic_write, atomic_write_bytes, atomic_write_text
+from strategies.builtin import MEM_LEN, N_PARAMS, SCRATCH_LEN, simple_decide
 from strategies.mc_eval import MODEL_FILE, MODELS, N_FEATURES, eval_features
 from strategies.tuned import N_TUNED_PARAMS, load_table_set, tuned_move
 
@@ -72,15 +76,20 @@ NEWTON_STEPS = 6
 """Newton steps of the logistic fits (from a constant model; converged well before)."""
 RIDGE = 1e-3
 """Ridge penalty on the standardized features (times the positions)."""
+AGAINST = ("tuned", "simple")
+"""``tuned``'s opponents in the training positions (``--against``)."""
 VERSION = 1
 OUT = Path("results/mc_eval")
 
 
 @allocating
 def self_play_positions(rules: np.ndarray, players: int, target: int, hands: int,
-                        seed: np.uint64) -> np.ndarray:
+                        seed: np.uint64, against_simple: bool = False) -> np.ndarray:
     """``hands`` hands of ``tuned`` against itself; a row per draw decision: the features
-    of the mover's view, then his outcome (1 won, 0 lost, -1 drawn) and the points."""
+    of the mover's view, then his outcome (1 won, 0 lost, -1 drawn) and the points. With
+    ``against_simple`` its opponent is ``simple`` (seat 0 in even hands, seat 1 in odd
+    ones) and only ``tuned``'s draw decisions are kept: the evaluator of a search that meets
+    ``simple``."""
     hs, pile, moves = np.zeros(HS_LEN, np.int64), np.zeros(52, np.int64), np.zeros((0, 2), np.int64)
     after = np.zeros(AFTER_LEN, np.int64)
     forget_after(after)
@@ -94,11 +103,16 @@ def self_play_positions(rules: np.ndarray, players: int, target: int, hands: int
     out = np.zeros((hands * MAX_DRAWS_KEPT, N_FEATURES + 2), np.int64)
     movers = np.zeros(MAX_DRAWS_KEPT, np.int64)
     rng = np.zeros(1, np.uint64)
+    mem = np.zeros(MEM_LEN, np.int64)
+    sparams = np.zeros(N_PARAMS, np.int64)
+    sscratch = np.zeros(SCRATCH_LEN, np.int64)
     n = 0
     for g in range(hands):
         rng[0] = stream_seed(seed, g)
         shuffle_deck(deck, rng)
         deal(hs, pile, deck, rules)
+        mem[:] = 0
+        simple_seat = g % 2 if against_simple else -1
         first = n
         kept = 0
         while True:
@@ -106,13 +120,17 @@ def self_play_positions(rules: np.ndarray, players: int, target: int, hands: int
             if decision == DEC_OVER:
                 break
             fill_view(view, hs, pile, info, decision)
-            if decision == DEC_DRAW and kept < MAX_DRAWS_KEPT:
+            mover = hs[HS_TO_MOVE]
+            if decision == DEC_DRAW and kept < MAX_DRAWS_KEPT and mover != simple_seat:
                 eval_features(view, hs[HS_HAND + 1 - hs[HS_TO_MOVE]], out[n, :N_FEATURES])
                 movers[kept] = hs[HS_TO_MOVE]
                 kept += 1
                 n += 1
-            load_table_set(view, params)
-            move = tuned_move(decision, params, view, after, scratch)
+            if mover == simple_seat:
+                move = simple_decide(decision, sparams, view, after, mem, rng, sscratch)
+            else:
+                load_table_set(view, params)
+                move = tuned_move(decision, params, view, after, scratch)
             if apply_move(hs, pile, deck, after, moves, move) != OK:
                 raise RuntimeError("illegal move in the evaluator's self-play")
         end = hs[HS_END]
@@ -126,14 +144,18 @@ def self_play_positions(rules: np.ndarray, players: int, target: int, hands: int
     return out[:n]
 
 
-def chunk(table: str, index: int, hands: int, seed: int, data: Path) -> np.ndarray:
-    """Chunk ``index`` of ``table``'s positions, played or read back from ``data``."""
-    path = data / f"{table}_{seed}_{hands}_{index}.npy"
+def chunk(table: str, index: int, hands: int, seed: int, data: Path,
+          against: str = "tuned") -> np.ndarray:
+    """Chunk ``index`` of ``table``'s positions, played or read back from ``data``; with
+    ``against="simple"`` they are ``tuned``'s against ``simple``."""
+    vs = "" if against == "tuned" else f"_vs_{against}"
+    path = data / f"{table}_{seed}_{hands}_{index}{vs}.npy"
     if path.is_file():
         return np.load(path).astype(np.int64)
     rules = Rules.preset(table)
     base = np.uint64(stream_seed(np.uint64(seed), 1000 * TABLES.index(table) + index))
-    rows = self_play_positions(rules.to_array(), rules.players, rules.target, hands, base)
+    rows = self_play_positions(rules.to_array(), rules.players, rules.target, hands, base,
+                               bool(vs))
     assert np.abs(rows).max() < 2 ** 15
     buffer = io.BytesIO()
     np.save(buffer, rows.astype(np.int16))  # every feature fits; a quarter of the space
@@ -245,22 +267,26 @@ def scores(weights: np.ndarray, rows: np.ndarray) -> dict[str, float]:
     return out
 
 
-def train(chunks: int, hands: int, seed: int, ship: bool, out: Path = OUT) -> dict[str, object]:
+def train(chunks: int, hands: int, seed: int, ship: bool, out: Path = OUT,
+          against: str = "tuned") -> dict[str, object]:
     """Play (or reuse) the chunks, draw the learning curve, write the model (one set of
-    weights per table: two-player first); its metadata."""
+    weights per table: two-player first); its metadata. ``against`` is ``tuned``'s opponent
+    in the positions: ``tuned`` (self-play, the shipped model) or ``simple``."""
+    if against not in AGAINST:
+        raise ValueError(f"against must be one of {', '.join(AGAINST)}, not {against!r}")
     data = out / "data"
     curve = []
     weights = np.zeros((len(TABLES), len(MODELS), N_FEATURES))
     held = {}
     positions = 0
     for t, table in enumerate(TABLES):
-        held_out = chunk(table, chunks, hands, seed, data)
+        held_out = chunk(table, chunks, hands, seed, data, against)
         stats = 0.0
         k = 0
         next_point = 1
 
         def load(c: int, table: str = table) -> np.ndarray:
-            return chunk(table, c, hands, seed, data)
+            return chunk(table, c, hands, seed, data, against)
 
         while k < chunks:
             rows = load(k)
@@ -278,10 +304,13 @@ def train(chunks: int, hands: int, seed: int, ship: bool, out: Path = OUT) -> di
         held[table] = {key: value for key, value in curve[-1].items()
                        if key not in ("table", "chunks", "hands")}
     atomic_write_text(out / "curve.csv", pd.DataFrame(curve).to_csv(index=False), mkdir=True)
-    meta = {"version": VERSION, "command": f"python -m studies.mc_eval --chunks {chunks} "
-            f"--hands {hands} --seed {seed}", "tables": list(TABLES), "seed": seed,
-            "chunks": chunks, "hands_per_chunk": hands, "positions": positions,
-            "held_out": held}
+    vs = "" if against == "tuned" else f" --against {against}"
+    meta: dict[str, object] = {
+        "version": VERSION, "command": f"python -m studies.mc_eval --chunks {chunks} "
+        f"--hands {hands} --seed {seed}{vs}", "tables": list(TABLES), "seed": seed,
+        "chunks": chunks, "hands_per_chunk": hands, "positions": positions, "held_out": held}
+    if against != "tuned":
+        meta["against"] = against
     targets = [out / "mc_eval.npz"] + ([MODEL_FILE] if ship else [])
     for path in targets:
         atomic_write(path, lambda tmp: _write_model(tmp, weights, meta), mkdir=True)
@@ -301,9 +330,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ship", action="store_true",
                         help=f"also write the shipped model ({MODEL_FILE.name})")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--against", choices=AGAINST, default="tuned",
+                        help="tuned's opponent in the positions: tuned (self-play, the "
+                             "shipped model) or simple (only tuned's positions kept)")
     args = parser.parse_args(argv)
     if args.chunks < 1 or args.hands < 1:
         print("--chunks and --hands must be at least 1", file=sys.stderr)
         raise SystemExit(2)
-    meta = train(args.chunks, args.hands, args.seed, args.ship, args.out)
+    meta = train(args.chunks, args.hands, args.seed, args.ship, args.out, args.against)
     print(json.dumps(meta["held_out"]))
