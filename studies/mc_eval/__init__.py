@@ -1,6 +1,7 @@
 """Train ``mc``'s leaf evaluator (:mod:`strategies.mc_eval`) on ``tuned`` self-play.
 
-Run: ``python -m studies.mc_eval [--chunks 4] [--hands 10000] [--seed 2026] [--ship]``.
+Run: ``python -m studies.mc_eval [--chunks 4] [--hands 10000] [--seed 2026] [--ship]
+[--against simple]``.
 
 1. **Positions.** Chunk ``c`` of each reference table (``eaai``, ``three-handed``) plays
    ``--hands`` hands of ``tuned`` (the shipped set for the table) in both seats through the
@@ -122,8 +123,8 @@ def self_play_positions(rules: np.ndarray, players: int, target: int, hands: int
             fill_view(view, hs, pile, info, decision)
             mover = hs[HS_TO_MOVE]
             if decision == DEC_DRAW and kept < MAX_DRAWS_KEPT and mover != simple_seat:
-                eval_features(view, hs[HS_HAND + 1 - hs[HS_TO_MOVE]], out[n, :N_FEATURES])
-                movers[kept] = hs[HS_TO_MOVE]
+                eval_features(view, hs[HS_HAND + 1 - mover], out[n, :N_FEATURES])
+                movers[kept] = mover
                 kept += 1
                 n += 1
             if mover == simple_seat:
