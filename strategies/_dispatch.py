@@ -17,6 +17,7 @@ from strategies.builtin import (
     simple_decide,
 )
 from strategies.mc import consensus, mc_decide
+from strategies.net import net_decide
 from strategies.tuned import tuned_decide
 
 NOT_A_MOVE = 127
@@ -30,6 +31,7 @@ DISPATCHED = {
     4: "strategies.builtin.discard_tracking_decide",  # discard-tracking
     5: "strategies.tuned.tuned_decide",  # tuned
     6: "strategies.mc.mc_decide",  # mc
+    7: "strategies.net.net_decide",  # net
 }
 """Strategy id -> the decision function it runs (checked against the registry)."""
 
@@ -54,6 +56,8 @@ def decide(strategy_id: int, decision: int, params: np.ndarray, view: np.ndarray
         return tuned_decide(decision, params, view, after, mem, rng, scratch)
     if strategy_id == 6:  # mc
         return mc_decide(decision, params, view, after, mem, rng, scratch)
+    if strategy_id == 7:  # net
+        return net_decide(decision, params, view, after, mem, rng, scratch)
     return NOT_A_MOVE
 
 

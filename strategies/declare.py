@@ -98,6 +98,12 @@ class StrategyInfo:
     with both seats' values, which ``team_policy = "consensus"`` plays when captain and advisor
     are both this strategy (:mod:`strategies.team`)."""
 
+    decide_with_net: Any = None
+    """The capability "plays a network": a compiled ``(net, decision, params, view, after, mem,
+    rng, scratch) -> move`` that decides with the flat weights ``net``
+    (:mod:`strategies.net`); ``decide`` is it with the shipped weights. Such a strategy takes
+    ``weights=PATH`` to play a user's network (:mod:`strategies.registry`)."""
+
     @property
     def has_option_values(self) -> bool:
         """Can it score options for ``consensus``?"""

@@ -120,10 +120,12 @@ from strategies.builtin import (
 )
 from strategies.declare import ParamInfo, Params, StrategyInfo
 from strategies.game_value import game_value
+from strategies.mc_choice import _base_holds, _clearly_best, choose
 from strategies.mc_eval import N_FEATURES, leaf_value
 from strategies.mc_worlds import (
     FEATURES_LEN,
     MAX_CANDIDATES,
+    MC_SCRATCH_LEN,
     RSCRATCH_LEN,
     S_AFTER,
     S_BASE,
@@ -146,8 +148,10 @@ from strategies.mc_worlds import (
     S_TEAM,
     S_UNSEEN,
     S_VALUES,
+    VALUE_ONE,
     sample_world,
 )
+from strategies.net import NET_AT, NET_WEIGHTS, W_LOGITS, forward, hand_outcome, policy_move
 from strategies.tuned import (
     N_TUNED_PARAMS,
     P_KNOCK_BOX,
@@ -190,18 +194,24 @@ MC_PARAMS = Params("P_", (
               "the sum of 1 take or draw, 2 knock, 4 discard; the others roll out fast"),
     ParamInfo("leaf", 0, 0, 30, "stop each rollout at its own n-th next draw and score the "
               "rest of the hand with the learned evaluator (0: roll out to the end)"),
+    ParamInfo("net", 0, 0, 15, "the network's uses (the shipped one, or weights=PATH), the sum "
+              "of 1 base move (instead of the heuristic's), 2 prior (the discard shortlist by "
+              "its policy), 4 leaf value (with leaf > 0, instead of the linear evaluator), "
+              "8 rollouts (its policy plays its own rollout moves)"),
 ))
 (P_SAMPLES, P_SHORTLIST, P_KNOCK_AT, P_OPP_KNOCK_AT, P_STOP, P_INFER, P_TRUST, P_DEVELOP,
- P_BASE, P_ROLLOUT, P_UNKNOCKED, P_FUTILE, P_SEARCHED, P_ROLLOUT_FOR, P_LEAF) = MC_PARAMS.slots
+ P_BASE, P_ROLLOUT, P_UNKNOCKED, P_FUTILE, P_SEARCHED, P_ROLLOUT_FOR, P_LEAF,
+ P_NET) = MC_PARAMS.slots
 MC_PARAMS.check(globals())
 assert N_FEATURES <= FEATURES_LEN
+assert MC_SCRATCH_LEN <= NET_AT  # the network's workspace lies past every slot of the search
+NET_BASE, NET_PRIOR, NET_LEAF, NET_ROLLOUT = 1, 2, 4, 8  # ``net``: the network's uses
 N_DT_PARAMS = len(DISCARD_TRACKING_PARAMS)  # base = 0's parameters (a plain int for numba)
 BASE_DISCARD_TRACKING, BASE_TUNED = 0, 1  # ``base``: the heuristic giving candidate 0
 ROLLOUT_FAST, ROLLOUT_TUNED_OWN, ROLLOUT_TUNED_BOTH = 0, 1, 2  # ``rollout``: who plays tuned
 AUTO_KNOCK = 11  # knock_at's default: decided by the number of players
 AUTO_SAMPLES = 0  # samples' default: decided by the number of players (:func:`budget`)
 TWO_HANDED_SAMPLES, THREE_HANDED_SAMPLES = 256, 192
-VALUE_ONE = 1 << 16  # game values are summed as integers on this scale
 
 
 
@@ -223,8 +233,8 @@ def _policy(decision: int, hs: np.ndarray, pile: np.ndarray, after: np.ndarray,
 
 
 @kernel
-def _rollout_value(view: np.ndarray, scratch: np.ndarray, params: np.ndarray,
-                   candidate: int, rollout: int) -> int:
+def _rollout_value(net: np.ndarray, view: np.ndarray, scratch: np.ndarray,
+                   params: np.ndarray, candidate: int, rollout: int) -> int:
     """Play ``candidate`` in the world held in the base buffers, roll the hand out, and
     return its game value for the mover (times ``VALUE_ONE``)."""
     hs = scratch[S_HS:S_HS + HS_LEN]
@@ -254,8 +264,10 @@ def _rollout_value(view: np.ndarray, scratch: np.ndarray, params: np.ndarray,
         if leaf > 0 and own and decision == DEC_DRAW:
             draws += 1
             if draws >= leaf:
-                return _leaf(hs, pile, scratch, decision, me)
-        if rollout == ROLLOUT_TUNED_BOTH or (own and rollout == ROLLOUT_TUNED_OWN):
+                return _leaf(net, hs, pile, scratch, decision, me, params[P_NET])
+        if own and params[P_NET] & NET_ROLLOUT:
+            chosen = _net_rollout_move(net, decision, hs, pile, after, scratch)
+        elif rollout == ROLLOUT_TUNED_BOTH or (own and rollout == ROLLOUT_TUNED_OWN):
             chosen = _tuned_rollout_move(decision, hs, pile, after, scratch,
                                          S_OWN_SET if own else S_OPP_SET)
         else:
@@ -272,14 +284,33 @@ def _rollout_value(view: np.ndarray, scratch: np.ndarray, params: np.ndarray,
 
 
 @kernel
-def _leaf(hs: np.ndarray, pile: np.ndarray, scratch: np.ndarray, decision: int,
-          me: int) -> int:
-    """The learned evaluator's game value (times ``VALUE_ONE``) of the rolled-out hand at
-    the mover's draw, from his view there and the opponent's hand in this world."""
+def _leaf(net: np.ndarray, hs: np.ndarray, pile: np.ndarray, scratch: np.ndarray,
+          decision: int, me: int, uses: int) -> int:
+    """The game value (times ``VALUE_ONE``) of the rolled-out hand at the mover's draw:
+    the linear evaluator's, from his view there and the opponent's hand in this world, or
+    with ``uses`` holding ``NET_LEAF`` the network's hand outcome from his view alone (both
+    through :func:`game_value`)."""
     rview = scratch[S_RVIEW:S_RVIEW + V_LEN]
     fill_view(rview, hs, pile, scratch[S_RINFO:S_RINFO + GI_LEN], decision)
-    value = leaf_value(rview, hs[HS_HAND + 1 - me], scratch[S_FEATURES:S_FEATURES + N_FEATURES])
+    if uses & NET_LEAF:
+        _, won, lost, won_points, lost_points = hand_outcome(
+            net, rview, scratch[S_AFTER:S_AFTER + AFTER_LEN], scratch)
+        value = won * game_value(rview, 1, int(won_points + 0.5))
+        value += lost * game_value(rview, 0, int(lost_points + 0.5))
+        value += (1.0 - won - lost) * game_value(rview, -1, 0)
+    else:
+        value = leaf_value(rview, hs[HS_HAND + 1 - me],
+                           scratch[S_FEATURES:S_FEATURES + N_FEATURES])
     return int(value * VALUE_ONE + 0.5)
+
+
+@kernel
+def _net_rollout_move(net: np.ndarray, decision: int, hs: np.ndarray, pile: np.ndarray,
+                      after: np.ndarray, scratch: np.ndarray) -> int:
+    """The network's move for the player to move in a rollout, from his own view there."""
+    rview = scratch[S_RVIEW:S_RVIEW + V_LEN]
+    fill_view(rview, hs, pile, scratch[S_RINFO:S_RINFO + GI_LEN], decision)
+    return policy_move(net, rview, after, scratch, scratch[S_RSCRATCH:S_RSCRATCH + RSCRATCH_LEN])
 
 
 @kernel(inline="always")
@@ -307,11 +338,14 @@ def own_knock_at(params: np.ndarray, view: np.ndarray) -> int:
 
 
 @kernel
-def base_move(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
-              mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
-    """The base heuristic's move: with ``base = 0``, ``discard-tracking`` knocking at
-    ``knock_at``; with ``base = 1``, ``tuned`` with the shipped set for the table
-    (:func:`own_tuned_set`). Neither reads ``mem`` or ``rng``."""
+def base_move(net: np.ndarray, decision: int, params: np.ndarray, view: np.ndarray,
+              after: np.ndarray, mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
+    """The base move: with ``net`` holding ``NET_BASE``, the network's; else with
+    ``base = 0``, ``discard-tracking`` knocking at ``knock_at``; with ``base = 1``, ``tuned``
+    with the shipped set for the table (:func:`own_tuned_set`). None reads ``mem`` or
+    ``rng``."""
+    if params[P_NET] & NET_BASE:
+        return policy_move(net, view, after, scratch, scratch[S_UNSEEN:S_UNSEEN + 16])
     if params[P_BASE] == BASE_TUNED:
         base = scratch[S_BASE_PARAMS:S_BASE_PARAMS + N_TUNED_PARAMS]
         own_tuned_set(params, view, base)
@@ -342,7 +376,7 @@ def _prepare_rollouts(rollout: int, params: np.ndarray, view: np.ndarray,
     """Load the rollouts' ``tuned`` sets (its own as :func:`own_tuned_set`, the opponent's
     the plain set for the table) and the public game facts their views (and the leaf
     evaluator's) are filled from."""
-    if rollout == ROLLOUT_FAST and params[P_LEAF] <= 0:
+    if rollout == ROLLOUT_FAST and params[P_LEAF] <= 0 and not params[P_NET] & NET_ROLLOUT:
         return
     own_tuned_set(params, view, scratch[S_OWN_SET:S_OWN_SET + N_TUNED_PARAMS])
     load_table_set(view, scratch[S_OPP_SET:S_OPP_SET + N_TUNED_PARAMS])
@@ -371,10 +405,11 @@ def _tuned_rollout_move(decision: int, hs: np.ndarray, pile: np.ndarray, after: 
 
 
 @kernel
-def candidates(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
-               scratch: np.ndarray, first: int) -> int:
+def candidates(net: np.ndarray, decision: int, params: np.ndarray, view: np.ndarray,
+               after: np.ndarray, scratch: np.ndarray, first: int) -> int:
     """Write this decision's candidates to ``scratch[S_CAND:]``; return how many. ``first``
-    (the base heuristic's move) comes first: it wins ties and is kept unless beaten."""
+    (the base move) comes first: it wins ties and is kept unless beaten. The discards
+    follow by deadwood left, or with ``net`` holding ``NET_PRIOR`` by the network's logit."""
     c = scratch[S_CAND:S_CAND + MAX_CANDIDATES]
     if decision == DEC_OFFER or decision == DEC_DRAW:
         stay = MOVE_PASS if decision == DEC_OFFER else MOVE_DRAW_STOCK
@@ -392,13 +427,16 @@ def candidates(decision: int, params: np.ndarray, view: np.ndarray, after: np.nd
     legal = scratch[S_UNSEEN:S_UNSEEN + 52]
     n_legal = legal_moves(view, after, legal)
     deadwood_table(view[V_HAND], view[V_FORBIDDEN], after)
-    for i in range(1, n_legal):  # insertion sort of at most 11 cards
-        card = legal[i]
-        j = i
-        while j > 0 and _before(after, card, legal[j - 1]):
-            legal[j] = legal[j - 1]
-            j -= 1
-        legal[j] = card
+    if params[P_NET] & NET_PRIOR:
+        _sort_by_logit(net, view, after, scratch, legal, n_legal)
+    else:
+        for i in range(1, n_legal):  # insertion sort of at most 11 cards
+            card = legal[i]
+            j = i
+            while j > 0 and _before(after, card, legal[j - 1]):
+                legal[j] = legal[j - 1]
+                j -= 1
+            legal[j] = card
     n = n_legal if view[V_KNOCKED] == 1 else min(n_legal, max(1, params[P_SHORTLIST]))
     n = min(n, MAX_CANDIDATES)
     c[0] = first
@@ -410,6 +448,25 @@ def candidates(decision: int, params: np.ndarray, view: np.ndarray, after: np.nd
             c[k] = legal[i]
             k += 1
     return k
+
+
+@kernel
+def _sort_by_logit(net: np.ndarray, view: np.ndarray, after: np.ndarray, scratch: np.ndarray,
+                   legal: np.ndarray, n_legal: int) -> None:
+    """Order the ``n_legal`` discards in ``legal`` by the network's logit, highest first
+    (the earlier card among equals)."""
+    forward(net, view, after, scratch, legal, n_legal)
+    logits = scratch.view(np.float64)[W_LOGITS:W_LOGITS + n_legal]
+    for i in range(1, n_legal):
+        card = legal[i]
+        logit = logits[i]
+        j = i
+        while j > 0 and logit > logits[j - 1]:
+            legal[j] = legal[j - 1]
+            logits[j] = logits[j - 1]
+            j -= 1
+        legal[j] = card
+        logits[j] = logit
 
 
 @kernel(inline="always")
@@ -426,14 +483,22 @@ def _before(after: np.ndarray, a: int, b: int) -> bool:
 @kernel
 def search(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
            mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
+    """:func:`search_with` the shipped network (read only when ``net`` asks for it)."""
+    return search_with(NET_WEIGHTS, decision, params, view, after, mem, rng, scratch)
+
+
+@kernel
+def search_with(net: np.ndarray, decision: int, params: np.ndarray, view: np.ndarray,
+                after: np.ndarray, mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
     """Score the candidates on sampled worlds; return the index of the one to play.
     Afterwards ``scratch[S_COUNT]`` holds the number of candidates, ``scratch[S_COUNT + 1]``
     the worlds used, ``scratch[S_CAND + i]`` candidate ``i`` and ``scratch[S_SUM + i]`` its
     summed value (times ``VALUE_ONE``). A single candidate is played without search (and
-    without drawing from the stream)."""
-    first = base_move(decision, params, view, after, mem, rng, scratch)
+    without drawing from the stream). ``net``: the network's flat weights, for the uses
+    ``params[P_NET]`` names."""
+    first = base_move(net, decision, params, view, after, mem, rng, scratch)
     if _kind_in(params[P_SEARCHED], decision):
-        n_cand = candidates(decision, params, view, after, scratch, first)
+        n_cand = candidates(net, decision, params, view, after, scratch, first)
     else:
         scratch[S_CAND] = first
         n_cand = 1
@@ -441,7 +506,7 @@ def search(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarra
     scratch[S_COUNT + 1] = 0
     if n_cand <= 1:
         return 0
-    score(decision, params, view, scratch, n_cand, next_u64(rng))
+    score(net, decision, params, view, scratch, n_cand, next_u64(rng))
     return choose(scratch, n_cand, scratch[S_COUNT + 1], max(0, params[P_TRUST]) / 10.0)
 
 
@@ -458,8 +523,8 @@ def _kind_in(mask: int, decision: int) -> bool:
 
 
 @kernel
-def score(decision: int, params: np.ndarray, view: np.ndarray, scratch: np.ndarray,
-          n_cand: int, base: np.uint64) -> int:
+def score(net: np.ndarray, decision: int, params: np.ndarray, view: np.ndarray,
+          scratch: np.ndarray, n_cand: int, base: np.uint64) -> int:
     """Roll the ``n_cand`` candidates in ``scratch[S_CAND:]`` out on worlds drawn from
     ``base`` with ``params``' budget, inference and rollout policies; sums in ``S_SUM``,
     paired differences in ``S_DIFF``; return the worlds used (also in ``S_COUNT + 1``)."""
@@ -476,7 +541,7 @@ def score(decision: int, params: np.ndarray, view: np.ndarray, scratch: np.ndarr
         sample_world(view, scratch, stream_seed(base, k), params[P_INFER], params[P_DEVELOP],
                      params[P_UNKNOCKED], params[P_OPP_KNOCK_AT])
         for i in range(n_cand):
-            v = _rollout_value(view, scratch, params, scratch[S_CAND + i], rollout)
+            v = _rollout_value(net, view, scratch, params, scratch[S_CAND + i], rollout)
             scratch[S_VALUES + i] = v
             scratch[S_SUM + i] += v
         for i in range(n_cand):
@@ -503,17 +568,17 @@ def consensus(decision: int, captain: np.ndarray, advisor: np.ndarray, view: np.
     scored by both (each with its own budget, inference and rollouts, on the same worlds),
     and the move of highest summed mean value; ties go to the earlier candidate (the
     captain's base move first). ``S_TEAM`` keeps the captain's means."""
-    first = base_move(decision, captain, view, after, mem, rng, scratch)
+    first = base_move(NET_WEIGHTS, decision, captain, view, after, mem, rng, scratch)
     if not _kind_in(captain[P_SEARCHED], decision):
         return first
-    n_cand = candidates(decision, captain, view, after, scratch, first)
+    n_cand = candidates(NET_WEIGHTS, decision, captain, view, after, scratch, first)
     if n_cand <= 1:
         return scratch[S_CAND]
     base = next_u64(rng)
-    worlds = score(decision, captain, view, scratch, n_cand, base)
+    worlds = score(NET_WEIGHTS, decision, captain, view, scratch, n_cand, base)
     for i in range(n_cand):
         scratch[S_TEAM + i] = scratch[S_SUM + i] // worlds
-    worlds = score(decision, advisor, view, scratch, n_cand, base)
+    worlds = score(NET_WEIGHTS, decision, advisor, view, scratch, n_cand, base)
     best = 0
     best_value = -1
     for i in range(n_cand):
@@ -525,79 +590,17 @@ def consensus(decision: int, captain: np.ndarray, advisor: np.ndarray, view: np.
 
 
 @kernel
-def choose(scratch: np.ndarray, n_cand: int, n: int, z: float) -> int:
-    """The candidate to play: the heuristic's (candidate 0) unless others beat it by more
-    than ``z`` standard errors of the paired difference; then the best of those by mean.
-    Why: a difference the worlds cannot resolve is noise, and noise would pick worse moves
-    more often than the heuristic does."""
-    best = 0
-    for i in range(1, n_cand):
-        mean, var, _ = _paired(scratch, i, 0, n)
-        if mean > 0 and mean * mean * n > z * z * var:
-            if best == 0 or scratch[S_SUM + i] > scratch[S_SUM + best]:
-                best = i
-    return best
-
-
-@kernel(inline="always")
-def _paired(scratch: np.ndarray, i: int, j: int, n: int) -> tuple[float, float, bool]:
-    """Candidate ``i`` against ``j`` over the first ``n`` worlds: the mean and variance of
-    the per-world difference in game value, and whether they were equal on every world (the
-    sums :func:`score` keeps)."""
-    s1 = scratch[S_DIFF + i * MAX_CANDIDATES + j] / VALUE_ONE
-    s2 = scratch[S_DIFF + MAX_CANDIDATES * MAX_CANDIDATES + i * MAX_CANDIDATES + j] / (
-        VALUE_ONE * VALUE_ONE)
-    mean = s1 / n
-    return mean, max(0.0, s2 / n - mean * mean), s2 == 0.0
-
-
-@kernel(inline="always")
-def _leader(scratch: np.ndarray, n_cand: int) -> int:
-    """The candidate of highest summed value, the earliest among equals."""
-    best = 0
-    for i in range(1, n_cand):
-        if scratch[S_SUM + i] > scratch[S_SUM + best]:
-            best = i
-    return best
-
-
-@kernel
-def _clearly_best(scratch: np.ndarray, n_cand: int, n: int, z: float) -> bool:
-    """Does the leading candidate beat every other by more than ``z`` standard errors of the
-    paired difference (or exactly tie it on every world)?"""
-    best = _leader(scratch, n_cand)
-    for j in range(n_cand):
-        if j == best:
-            continue
-        mean, var, identical = _paired(scratch, best, j, n)
-        if identical:
-            continue  # identical on every world: either will do
-        if mean * mean * n <= z * z * var or mean <= 0:
-            return False
-    return True
-
-
-@kernel
-def _base_holds(scratch: np.ndarray, n_cand: int, n: int, z: float) -> bool:
-    """Is every other candidate below ``z`` standard errors of the paired difference
-    ahead of the base move (candidate 0), or exactly level with it on every world? Why: a
-    candidate far below the bar :func:`choose` sets would need many more worlds to pass it,
-    and the base move is played anyway unless one does, so those worlds are better spent on
-    close decisions (a larger ``samples`` at the same speed)."""
-    for i in range(1, n_cand):
-        mean, var, identical = _paired(scratch, i, 0, n)
-        if identical:
-            continue  # identical on every world: it cannot pass the bar
-        if mean >= z * np.sqrt(var / n):
-            return False
-    return True
-
-
-@kernel
 def mc_decide(decision: int, params: np.ndarray, view: np.ndarray, after: np.ndarray,
               mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
     """Determinized Monte Carlo search scored by game value (see the module docstring)."""
-    return scratch[S_CAND + search(decision, params, view, after, mem, rng, scratch)]
+    return mc_move(NET_WEIGHTS, decision, params, view, after, mem, rng, scratch)
+
+
+@kernel
+def mc_move(net: np.ndarray, decision: int, params: np.ndarray, view: np.ndarray,
+            after: np.ndarray, mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
+    """``mc``'s move searching with the network ``net`` (``mc:weights=PATH``)."""
+    return scratch[S_CAND + search_with(net, decision, params, view, after, mem, rng, scratch)]
 
 
 MC = StrategyInfo(
@@ -608,5 +611,6 @@ MC = StrategyInfo(
                 "option out on the same worlds, scores by the chance of winning the game",
     params=MC_PARAMS.params,
     consensus=consensus,
+    decide_with_net=mc_move,
 )
 """``mc``'s declaration (collected by :mod:`strategies.registry`)."""

@@ -120,6 +120,8 @@ FEATURES_LEN = 64
 MC_SCRATCH_LEN = S_FEATURES + FEATURES_LEN
 """Scratch slots ``mc`` needs; the shared ``SCRATCH_LEN`` must be at least this."""
 assert MC_SCRATCH_LEN <= SCRATCH_LEN
+VALUE_ONE = 1 << 16
+"""Game values are summed as integers on this scale."""
 
 
 @kernel(inline="always")

@@ -24,6 +24,7 @@ three-handed set), ``tuned@three-handed`` everywhere.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import re
@@ -45,6 +46,7 @@ from strategies.builtin import (
 from strategies.declare import ParamInfo, StrategyInfo
 from strategies.human import Human
 from strategies.mc import MC
+from strategies.net import NET, load_net, with_weights
 from strategies.tuned import TUNED
 
 __all__ = ["ALIASES", "BUILTINS", "ParamInfo", "StrategyInfo", "StrategySpec",
@@ -55,7 +57,7 @@ __all__ = ["ALIASES", "BUILTINS", "ParamInfo", "StrategyInfo", "StrategySpec",
 # module, or strategies/builtin.py) with the next free id, add it here, and run
 # ``python -m strategies.generate``. The registry only collects the declarations.
 _TABLE: tuple[StrategyInfo, ...] = (RANDOM, SIMPLE, GREEDY_KNOCK, GIN_HUNTER, DISCARD_TRACKING,
-                                    TUNED, MC)
+                                    TUNED, MC, NET)
 
 
 def check_decide(name: str, fn: Any) -> None:
@@ -86,9 +88,10 @@ def check_table(entries: Any) -> None:
                              f"id {info.strategy_id}")
         seen[info.strategy_id] = info.name
         check_decide(info.name, info.decide)
-        if info.consensus is not None and not hasattr(info.consensus, "py_func"):
-            raise ValueError(f"strategy {info.name!r}: its consensus function must be "
-                             "compiled (@kernel from sim.engine.jit)")
+        for role, fn in (("consensus", info.consensus), ("network", info.decide_with_net)):
+            if fn is not None and not hasattr(fn, "py_func"):
+                raise ValueError(f"strategy {info.name!r}: its {role} function must be "
+                                 "compiled (@kernel from sim.engine.jit)")
         if len(info.params) > N_PARAMS:
             raise ValueError(f"strategy {info.name!r} has {len(info.params)} parameters: "
                              f"at most {N_PARAMS}")
@@ -139,6 +142,7 @@ class StrategySpec:
     set_name: str | None = None  # the named set the parameters start from, if any
     given: tuple[tuple[str, int], ...] = ()  # the parameters the text sets, in its order
     set_from_rules: bool = False  # set_name was chosen by for_rules, not named in the text
+    weights: str | None = None  # a user's network (``weights=PATH``) for a strategy that plays one
 
     def for_rules(self, rules: Any) -> StrategySpec:
         """The spec as it plays under ``rules`` (:class:`sim.engine.rules.Rules`).
@@ -183,6 +187,8 @@ class StrategySpec:
                         return f"{self.name}@{set_name}"
             shown = [f"{p.name}={self.params[p.name]}" for p in self.info.params
                      if self.params.get(p.name, p.default) != p.default]
+            if self.weights is not None:
+                shown.append(f"weights={self.weights}")
             return f"{self.name}:{','.join(shown)}" if shown else self.name
         if self.params:
             return f"{self.name}:" + ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
@@ -297,8 +303,11 @@ def _parse_text(spec: str, load: bool) -> StrategySpec:
         _check_dispatched(info)
         set_name = set_name.strip().lower() if at else None
         base = info.param_set(set_name) if set_name is not None else None
+        rest, weights = _split_weights(text, info, rest)
         params = _parse_params(text, info, rest, base)
         given = tuple((k, params[k]) for k in _parse_kwargs(text, rest))
+        if weights is not None:
+            return _network_spec(text, canonical, params, info, weights, load)
         return StrategySpec(text=text, name=canonical, params=params,
                             strategy_id=info.strategy_id, info=info, set_name=set_name,
                             given=given)
@@ -311,6 +320,40 @@ def _parse_text(spec: str, load: bool) -> StrategySpec:
     if canonical == HUMAN:
         return _human_spec(text, rest)
     raise ValueError(f"unknown strategy {head!r}: expected {_accepted()}")
+
+
+def _split_weights(text: str, info: StrategyInfo, rest: str) -> tuple[str, str | None]:
+    """``rest`` without its ``weights=PATH`` parameter, and the path (None when not given);
+    refused for a strategy that plays no network."""
+    kept, weights = [], None
+    for pair in filter(None, (p.strip() for p in rest.split(","))):
+        key, _, value = pair.partition("=")
+        if key.strip() != "weights":
+            kept.append(pair)
+            continue
+        if info.decide_with_net is None:
+            raise ValueError(f"{info.name} plays no network, so it takes no weights=PATH "
+                             f"(in {text!r}); net and mc do")
+        if weights is not None:
+            raise ValueError(f"parameter 'weights' is given twice in {text!r}: expected each "
+                             "parameter at most once")
+        if not value.strip():
+            raise ValueError(f"weights= names no file in {text!r}: expected weights=PATH")
+        weights = value.strip()
+    return ",".join(kept), weights
+
+
+def _network_spec(text: str, name: str, params: dict[str, Any], info: StrategyInfo,
+                  weights: str, load: bool) -> StrategySpec:
+    """A built-in playing the network in the file ``weights``: not the registered entry
+    (whose compiled code holds the shipped network), so the Python driver plays it, each
+    decision through the strategy's compiled ``decide_with_net`` with the file's weights."""
+    decide = info.decide
+    if load:
+        net, _ = load_net(weights)
+        decide = with_weights(info.decide_with_net, net)
+    record = dataclasses.replace(info, strategy_id=-1, decide=decide)
+    return StrategySpec(text=text, name=name, params=params, info=record, weights=weights)
 
 
 #: The strategy name of a person at the table (docs/play.md): a plain-Python strategy that

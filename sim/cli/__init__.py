@@ -31,7 +31,7 @@ from sim.cli.common import (
     silence_stdout,
 )
 from sim.cli.games import cmd_demo, cmd_play, cmd_replay, cmd_strategies
-from sim.cli.lab import cmd_exploit, cmd_league, cmd_tune
+from sim.cli.lab import cmd_exploit, cmd_league, cmd_train, cmd_tune
 from sim.cli.parser import build_parser
 from sim.cli.review import cmd_review
 from sim.cli.runs import cmd_bench, cmd_report, cmd_run
@@ -50,6 +50,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "tune": cmd_tune,
     "exploit": cmd_exploit,
     "league": cmd_league,
+    "train": cmd_train,
     "bench": cmd_bench,
     "review": cmd_review,
     "serve": cmd_serve,

@@ -1,5 +1,6 @@
 """The strength-lab commands: ``tune`` (self-play parameter search), ``exploit`` (how far a
-tuned opponent beats one strategy) and ``league`` (ratings)."""
+tuned opponent beats one strategy), ``league`` (ratings) and ``train`` (a network by
+self-play)."""
 
 from __future__ import annotations
 
@@ -103,4 +104,28 @@ def cmd_league(args: argparse.Namespace) -> int:
     print()
     print(leaderboard_text(result.spec, result.leaderboard))
     print(f"\nfiles: {', '.join(str(result.out / f) for f in FILES)}")
+    return 0
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """``ginbox train``: the rounds of expert iteration; Ctrl-C or SIGTERM keep every shard
+    and epoch done and print how to resume."""
+    from sim.learn import load_training, run_training
+
+    spec = load_training(args.file)  # ValueError (exit 2) before anything is written
+    with terminate_as_interrupt() as terminated:
+        try:
+            result = run_training(spec, out=args.out, jobs=args.jobs, backend=args.backend,
+                                  scheduler=args.scheduler, resume=args.resume,
+                                  force=args.force, quiet=args.quiet)
+        except KeyboardInterrupt:
+            argv = ["ginbox", "train", args.file] + (["--out", args.out] if args.out else [])
+            what = "terminated (SIGTERM)" if terminated else "interrupted"
+            raise Interrupted(f"{what}: every finished shard and epoch is saved; continue "
+                              "with: " + " ".join(shlex.quote(a) for a in [*argv, "--resume"]),
+                              128 + (signal.SIGTERM if terminated else signal.SIGINT)
+                              ) from None
+    print((result.out / "report.md").read_text(), end="")
+    print(f"\nnetwork written to {result.weights}; play it with "
+          f"--strategies net:weights={result.weights}")
     return 0

@@ -189,6 +189,26 @@ def build_parser() -> argparse.ArgumentParser:
     exp_again.add_argument("--force", action="store_true",
                            help="discard the exploit already in DIR and start over")
     exp.add_argument("--quiet", action="store_true", help="no progress")
+    train = sub.add_parser(
+        "train", help="train a network by self-play with mc (TOML), resumable",
+        description="Expert iteration: mc plays self-play games, a policy and value network "
+                    "learns its decisions, the next round's mc searches with the network; "
+                    "the strength of every round is measured against fixed opponents "
+                    "(docs/learning.md). Needs the learn extra (PyTorch).")
+    train.add_argument("file", metavar="FILE", help="training TOML file (see docs/learning.md)")
+    train.add_argument("--jobs", type=int_at_least(1), metavar="J",
+                       help="worker processes for the games (default: all usable cores)")
+    train.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                       help="joblib backend: loky processes (default) or a Dask cluster")
+    train.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, as for run")
+    train.add_argument("--out", metavar="DIR",
+                       help="output folder (default: results/train/<name>)")
+    train_again = train.add_mutually_exclusive_group()
+    train_again.add_argument("--resume", action="store_true",
+                             help="continue an interrupted training in DIR where it stopped")
+    train_again.add_argument("--force", action="store_true",
+                             help="discard the training already in DIR and start over")
+    train.add_argument("--quiet", action="store_true", help="no progress")
     league = sub.add_parser(
         "league", help="play a league (TOML) among strategies and print the ratings",
         description="Play the tables of a league its folder does not hold yet (paired deals, "

@@ -16,11 +16,12 @@ PLAIN_EVERY_S = 30.0
 
 
 class Progress:
-    """Games played out of ``total`` (``initial`` already done before this session)."""
+    """Games played out of ``total`` (``initial`` already done before this session); other
+    work counts in its own ``unit`` (positions, say)."""
 
     def __init__(self, name: str, total: int, initial: int = 0, quiet: bool = False,
-                 stream: TextIO | None = None) -> None:
-        self.name, self.total, self.done = name, total, initial
+                 stream: TextIO | None = None, unit: str = "games") -> None:
+        self.name, self.total, self.done, self.unit = name, total, initial, unit
         self.stream = stream if stream is not None else sys.stderr
         self.bar: Any = None
         self.plain = False
@@ -29,7 +30,7 @@ class Progress:
         if _isatty(self.stream):
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, initial=initial, unit=" games", unit_scale=False,
+            self.bar = tqdm(total=total, initial=initial, unit=f" {unit}", unit_scale=False,
                             desc=name, file=self.stream, smoothing=0.05, dynamic_ncols=True)
         else:
             self.plain = True
@@ -47,7 +48,7 @@ class Progress:
     def line(self) -> str:
         """The plain progress line, e.g. ``tiny: 6/24 games (25%)``."""
         share = self.done / self.total if self.total else 1.0
-        return f"{self.name}: {self.done:,}/{self.total:,} games ({share:.0%})"
+        return f"{self.name}: {self.done:,}/{self.total:,} {self.unit} ({share:.0%})"
 
     def close(self) -> None:
         """End the bar (plain output needs no ending)."""

@@ -125,6 +125,26 @@ def count_pair(rules: Rules, seats_a: tuple[str, ...], seats_b: tuple[str, ...],
                       int((y & ~x).sum()))
 
 
+@contextlib.contextmanager
+def task_pool(jobs: int, backend: str, scheduler: Any,
+              strategies: Sequence[str]) -> Iterator[Parallel]:
+    """A joblib ``Parallel`` (results in order, as a generator) kept open inside the
+    ``with``: ``jobs`` loky workers that die with this process, or a Dask cluster
+    (``backend="dask"``, ``scheduler`` as for :func:`~sim.play.runner.run_experiment`) whose
+    workers are first checked to run this ginbox and play ``strategies``."""
+    with contextlib.ExitStack() as stack:
+        if backend == "dask":
+            client = stack.enter_context(dask_client(scheduler, jobs))
+            check_workers(client, list(strategies))
+            stack.enter_context(parallel_config(backend="dask", client=client))
+            parallel = Parallel(n_jobs=-1, return_as="generator")
+        else:
+            stack.enter_context(parallel_config(backend="loky", initializer=die_with_parent,
+                                                initargs=(os.getpid(),)))
+            parallel = Parallel(n_jobs=jobs, return_as="generator")
+        yield stack.enter_context(parallel)
+
+
 class GameEvaluator(Evaluator):
     """Real games: seat 0 plays ``spec.seats(values, i)`` under the spec's rules, on the deals
     of ``spec.field_seed(i)`` (field ``i``; the first field's seed is the tune's).
@@ -152,16 +172,8 @@ class GameEvaluator(Evaluator):
             return
         stack = contextlib.ExitStack()
         try:
-            if self.backend == "dask":
-                client = stack.enter_context(dask_client(self.scheduler, self.jobs))
-                check_workers(client, self._strategies())
-                stack.enter_context(parallel_config(backend="dask", client=client))
-                parallel = Parallel(n_jobs=-1, return_as="generator")
-            else:
-                stack.enter_context(parallel_config(backend="loky", initializer=die_with_parent,
-                                                    initargs=(os.getpid(),)))
-                parallel = Parallel(n_jobs=self.jobs, return_as="generator")
-            self._parallel = stack.enter_context(parallel)
+            self._parallel = stack.enter_context(
+                task_pool(self.jobs, self.backend, self.scheduler, self._strategies()))
         except BaseException:
             stack.close()
             raise
@@ -243,4 +255,5 @@ class GameEvaluator(Evaluator):
         return np.asarray(rows[:, GO_WINNER] == 0)
 
 
-__all__ = ["Evaluator", "GameEvaluator", "PairCounts", "count_pair", "count_wins"]
+__all__ = ["Evaluator", "GameEvaluator", "PairCounts", "count_pair", "count_wins",
+           "task_pool"]

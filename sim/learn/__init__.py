@@ -1,0 +1,19 @@
+"""Learning by self-play: ``ginbox train`` (expert iteration with ``mc``) and its parts.
+
+* :mod:`sim.learn.spec`: the training file;
+* :mod:`sim.learn.selfplay`: the expert's self-play, recorded from the mover's view;
+* :mod:`sim.learn.data`: recorded positions as training arrays (the encoding ``net`` plays);
+* :mod:`sim.learn.model`, :mod:`sim.learn.train`: the network in PyTorch and its training
+  (the ``learn`` extra; imported only to train);
+* :mod:`sim.learn.loop`: the rounds, resumable; :mod:`sim.learn.report`: their tables.
+
+The trained network plays as the strategy ``net`` (:mod:`strategies.net`), compiled, with
+nothing of this package imported.
+"""
+
+from __future__ import annotations
+
+from sim.learn.loop import TrainingResult, run_training
+from sim.learn.spec import TrainingSpec, load_training
+
+__all__ = ["TrainingResult", "TrainingSpec", "load_training", "run_training"]
