@@ -177,6 +177,7 @@ class _Run:
         schedule = Schedule(hidden=spec.hidden, epochs=spec.epochs, batch=spec.batch,
                             learning_rate=spec.learning_rate, weight_decay=spec.weight_decay,
                             value_weight=spec.value_weight, points_weight=spec.points_weight,
+                            search_target=spec.search_target,
                             seed=int(seed_words(spec.seed, r, 99)) % 2**31,
                             threads=spec.threads)
         bar = self.bar(f"round {r}: training", len(train_data) * spec.epochs, "positions")
