@@ -292,7 +292,7 @@ def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_bench_delegates(capsys: pytest.CaptureFixture[str],
                          monkeypatch: pytest.MonkeyPatch) -> None:
-    bench = pytest.importorskip("sim.bench")
+    from sim import bench
     seen: list[bool] = []
 
     def fake(json_output: bool = False, **kwargs: Any) -> int:
