@@ -4,7 +4,6 @@
 #   make test       - the same set-up with the dev extras (dask and rl too), the system's
 #                     Chromium and its driver when missing (apt-get), then ruff and pytest on
 #                     two workers
-#   make test-slow  - the long statistical checks the default run leaves out
 #   make notebooks  - install Jupyter (the notebooks extra) and open notebooks/ in JupyterLab
 # The install steps leave a stamp in .venv and run again only when pyproject.toml changes.
 VENV   ?= .venv
@@ -13,7 +12,7 @@ BIN    := $(VENV)/bin
 # pytest's workers (pytest-xdist): the machine this is sized for has 2 cores
 WORKERS ?= 2
 
-.PHONY: run test test-slow notebooks install install-dev install-notebooks browser clean
+.PHONY: run test notebooks install install-dev install-notebooks browser clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -63,9 +62,6 @@ run: install
 test: install-dev browser
 	$(BIN)/ruff check sim strategies tests experiments benchmarks studies
 	$(BIN)/python -m pytest -n $(WORKERS)
-
-test-slow: install-dev
-	$(BIN)/python -m pytest -n $(WORKERS) -m slow
 
 notebooks: install-notebooks
 	$(BIN)/jupyter lab --notebook-dir=notebooks
