@@ -9,7 +9,7 @@ what the code does, not how fast a loaded machine (or a first call that compiles
 
 Under pytest-xdist (``make test`` runs two workers), the controller fills numba's on-disk cache
 before the workers start (:mod:`support.compile_cache`), so that the two never both compile the
-engine: a cold cache is then compiled once, in two parallel halves.
+engine: a cold cache is then compiled once.
 """
 
 from __future__ import annotations

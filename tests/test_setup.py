@@ -27,9 +27,13 @@ EXTRAS: dict[str, list[str]] = tomllib.loads(
 MAKE = shutil.which("make") or "make"  # the README's commands are make's: no make, a failure
 
 
+#: The environment of a make of its own: not a sub-make of the ``make test`` running the suite.
+ALONE = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+
+
 def _dry_run(target: str, tmp_path: Path) -> list[str]:
     """The commands ``make TARGET`` runs on a fresh clone (an environment not made yet)."""
-    done = subprocess.run([MAKE, "-n", target, f"VENV={tmp_path / 'venv'}"], cwd=ROOT,
+    done = subprocess.run([MAKE, "-n", target, f"VENV={tmp_path / 'venv'}"], cwd=ROOT, env=ALONE,
                           capture_output=True, text=True, check=True)
     return done.stdout.splitlines()
 
@@ -120,7 +124,7 @@ def _fake_tools(tmp_path: Path, uid: int, have: tuple[str, ...] = (),
         (bin_dir / name).chmod(0o755)
     for name in ("mktemp", "cat", "rm"):  # the real ones
         (bin_dir / name).symlink_to(shutil.which(name) or f"/bin/{name}")
-    return {**os.environ, "PATH": str(bin_dir)}, calls
+    return {**ALONE, "PATH": str(bin_dir)}, calls
 
 
 def _make_browser(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
