@@ -24,10 +24,11 @@ from sim.play.experiment import apply_overrides
 from sim.records.log import LogWriter, iter_log
 from strategies.registry import (
     ALIASES,
-    HUMAN,
     StrategySpec,
     build_strategy,
+    check_no_person,
     describe,
+    is_person,
     parse_strategies,
     parse_strategy,
 )
@@ -177,7 +178,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.log is not None and not args.log.strip():
         raise UsageError(f"--log needs a file name, got {args.log!r}")
     specs = _check_strategies(args.strategies, rules)
-    if any(spec.name == HUMAN for spec in specs):  # a person at this terminal
+    if any(is_person(spec) for spec in specs):  # a person at this terminal
+        check_no_person(specs, batch=False)
         from sim.table.terminal import play_session  # the judge, pandas and plots: only here
 
         return play_session(rules, args.strategies, args.seed, args.games or 1, args.log)
@@ -310,6 +312,14 @@ def cmd_strategies(args: argparse.Namespace) -> int:
     if aliases:
         print(f"Aliases: {aliases}")
     print("Example: ginbox play --strategies greedy-knock:knock_at=6,simple,random")
+    print()
+    print("A person's seat (not a bot):")
+    print(f"  {'human':<{width}}  you, at this terminal (ginbox play --strategies human,mc,tuned) "
+          "or in a web page (ginbox serve)")
+    print(f"  {'':<{width}}    hint_samples=1..1024 (default the judge's): worlds valued for "
+          "each hint")
+    print(f"  {'':<{width}}    batch commands (run, tune, league, exploit) refuse it: "
+          "nobody answers in their worker processes")
     print()
     print("Your own strategy: a Python class with take_upcard(view), draw_from_discard(view), "
           "knock(view) and discard(view)")
