@@ -95,7 +95,11 @@ def test_a_record_given_from_python_is_bounded_too(hands: list[dict[str, Any]]) 
 
 def test_huge_values_are_cut_in_the_message(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], hands: list[dict[str, Any]],
-        command: str) -> None:
+        command: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # short relative names: a path of over 80 characters is itself cut in the message (a
+    # pytest-xdist worker's temporary directory is that long)
+    monkeypatch.chdir(tmp_path)
+    tmp_path = Path()
     path = _write(tmp_path / "rules.jsonl", [_edited(hands[0], rules=list(range(300_000)))])
     _refused(capsys, command, path, f"{path}:1: 'rules' is [0, 1, 2, 3, 4, 5, ...], not a "
              "preset name")
