@@ -43,9 +43,10 @@ def with_arm(**changes: Any) -> dict[str, Any]:
 # ------------------------------------------------------------------------------ loading
 
 
-# league_*.toml and tune_*.toml are league and tuning files (docs/league.md, docs/tuning.md)
+# league_*.toml, tune_*.toml and train_*.toml are league, tuning and training files
+# (docs/league.md, docs/tuning.md, docs/learning.md)
 SHIPPED = sorted(p for p in EXPERIMENTS.glob("*.toml")
-                 if not p.name.startswith(("league_", "tune_")))
+                 if not p.name.startswith(("league_", "tune_", "train_")))
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)

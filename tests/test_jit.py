@@ -53,6 +53,11 @@ ALLOCATING = {
     "strategies.game_value._play_hands",
     "strategies.game_value.two_player_table",
     "strategies.game_value.three_player_table",
+    # the network's inputs for training, and the recorded self-play of ginbox train
+    "strategies.net.encode_batch",
+    "sim.learn.selfplay.record_games",
+    "sim.learn.selfplay._record",
+    "sim.learn.selfplay._hand_outcomes",
 }
 
 

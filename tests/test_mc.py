@@ -55,6 +55,7 @@ from strategies.builtin import MEM_LEN, SCRATCH_LEN
 from strategies.mc import P_FUTILE, S_CAND, S_COUNT, S_SUM, base_move, mc_decide
 from strategies.mc_options import option_values
 from strategies.mc_worlds import S_BASE, knock_bar, sample_world
+from strategies.net import NET_WEIGHTS
 from strategies.registry import parse_strategy
 from strategies.tuned import (
     EAAI_SET,
@@ -217,7 +218,7 @@ def test_tuned_base_plays_the_shipped_set_for_the_table(knock_at: int, two_hande
             v = view.copy()
             v[V_PLAYERS] = players
             args = (np.zeros(MEM_LEN, np.int64), np.zeros(1, np.uint64))
-            mine = base_move(int(v[V_DECISION]), params, v, after.copy(), *args,
+            mine = base_move(NET_WEIGHTS, int(v[V_DECISION]), params, v, after.copy(), *args,
                              np.zeros(SCRATCH_LEN, np.int64))
             theirs = tuned_decide(int(v[V_DECISION]), expected[players], v, after.copy(), *args,
                                   np.zeros(SCRATCH_LEN, np.int64))

@@ -27,7 +27,7 @@ def _log_lines(result, drop_seats: bool = True) -> list[str]:
 
 def test_registry_lists_the_builtins_with_parameters() -> None:
     assert list(BUILTINS) == ["random", "simple", "greedy-knock", "gin-hunter",
-                              "discard-tracking", "tuned", "mc"]
+                              "discard-tracking", "tuned", "mc", "net"]
     listing = {d["name"]: d for d in describe()}
     assert listing["greedy-knock"]["params"]["knock_at"]["default"] is None
     assert listing["gin-hunter"]["params"]["stock_low"]["default"] == 8

@@ -133,6 +133,7 @@ BUILTIN_RULES = {
     "discard-tracking": Rules(target=60),
     "tuned": Rules.preset("three-handed-20").replace(target=60),
     "mc": Rules.preset("eaai").replace(target=30),  # a search: short games
+    "net": Rules.preset("three-handed").replace(target=60),
 }
 
 
