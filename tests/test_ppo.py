@@ -29,7 +29,7 @@ torch = pytest.importorskip("torch", reason="the learn extra (PyTorch) is part o
 
 from sim.learn import ppo  # noqa: E402
 from sim.learn.model import PolicyValueNet, to_flat  # noqa: E402
-from sim.learn.netpolicy import ENV_ACTION, act, encode  # noqa: E402
+from sim.learn.netpolicy import ENV_ACTION, Decisions, act, encode, evaluate  # noqa: E402
 
 TINY = dict(num_envs=5, horizon=6, steps=60, eval_every=1, eval_hands=4, eval_deals=2,
             final_deals=2, final_opponents=("simple",), seed=3)
@@ -105,6 +105,30 @@ def load_net_array(model: PolicyValueNet) -> np.ndarray:
     flat = to_flat(model)
     flat.setflags(write=False)
     return flat
+
+
+def test_the_update_scores_the_actions_as_they_were_played() -> None:
+    """PPO's ratio starts at 1: ``evaluate`` gives the log probabilities (both stages) and
+    values ``act`` recorded, for any subset of the decisions."""
+    model = _model(1)
+    env = VectorEnv(8, rules="eaai", opponents="random", observation="view")  # long hands
+    views, infos = env.reset(seed=9)
+    rng = np.random.default_rng(2)
+    parts = []
+    for _ in range(100):
+        actions, rows, decisions = act(model, views, infos["action_mask"], "hand", rng)
+        parts.append(decisions)
+        full = np.zeros(8, np.int64)
+        full[rows] = actions
+        views, _, _, _, infos = env.step(full)
+    batch = Decisions.concat(parts)
+    assert len(batch.parent) > 0  # some knock decisions, in two stages
+    rows = np.sort(np.random.default_rng(3).choice(len(batch.value), 100, replace=False))
+    with torch.no_grad():
+        log_prob, entropy, value = evaluate(model, batch, rows, "hand")
+    assert log_prob.numpy() == pytest.approx(batch.log_prob[rows], abs=1e-5)
+    assert value.numpy() == pytest.approx(batch.value[rows], abs=1e-6)
+    assert (entropy.numpy() >= 0).all()
 
 
 def test_an_option_the_mask_rules_out_is_never_chosen() -> None:

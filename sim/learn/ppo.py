@@ -228,7 +228,7 @@ def collect(model: PolicyValueNet, league: League, views: np.ndarray, masks: np.
         steps.append(np.full(len(decided), t))
         rows.append(decided)
         views, masks, rewards[t], terms[t] = league.step(full)
-        running += rewards[t] / league.scale
+        running[decided] += rewards[t, decided] / league.scale  # not a reset's carry-over
         for i in np.flatnonzero(terms[t]):
             finished.append(float(running[i]))
             by_opponent[league.opponent_of_row[i]].append(float(running[i]))
