@@ -24,6 +24,8 @@ check the imports against it):
 * :mod:`sim.tune`: the CMA-ES parameter search (``ginbox tune``), exploitability
   (``ginbox exploit``);
 * :mod:`sim.league`: leagues and their ratings (``ginbox league``);
+* :mod:`sim.learn`: the network trained by self-play (``ginbox train``: expert iteration with
+  ``mc``; the strategy ``net`` plays its weights);
 * :mod:`sim.testing`: the conformance harness for strategies;
 * :mod:`sim.bench`: the speed measurements (``ginbox bench``);
 * :mod:`sim.cli`: the ``ginbox`` command.

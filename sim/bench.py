@@ -79,16 +79,17 @@ def bench_games(strategies: str, games: int, rules: str = "three-handed",
             "games": games, "seconds": dt}
 
 
-def bench_mc(games: int = 40) -> float:
-    """Whole two-player ``eaai`` games per CPU second of ``mc`` at its defaults against
-    ``simple`` (the issue's speed yardstick). CPU time (``time.process_time``), not wall
-    time: the search is single-threaded, and CPU time is what other work on a shared machine
-    disturbs least."""
+def bench_mc(games: int = 40, strategy: str = "mc") -> float:
+    """Whole two-player ``eaai`` games per CPU second of ``strategy`` (``mc`` at its defaults:
+    the speed yardstick of the search) against ``simple``. CPU time
+    (``time.process_time``), not wall time: the search is single-threaded, and CPU time is
+    what other work on a shared machine disturbs least."""
     from sim.play.driver import play_games
 
-    play_games("mc,simple", rules="eaai", games=2, seed=1)  # warm-up (compile or cache load)
+    lineup = f"{strategy},simple"
+    play_games(lineup, rules="eaai", games=2, seed=1)  # warm-up (compile or cache load)
     t = time.process_time()
-    play_games("mc,simple", rules="eaai", games=games, seed=7)
+    play_games(lineup, rules="eaai", games=games, seed=7)
     return games / (time.process_time() - t)
 
 
@@ -171,6 +172,7 @@ def run(games: int = 20_000, cold: bool = False) -> dict[str, Any]:
                                                          games // 2)["hands_per_s"]
     result["hands_per_s_python_strategy"] = bench_python_strategy()
     result["mc_games_per_s"] = bench_mc(max(20, games // 500))
+    result["net_games_per_s"] = bench_mc(max(200, games // 10), "net")
     result.update(bench_all_cores(games * 5))
     result.update(bench_warm_start(cold))
     result["machine"] = machine()

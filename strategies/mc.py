@@ -45,6 +45,13 @@ At each decision with more than one candidate it:
    **decides** (:func:`choose`): the base move unless another beats it by more than
    ``trust``/10 standard errors, then the best of those.
 
+6. **With the network** (``net``, the sum of its uses; :mod:`strategies.net`): its move as
+   the base move (1), its policy ordering the discard shortlist (2), its hand outcome as the
+   leaf value with ``leaf > 0`` (4), its policy playing the searcher's own rollout moves (8).
+   The search functions take the network's flat weights as their first argument
+   (:func:`search_with`, :func:`mc_move`); ``mc_decide`` passes the shipped ones, and
+   ``mc:weights=PATH`` a file's.
+
 It reads only the view, ``after`` (the rules' per-turn deadwood table for its own hand) and
 the game's strategy stream; its search buffers live in ``scratch`` (their layout and the
 sampling of worlds are in :mod:`strategies.mc_worlds`).

@@ -15,7 +15,7 @@ from sim.engine.rules import Rules
 from sim.engine.view import V_LEN
 from sim.play.driver import Seeds, StrategyError, iter_games, play_games
 from sim.testing import check_strategy
-from strategies import builtin, generate, mc, registry, tuned
+from strategies import builtin, generate, mc, net, registry, tuned
 from strategies._dispatch import DISPATCHED, NOT_A_MOVE, OPTION_VALUES, decide
 from strategies.base import BaseStrategy
 from strategies.builtin import MEM_LEN, N_PARAMS, SCRATCH_LEN, greedy_decide
@@ -186,7 +186,7 @@ def _four_args(decision, params, view, after):  # type: ignore[no-untyped-def]
 
 def test_the_registry_collects_the_declarations_of_the_strategy_modules() -> None:
     declared = [builtin.RANDOM, builtin.SIMPLE, builtin.GREEDY_KNOCK, builtin.GIN_HUNTER,
-                builtin.DISCARD_TRACKING, tuned.TUNED, mc.MC]
+                builtin.DISCARD_TRACKING, tuned.TUNED, mc.MC, net.NET]
     assert list(BUILTINS.values()) == declared
     assert [(i.name, i.strategy_id) for i in declared] == [
         ("random", 0), ("simple", 1), ("greedy-knock", 2), ("gin-hunter", 3),

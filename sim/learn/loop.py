@@ -29,7 +29,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -42,6 +41,13 @@ from sim.engine.game import GO_HANDS, GO_SEAT_GINS, GO_SEAT_KNOCKS, GO_WINNER
 from sim.engine.rng import seed_words
 from sim.engine.rules import Rules
 from sim.io.files import atomic_write_bytes, atomic_write_text, is_temp
+from sim.learn.report import (
+    RESULT_FILES,
+    SPEC_FILE,
+    TrainingResult,
+    round_dir,
+    write_report,
+)
 from sim.learn.selfplay import Shard, record_games
 from sim.learn.spec import TrainingSpec, load_training
 from sim.play.driver import Seeds
@@ -53,17 +59,12 @@ from sim.tune.evaluate import task_pool
 from strategies.net import load_net
 from strategies.registry import parse_strategy
 
-SPEC_FILE, STATE_FILE = "training.json", "state.json"
+STATE_FILE = "state.json"
 GROWING = ("rounds", "uses", "description")
 """Keys a resumed training may change: more rounds, and the network's uses in the experts of
 rounds not begun (each round's expert is kept in ``state.json`` and checked on resume)."""
-RESULT_FILES = ("curve.csv", "strength.csv", "report.md", "curve.png")
 EVAL_CHUNK = 50
 """Games per evaluation task."""
-
-
-def round_dir(out: Path, r: int) -> Path:
-    return out / f"round-{r:02d}"
 
 
 def _seeds(spec: TrainingSpec, r: int, table: int) -> Seeds:
@@ -98,21 +99,6 @@ def strength_chunk(table: str, strategy: str, opponent: str, seed: int, first_ga
         mix["knocks"] += int(rows[:, GO_SEAT_KNOCKS + seat].sum())
         mix["gins"] += int(rows[:, GO_SEAT_GINS + seat].sum())
     return {"wins": wins.tolist(), **mix}
-
-
-@dataclass
-class TrainingResult:
-    """A finished training: its folder, the learning curve and the strength table."""
-
-    out: Path
-    spec: TrainingSpec
-    curve: pd.DataFrame
-    strength: pd.DataFrame
-
-    @property
-    def weights(self) -> Path:
-        """The last round's network."""
-        return round_dir(self.out, self.spec.rounds) / "net.npz"
 
 
 class _Run:
@@ -372,8 +358,6 @@ def _check_learn_extra() -> None:
 
 def finish(out: str | Path) -> TrainingResult:
     """The tables and report of a training folder (what :func:`run_training` returns)."""
-    from sim.learn.report import write_report
-
     return write_report(Path(out))
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,31 @@ import numpy as np
 import pandas as pd
 
 from sim.io.files import atomic_write, atomic_write_text
+from sim.learn.spec import load_training
 
 Z95 = 1.959963984540054
+SPEC_FILE = "training.json"
+RESULT_FILES = ("curve.csv", "strength.csv", "report.md", "curve.png")
+
+
+def round_dir(out: Path, r: int) -> Path:
+    """The folder of round ``r`` of the training in ``out``."""
+    return out / f"round-{r:02d}"
+
+
+@dataclass
+class TrainingResult:
+    """A finished training: its folder, the learning curve and the strength table."""
+
+    out: Path
+    spec: Any
+    curve: pd.DataFrame
+    strength: pd.DataFrame
+
+    @property
+    def weights(self) -> Path:
+        """The last round's network."""
+        return round_dir(self.out, self.spec.rounds) / "net.npz"
 
 
 def deal_interval(wins: np.ndarray, seats: int) -> tuple[float, float, float]:
@@ -54,13 +78,9 @@ def strength_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def write_report(out: Path) -> Any:
+def write_report(out: Path) -> TrainingResult:
     """Collect every round's curve and strength into ``curve.csv``, ``strength.csv``,
-    ``curve.png`` and ``report.md`` (atomically); return the
-    :class:`sim.learn.loop.TrainingResult`."""
-    from sim.learn.loop import SPEC_FILE, TrainingResult, round_dir
-    from sim.learn.spec import load_training
-
+    ``curve.png`` and ``report.md`` (atomically); return the :class:`TrainingResult`."""
     spec = load_training(json.loads((out / SPEC_FILE).read_text()))
     curves, rows = [], []
     for r in range(0, spec.rounds + 1):

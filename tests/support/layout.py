@@ -15,10 +15,12 @@ import re
 # through the engine, asks the built-in strategies' dispatcher, writes hand logs with
 # sim.records and shares the play layer's seeds and log lines; nothing below the CLI needs it.
 # sim.openspiel (the OpenSpiel game and bots, the `openspiel` extra) sits on sim.env: its
-# observations are the environments' encoding; nothing imports it.
+# observations are the environments' encoding; nothing imports it. sim.learn (training by
+# self-play, ``ginbox train``) plays through the runner's workers and the tuner's task pool.
 LAYERS: tuple[str, ...] = (
     "sim.io", "sim.engine", "strategies", "sim.records", "sim.play", "sim.env", "sim.openspiel",
-    "sim.analysis", "sim.review", "sim.table", "sim.tune", "sim.league", "sim.testing", "sim.bench",
+    "sim.analysis", "sim.review", "sim.table", "sim.tune", "sim.league", "sim.learn", "sim.testing",
+    "sim.bench",
     "sim.cli")
 
 # The first module named on a list item or table row: :mod:`sim.play`, `sim/engine/`, ...
