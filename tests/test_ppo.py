@@ -29,7 +29,15 @@ torch = pytest.importorskip("torch", reason="the learn extra (PyTorch) is part o
 
 from sim.learn import ppo  # noqa: E402
 from sim.learn.model import PolicyValueNet, to_flat  # noqa: E402
-from sim.learn.netpolicy import ENV_ACTION, Decisions, act, encode, evaluate  # noqa: E402
+from sim.learn.netpolicy import (  # noqa: E402
+    ENV_ACTION,
+    Decisions,
+    act,
+    encode,
+    evaluate,
+    forward,
+    state_value,
+)
 
 TINY = dict(num_envs=5, horizon=6, steps=60, eval_every=1, eval_hands=4, eval_deals=2,
             final_deals=2, final_opponents=("simple",), seed=3)
@@ -129,6 +137,26 @@ def test_the_update_scores_the_actions_as_they_were_played() -> None:
     assert log_prob.numpy() == pytest.approx(batch.log_prob[rows], abs=1e-5)
     assert value.numpy() == pytest.approx(batch.value[rows], abs=1e-6)
     assert (entropy.numpy() >= 0).all()
+
+
+def test_the_critic_trains_the_shared_trunk() -> None:
+    """PPO's value loss reaches the trunk through the hand's heads (supervised training
+    keeps them off it), and the values are the same either way."""
+    model = _model(2)
+    env = VectorEnv(4, rules="eaai", opponents="simple", observation="view")
+    views, infos = env.reset(seed=1)
+    _, _, decisions = act(model, views, infos["action_mask"], "hand", None)
+    first = decisions.first
+    _, values = forward(model, first)
+    state_value(values, "hand").sum().backward()
+    assert model.layer2.weight.grad.abs().sum() > 0
+    width = int(first.counts.max())
+    with torch.no_grad():
+        plain = model(torch.from_numpy(first.cards[:, :width].astype(np.int64)),
+                      torch.from_numpy(first.dense),
+                      torch.from_numpy(first.actions.astype(np.int64)),
+                      torch.from_numpy(first.options))[1]
+    assert torch.equal(plain, values.detach())
 
 
 def test_an_option_the_mask_rules_out_is_never_chosen() -> None:

@@ -123,12 +123,12 @@ def encode(views: np.ndarray, masks: np.ndarray, kinds: np.ndarray) -> Inputs:
 
 def forward(model: PolicyValueNet, inputs: Inputs) -> tuple[torch.Tensor, torch.Tensor]:
     """The masked logits (illegal options at :data:`ILLEGAL`) and the raw value heads of a
-    batch."""
+    batch; the critic's loss trains the shared trunk, as in CleanRL's PPO."""
     width = max(1, int(inputs.counts.max())) if len(inputs) else 1
     cards = torch.from_numpy(inputs.cards[:, :width].astype(np.int64))
     actions = torch.from_numpy(inputs.actions.astype(np.int64))
     logits, values = model(cards, torch.from_numpy(inputs.dense), actions,
-                           torch.from_numpy(inputs.options))
+                           torch.from_numpy(inputs.options), hand_trains_trunk=True)
     return logits.masked_fill(~torch.from_numpy(inputs.legal), ILLEGAL), values
 
 
