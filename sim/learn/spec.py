@@ -35,8 +35,9 @@ MAX_GAMES = 1_000_000
 MAX_POSITIONS = 8_000_000
 """Positions one training may hold in memory (about 600 bytes each once encoded): a file
 asking for more is refused before any game is played."""
-POSITIONS_PER_GAME = {2: 300, 3: 450}
-"""Recorded decisions a self-play game gives, generously (measured: about 280 two-handed)."""
+POSITIONS_PER_GAME = {2: 300, 3: 250}
+"""Recorded decisions a self-play game gives, generously (measured: about 265 two-handed and
+215 three-handed, mc self-play)."""
 DEFAULT_OPPONENTS = {"eaai": ("simple", "tuned@eaai"),
                      "three-handed": ("discard-tracking", "tuned")}
 

@@ -56,7 +56,13 @@ from sim.engine.view import View
 from sim.play.batch import play_batch_kernel
 from sim.play.step import CALLER, seat_move, table_buffers
 from sim.records.log import hand_record
-from strategies.registry import StrategySpec, build_strategy, parse_strategies, resolve
+from strategies.registry import (
+    StrategySpec,
+    build_strategy,
+    check_no_person,
+    parse_strategies,
+    resolve,
+)
 
 #: The most games one call may play: game numbers are 64-bit signed integers in the compiled
 #: code and index the seed streams, so no run can go past them.
@@ -173,6 +179,7 @@ def _check_seats(rules: Rules, specs: Sequence[StrategySpec]) -> None:
         raise ValueError(
             f"{rules.name} rules seat {rules.players} players: got {len(specs)} strategies"
         )
+    check_no_person(specs, batch=False)  # a person's seat needs someone to answer it
 
 
 def strategy_answer(player: Any, decision: int, view: View) -> Any:
