@@ -20,8 +20,8 @@ from pettingzoo.test import api_test, seed_test
 import sim.env
 from sim.cli import main as cli_main
 from sim.engine.cards import card_str, mask_cards
-from sim.engine.hand import HS_HAND, HS_TO_MOVE
-from sim.engine.view import View
+from sim.engine.hand import DEC_OVER, HS_HAND, HS_TO_MOVE
+from sim.engine.view import V_DEADWOOD, V_DECISION, V_DRAWN, V_HAND, V_LEN, View
 from sim.env.core import ERR_MASKED, ES_DECISION, ES_PLAYER, act
 from sim.env.encoding import (
     A_DISCARD,
@@ -34,6 +34,7 @@ from sim.env.encoding import (
     OBS_LAYOUT,
     OBS_LEN,
     action_name,
+    encode_observation,
     view_array,
 )
 from sim.env.policy import NumpyPolicy, choose, load_policy, save_policy
@@ -484,3 +485,81 @@ def test_a_saved_policy_passes_the_strategy_conformance_harness(tmp_path: Path) 
     report = check_strategy(f"sim.env.policy:NumpyPolicy:path={path}",
                             presets=("eaai",), games=1)
     assert report.games > 0 and report.hands > 0
+
+
+def _paired_vector_runs(rules: str, steps: int = 300, **options: Any
+                        ) -> list[tuple[np.ndarray, ...]]:
+    """The same games stepped with the same actions through the encoded observations and
+    through ``observation="view"``: (planes, views, masks, rewards, terms) of every step."""
+    planes = VectorEnv(5, rules=rules, opponents="simple", **options)
+    views = VectorEnv(5, rules=rules, opponents="simple", observation="view", **options)
+    (obs, info), (raw, info_raw) = planes.reset(seed=8), views.reset(seed=8)
+    rng = np.random.default_rng(8)
+    out = [(obs, raw, info["action_mask"], info_raw["action_mask"], np.zeros(5), np.zeros(5),
+            np.zeros(5, bool), np.zeros(5, bool))]
+    for _ in range(steps):
+        actions = random_actions(info["action_mask"], rng)
+        obs, rew, term, _, info = planes.step(actions)
+        raw, rew_raw, term_raw, _, info_raw = views.step(actions)
+        out.append((obs, raw, info["action_mask"], info_raw["action_mask"], rew, rew_raw, term,
+                    term_raw))
+    return out
+
+
+@pytest.mark.parametrize("rules", PRESETS)
+def test_vector_env_view_observations_are_the_engine_views_of_the_same_games(rules: str) -> None:
+    """``observation="view"`` changes the observations only: the same masks, rewards and
+    terminations, and each view encodes to the observation the default gives (a seat outside
+    the hand at the end gets its view without the hand's private slots)."""
+    env = VectorEnv(2, rules=rules, observation="view")
+    assert env.observation_space.shape == (2, V_LEN) and env.observation_space.dtype == np.int64
+    encoded = np.zeros(OBS_LEN, np.float32)
+    hidden = 0
+    for obs, raw, mask, mask_raw, rew, rew_raw, term, term_raw in _paired_vector_runs(rules):
+        assert raw.shape == (5, V_LEN) and raw.dtype == np.int64
+        assert np.array_equal(mask, mask_raw) and np.array_equal(rew, rew_raw)
+        assert np.array_equal(term, term_raw)
+        for i in range(5):
+            outside = not obs[i, O_HAND:O_HAND + 52].any()
+            if outside:  # the learner sat out the hand its episode ended in
+                hidden += 1
+                assert term[i] and (raw[i, V_HAND], raw[i, V_DEADWOOD], raw[i, V_DRAWN]) == (
+                    0, 0, -1)
+                continue
+            encode_observation(raw[i], encoded, False)
+            assert np.array_equal(encoded, obs[i])
+            assert not term[i] or raw[i, V_DECISION] == DEC_OVER
+    assert rules == "eaai" or hidden > 0, "no episode ended in a hand the learner sat out"
+
+
+@pytest.mark.parametrize("rules", PRESETS)
+def test_margin_rewards_are_the_hand_points_won_minus_lost(rules: str, tmp_path: Path) -> None:
+    """``reward="margin"``: the hand's points to its winner and minus them to the other player
+    of the hand (the seat sitting out gets nothing), by the hand log."""
+    log = tmp_path / "margin.jsonl"
+    opponents = "random" if rules == "eaai" else "simple"  # hands won, lost and sat out
+    runs = _vector_run(6, 400, 5, rules=rules, opponents=opponents, reward="margin",
+                       log_path=log)
+    rewards = np.sum([x for x in runs[3::5]], axis=0)
+    margin, outcomes = np.zeros(6), set()
+    for r in read_log(log):
+        winner, points = r["result"]["winner"], r["result"]["points"]
+        if winner == 0:
+            margin[r["env_game"] % 6] += points
+            outcomes.add("won")
+        elif winner is not None and 0 in (r["dealer"], r["nondealer"]):
+            margin[r["env_game"] % 6] -= points
+            outcomes.add("lost")
+        elif winner is not None:
+            outcomes.add("sat out")
+    assert rewards.tolist() == margin.tolist()
+    assert outcomes >= ({"won", "lost"} if rules == "eaai" else {"lost", "sat out"})
+
+
+def test_observation_and_reward_options_are_checked() -> None:
+    with pytest.raises(ValueError, match=r"^observation='pixels' is not valid: expected one "
+                                         r"of 'planes', 'view'$"):
+        VectorEnv(2, observation="pixels")
+    with pytest.raises(ValueError, match=r"^reward='net' is not valid: expected one of 'game', "
+                                         r"'points', 'margin'$"):
+        VectorEnv(2, reward="net")

@@ -9,8 +9,9 @@ offender, out-of-bounds actions are asserted, and the API order is enforced). Op
 * ``episode``: ``"game"`` (default; to the target score) or ``"hand"`` (one hand; the next
   ``reset()`` without a seed deals the game's next hand, a new game once it is over);
 * ``reward``: ``"game"`` (default; +1 for the winner and -1 for every other seat at the end
-  of the game, 0 otherwise) or ``"points"`` (hand points as scored, to the seat that scored
-  them, plus any end-of-game bonuses);
+  of the game, 0 otherwise), ``"points"`` (hand points as scored, to the seat that scored
+  them, plus any end-of-game bonuses) or ``"margin"`` (the same, and minus the hand's points
+  to the other player of the hand);
 * ``log_path``: write the hand log (the format of ``ginbox play --log``) there; it appears,
   complete, when the environment is closed;
 * ``render_mode``: ``"ansi"`` or ``"human"`` (the last hand as text).

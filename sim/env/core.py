@@ -43,7 +43,7 @@ from sim.engine.jit import kernel
 from sim.engine.layout import Layout
 from sim.engine.rng import stream_seed
 from sim.engine.rules import RI_PLAYERS, RI_TEAM_ADVISOR
-from sim.engine.view import fill_view
+from sim.engine.view import V_DEADWOOD, V_DRAWN, V_HAND, fill_view
 from sim.env.encoding import (
     N_ACTIONS,
     card_of_action,
@@ -81,12 +81,17 @@ ST_ERROR = 4  # a built-in strategy made an illegal move (an engine bug)
 OPT_LAYOUT = Layout("OPT_", [
     ("CONTROLLED", 1),  # bit mask of the seats whose decisions the caller makes
     ("EPISODE_HAND", 1),  # 1: an episode is one hand (a controlled seat played); 0: a game
-    ("REWARD_POINTS", 1),  # 1: hand points as scored; 0: +1 / -1 at the end of the game
+    ("REWARD", 1),  # REWARD_*: +1 / -1 at the end of the game, hand points, or their margin
     ("STOP_AT_HAND_END", 1),  # 1: return ST_HAND_DONE at every hand end (to log it)
 ])
-OPT_CONTROLLED, OPT_EPISODE_HAND, OPT_REWARD_POINTS, OPT_STOP_AT_HAND_END = OPT_LAYOUT.offsets
+OPT_CONTROLLED, OPT_EPISODE_HAND, OPT_REWARD, OPT_STOP_AT_HAND_END = OPT_LAYOUT.offsets
 OPT_LAYOUT.check(globals())
 OPT_LEN = OPT_LAYOUT.length
+
+# Rewards (OPT_REWARD).
+REWARD_GAME = 0  # +1 for the game's winner, -1 for every other seat, when the game ends
+REWARD_POINTS = 1  # the hand's points to the seat that scored them
+REWARD_MARGIN = 2  # the same, and minus them to that seat's opponent in the hand
 
 # Errors of act() beyond the engine's ERR_* codes.
 ERR_NOT_DECIDING = 100  # the table is not waiting for a decision
@@ -131,12 +136,19 @@ def _finish_hand(rules: np.ndarray, opts: np.ndarray, gs: np.ndarray, hs: np.nda
     scorer = end_hand(gs, hs, rules)
     es[ES_SCORER] = scorer
     n = rules[RI_PLAYERS]
-    if opts[OPT_REWARD_POINTS]:
+    reward = opts[OPT_REWARD]
+    if reward == REWARD_POINTS or reward == REWARD_MARGIN:
+        margin = reward == REWARD_MARGIN
         if scorer >= 0:
             rewards[scorer] += hs[HS_POINTS]
+            if margin:  # the other player of the hand (never the seat sitting out)
+                box, captain = es[ES_ROLES], es[ES_ROLES + 1]
+                rewards[captain if scorer == box else box] -= hs[HS_POINTS]
         if gs[GS_OVER]:  # end-of-game bonuses (classic scoring), so rewards sum to the score
             for s in range(n):
                 rewards[s] += gs[GS_BONUS + s]
+                if margin and n == 2:
+                    rewards[1 - s] -= gs[GS_BONUS + s]
     elif gs[GS_OVER]:
         for s in range(n):
             rewards[s] += 1.0 if s == gs[GS_WINNER] else -1.0
@@ -254,12 +266,11 @@ def play_move(move: int, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
 
 
 @kernel
-def observe_seat(seat: int, rules: np.ndarray, hs: np.ndarray, pile: np.ndarray,
-                 game_info: np.ndarray, view: np.ndarray, es: np.ndarray,
-                 obs: np.ndarray) -> None:
-    """The observation of any seat now: its own view if it plays this hand (the advisor sees
-    the captain's), else the captain's public view with the hand hidden. The one-hot
-    decision is set only for the seat that is deciding."""
+def fill_seat_view(seat: int, rules: np.ndarray, hs: np.ndarray, pile: np.ndarray,
+                   game_info: np.ndarray, view: np.ndarray, es: np.ndarray) -> bool:
+    """Fill ``view`` with what ``seat`` sees now: its own view if it plays this hand (the
+    advisor sees the captain's), else the captain's, and then True: the caller must hide that
+    hand (the seat is outside it). The decision is set only for the seat that is deciding."""
     p = -1
     for q in range(2):
         if es[ES_ROLES + q] == seat:
@@ -274,4 +285,32 @@ def observe_seat(seat: int, rules: np.ndarray, hs: np.ndarray, pile: np.ndarray,
     hs[HS_TO_MOVE] = p
     fill_view(view, hs, pile, game_info, es[ES_DECISION] if deciding else DEC_OVER)
     hs[HS_TO_MOVE] = saved
+    return hidden
+
+
+@kernel
+def observe_seat(seat: int, rules: np.ndarray, hs: np.ndarray, pile: np.ndarray,
+                 game_info: np.ndarray, view: np.ndarray, es: np.ndarray,
+                 obs: np.ndarray) -> None:
+    """The observation of any seat now (:func:`fill_seat_view`): a seat outside the hand gets
+    the captain's public view with the hand plane empty."""
+    hidden = fill_seat_view(seat, rules, hs, pile, game_info, view, es)
     encode_observation(view, obs, hidden)
+
+
+@kernel
+def public_view(view: np.ndarray) -> None:
+    """Blank what only the hand's player knows (his cards, their deadwood, the card he drew
+    from the stock): the view array a seat outside the hand may be given."""
+    view[V_HAND] = 0
+    view[V_DEADWOOD] = 0
+    view[V_DRAWN] = -1
+
+
+@kernel
+def seat_view(seat: int, rules: np.ndarray, hs: np.ndarray, pile: np.ndarray,
+              game_info: np.ndarray, view: np.ndarray, es: np.ndarray) -> None:
+    """The engine's view array of any seat now (:func:`fill_seat_view`), in ``view``: a seat
+    outside the hand gets the captain's :func:`public_view`."""
+    if fill_seat_view(seat, rules, hs, pile, game_info, view, es):
+        public_view(view)

@@ -35,7 +35,7 @@ from sim.env.core import (
     OPT_CONTROLLED,
     OPT_EPISODE_HAND,
     OPT_LEN,
-    OPT_REWARD_POINTS,
+    OPT_REWARD,
     OPT_STOP_AT_HAND_END,
     ST_DECIDE,
     ST_EPISODE_OVER,
@@ -55,7 +55,8 @@ from strategies.builtin import N_PARAMS
 from strategies.registry import StrategySpec, build_strategy, parse_strategies, resolve
 
 EPISODES = ("game", "hand")
-REWARDS = ("game", "points")
+REWARDS = ("game", "points", "margin")
+"""The rewards, in the order of their codes (``sim.env.core.REWARD_*``)."""
 #: The seat name the hand log gives a seat that an environment's caller plays.
 AGENT_NAME = "agent"
 
@@ -135,7 +136,7 @@ class Table:
         self.opts = np.zeros(OPT_LEN, np.int64)
         self.opts[OPT_CONTROLLED] = sum(1 << s for s in self.controlled)
         self.opts[OPT_EPISODE_HAND] = check_choice("episode", episode, EPISODES) == "hand"
-        self.opts[OPT_REWARD_POINTS] = check_choice("reward", reward, REWARDS) == "points"
+        self.opts[OPT_REWARD] = REWARDS.index(check_choice("reward", reward, REWARDS))
         self.log_path = check_log_path(log_path)
         self.opts[OPT_STOP_AT_HAND_END] = log_path is not None
         self._writer: LogWriter | None = None

@@ -23,6 +23,7 @@ from sim.engine.game import GS_OVER
 from sim.engine.hand import OK
 from sim.engine.jit import kernel
 from sim.engine.rules import Rules
+from sim.engine.view import V_LEN
 from sim.env.core import (
     ERR_MASKED,
     ES_ACTED,
@@ -38,6 +39,7 @@ from sim.env.core import (
     advance_table,
     new_game,
     observe_seat,
+    seat_view,
 )
 from sim.env.encoding import (
     N_ACTIONS,
@@ -47,7 +49,14 @@ from sim.env.encoding import (
     fill_action_mask,
     observation_bounds,
 )
-from sim.env.table import Table, check_rules, env_record, new_seed, opponent_specs
+from sim.env.table import (
+    Table,
+    check_choice,
+    check_rules,
+    env_record,
+    new_seed,
+    opponent_specs,
+)
 from sim.play.driver import Seeds, check_seed
 from sim.play.step import table_buffers
 from sim.records.log import LogWriter
@@ -57,6 +66,8 @@ M_RESET = 1  # start game first_game + i in row i
 M_CONTINUE = 2  # go on in the rows left pending at a logged hand end
 
 ERR_ENGINE = -2  # a built-in strategy made an illegal move (engine bug)
+OBSERVATIONS = ("planes", "view")
+"""The observations: the encoded float vectors, or the engine's view arrays."""
 
 
 @kernel
@@ -81,9 +92,11 @@ def vector_run(mode: int, first_game: int, actions: np.ndarray, rules: np.ndarra
                pile: np.ndarray, deck: np.ndarray, after: np.ndarray, moves: np.ndarray,
                view: np.ndarray, game_info: np.ndarray, mem: np.ndarray, scratch: np.ndarray,
                rng: np.ndarray, es: np.ndarray, rewards: np.ndarray, started: np.ndarray,
-               buf: np.ndarray, obs: np.ndarray, masks: np.ndarray, out_rewards: np.ndarray,
-               terms: np.ndarray, pending: np.ndarray, error: np.ndarray) -> None:
-    """One vector step (``mode`` M_*) over every row; fills obs, masks, rewards, terms.
+               buf: np.ndarray, raw: bool, obs: np.ndarray, views: np.ndarray,
+               masks: np.ndarray, out_rewards: np.ndarray, terms: np.ndarray,
+               pending: np.ndarray, error: np.ndarray) -> None:
+    """One vector step (``mode`` M_*) over every row; fills obs (or, when ``raw``, the
+    learners' view arrays ``views``), masks, rewards, terms.
 
     A row whose episode ended last step is reset instead of acting (Gymnasium's next-step
     autoreset). ``pending`` marks rows stopped at a hand end to be logged (only when
@@ -137,14 +150,21 @@ def vector_run(mode: int, first_game: int, actions: np.ndarray, rules: np.ndarra
                 rewards[i, s] = 0.0
             if status == ST_DECIDE:
                 started[i] = 1
-                encode_observation(view[i], obs[i], False)
+                if not raw:
+                    encode_observation(view[i], obs[i], False)
                 fill_action_mask(view[i], after[i], buf, masks[i])
             else:  # the episode is over: the learner's last view, no legal action
                 terms[i] = True
-                observe_seat(learner, rules, hs[i], pile[i], game_info[i], view[i], es[i],
-                             obs[i])
+                if raw:
+                    seat_view(learner, rules, hs[i], pile[i], game_info[i], view[i], es[i])
+                else:
+                    observe_seat(learner, rules, hs[i], pile[i], game_info[i], view[i],
+                                 es[i], obs[i])
                 for j in range(N_ACTIONS):
                     masks[i, j] = 0
+            if raw:
+                for j in range(views.shape[1]):
+                    views[i, j] = view[i, j]
             break
 
 
@@ -160,7 +180,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     ignores its action. ``infos["action_mask"]`` (also ``action_masks``) holds the legal
     actions (int8, ``(num_envs, 108)``). Row ``i`` plays games ``i, i + num_envs, ...`` of the
     seed's streams. ``copy=False`` returns the internal buffers (valid until the next step),
-    which saves a copy per step.
+    which saves a copy per step. ``observation="view"``: the observations are the learners'
+    engine view arrays (int64, ``(num_envs, V_LEN)``, :mod:`sim.engine.view`), what a compiled
+    strategy decides from, instead of the encoded float vectors (``"planes"``, the default).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
@@ -168,7 +190,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     def __init__(self, num_envs: int, rules: Rules | str | Mapping[str, Any] | None = None,
                  opponents: Any = "random", seat: int = 0, episode: str = "game",
                  reward: str = "game", log_path: str | os.PathLike[str] | None = None,
-                 copy: bool = True) -> None:
+                 copy: bool = True, observation: str = "planes") -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or not (
                 1 <= num_envs <= 10**7):
             raise ValueError(f"num_envs={num_envs!r} is not valid: expected an integer "
@@ -183,14 +205,20 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         # one table's bookkeeping (ids, params, options, seat names), shared by every row
         self._proto = Table(self.rules, [int(seat)], specs, episode, reward, log_path)
         self.seat = int(seat)
+        self.raw = check_choice("observation", observation, OBSERVATIONS) == "view"
         self.copy = copy
         self.log_path = log_path
         self._writer: LogWriter | None = None
         self._held: dict[int, list[dict[str, Any]]] = {}  # each row's logged hands, this game
         self._log_games = -1
-        low, high = observation_bounds()
-        self.single_observation_space = spaces.Box(low=low, high=high, shape=(OBS_LEN,),
-                                                   dtype=np.float32)
+        if self.raw:
+            int64 = np.iinfo(np.int64)
+            self.single_observation_space = spaces.Box(low=-1, high=int64.max, shape=(V_LEN,),
+                                                       dtype=np.int64)
+        else:
+            low, high = observation_bounds()
+            self.single_observation_space = spaces.Box(low=low, high=high, shape=(OBS_LEN,),
+                                                       dtype=np.float32)
         self.single_action_space = spaces.Discrete(N_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
@@ -201,7 +229,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._rewards = np.zeros((n, 3), np.float64)
         self._started = np.zeros(n, np.int64)
         self._buf = np.zeros(64, np.int64)
-        self._obs = np.zeros((n, OBS_LEN), np.float32)
+        self._obs = np.zeros((n, OBS_LEN if not self.raw else 0), np.float32)
+        self._views = np.zeros((n, V_LEN if self.raw else 0), np.int64)
         self.action_masks = np.zeros((n, N_ACTIONS), np.int8)
         self._out_rewards = np.zeros(n, np.float64)
         self._terms = np.zeros(n, np.bool_)
@@ -219,9 +248,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                        self.seeds.deck, self.seeds.strategy, self.seat,  # type: ignore
                        self._gs, self._hs, self._pile, self._deck, self._after, self._moves,
                        self._view, self._game_info, self._mem, self._scratch, self._rng,
-                       self._es, self._rewards, self._started, self._buf, self._obs,
-                       self.action_masks, self._out_rewards, self._terms, self._pending,
-                       self._error)
+                       self._es, self._rewards, self._started, self._buf, self.raw,
+                       self._obs, self._views, self.action_masks, self._out_rewards,
+                       self._terms, self._pending, self._error)
             if self._error[0] >= 0:
                 self._raise()
             if not self._pending.any():
@@ -261,6 +290,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                 record["game"] = self._log_games
                 self._writer.write(record)
 
+    def _observations(self) -> np.ndarray:
+        return self._views if self.raw else self._obs
+
     def _out(self, a: np.ndarray) -> np.ndarray:
         return a.copy() if self.copy else a
 
@@ -281,7 +313,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         for row in sorted(self._held):  # the games reset() abandons
             self._flush(row)
         self._run(M_RESET, first)
-        return self._out(self._obs), self._infos()
+        return self._out(self._observations()), self._infos()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                           dict[str, Any]]:
@@ -293,7 +325,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"actions have shape {a.shape}: expected ({self.num_envs},)")
         self._actions[:] = a
         self._run(M_STEP)
-        return (self._out(self._obs), self._out(self._out_rewards), self._out(self._terms),
+        return (self._out(self._observations()), self._out(self._out_rewards),
+                self._out(self._terms),
                 self._out(self._truncs), self._infos())
 
     def close_extras(self, **kwargs: Any) -> None:

@@ -51,9 +51,11 @@ class PolicyValueNet(nn.Module):
         return torch.relu(self.layer2(h1))
 
     def forward(self, cards: torch.Tensor, dense: torch.Tensor, actions: torch.Tensor,
-                options: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+                options: torch.Tensor, hand_trains_trunk: bool = False
+                ) -> tuple[torch.Tensor, torch.Tensor]:
         """Logits of the legal actions (``actions`` padded with -1, whose logits are -inf)
-        and the raw value heads."""
+        and the raw value heads. ``hand_trains_trunk``: let the hand's heads train the
+        trunk too (PPO's critic, :mod:`sim.learn.netpolicy`; the values are the same)."""
         h2 = self.trunk(cards, dense)
         legal = actions >= 0
         index = actions.clamp(min=0).long()
@@ -63,6 +65,8 @@ class PolicyValueNet(nn.Module):
         # the game head trains the trunk; the hand-outcome and points heads learn on its
         # features without changing them: their labels, shared by every decision of a hand,
         # taught the trunk to recognise hands (held-out loss rising from the first epoch)
+        if hand_trains_trunk:
+            return logits, self.values(h2)
         values = torch.cat([self.values(h2)[:, :1], self.values(h2.detach())[:, 1:]], dim=1)
         return logits, values
 
