@@ -28,9 +28,12 @@ the option features' weights for a discard) and the value heads (:data:`VALUE_NA
 log-odds of winning the game, the hand's outcome (won, lost, drawn) and the points of a won
 and of a lost hand.
 
-**Weights** are one flat ``float64`` array whose header gives its sizes (:func:`check_net`),
-so a network of other hidden sizes loads and runs through the same kernels. The shipped file
-(:data:`NET_FILE`) is read at import and frozen into the compiled ``net`` and ``mc``; a user's
+**Weights** are one flat ``float32`` array (PyTorch trains in float32; the kernels add up in
+float64) whose header gives its sizes (:func:`check_net`), so a network of other hidden sizes
+loads and runs through the same kernels. The shipped file (:data:`NET_FILE`) is read at import
+and frozen into the compiled ``net`` and ``mc``: numba freezes an array of at most
+:data:`FROZEN_LIMIT` bytes into the code and caches it, while a larger global would make every
+function that reaches it (``mc``, the dispatcher) compile afresh in every process. A user's
 file plays through :func:`with_weights` (``net:weights=PATH``).
 """
 
@@ -117,6 +120,10 @@ MAX_HIDDEN = (512, 256)
 MAX_ACTIVE = 256
 """Room for the active card inputs of one position (at most 12 planes of 52 cards)."""
 HEADER_LEN = 8
+WEIGHT_DTYPE = np.float32
+"""The weights' type: what PyTorch trains in, and half the bytes of float64."""
+FROZEN_LIMIT = 10**6
+"""The most bytes of a global array numba freezes into cached code (``make_constant_array``)."""
 H_FORMAT, H_PLANES, H_DENSE, H_HIDDEN1, H_HIDDEN2, H_ACTIONS, H_OPTION, H_VALUES = range(8)
 
 # The network's workspace: a tail of the strategies' shared int64 scratch, viewed as floats.
@@ -154,9 +161,9 @@ def pack(tensors: dict[str, np.ndarray]) -> np.ndarray:
     """The flat weight array of named tensors (shapes as :func:`weight_sizes`)."""
     hidden1, hidden2 = tensors["weights2"].shape
     out = [np.array([FEATURE_VERSION, N_PLANES, N_DENSE, hidden1, hidden2, N_ACTIONS, N_OPTION,
-                     N_VALUES], np.float64)]
+                     N_VALUES], WEIGHT_DTYPE)]
     for name, shape in weight_sizes(hidden1, hidden2):
-        array = np.asarray(tensors[name], np.float64)
+        array = np.asarray(tensors[name], WEIGHT_DTYPE)
         if array.shape != shape:
             raise ValueError(f"weights {name!r} have shape {array.shape}: expected {shape}")
         out.append(array.ravel())
@@ -175,10 +182,11 @@ def unpack(net: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def check_net(net: Any, where: str = "the weights") -> np.ndarray:
-    """``net`` as a contiguous float64 flat weight array, or a ValueError saying what is
+    """``net`` as a contiguous float32 flat weight array, or a ValueError saying what is
     wrong (another input encoding, sizes beyond the workspace, a length that does not match
-    the header, a value that is not finite)."""
-    net = np.ascontiguousarray(net, np.float64)
+    the header, a value that is not finite in float32)."""
+    with np.errstate(over="ignore"):
+        net = np.ascontiguousarray(net, WEIGHT_DTYPE)
     if net.ndim != 1 or len(net) < HEADER_LEN:
         raise ValueError(f"{where}: not a flat weight array")
     header = tuple(int(v) for v in net[:HEADER_LEN])
@@ -217,7 +225,7 @@ def read_only(net: np.ndarray) -> np.ndarray:
     """``net`` marked read-only. Why: the compiled code types the shipped weights (a frozen
     global) as a read-only array, so a user's weights passed read-only run the very same
     compiled functions instead of a second compilation of ``mc``'s search."""
-    net = np.array(net, np.float64, copy=True)
+    net = np.array(net, WEIGHT_DTYPE, copy=True)
     net.setflags(write=False)
     return net
 
@@ -233,7 +241,7 @@ def _shipped() -> tuple[np.ndarray, dict[str, Any]]:
     try:
         return load_net(NET_FILE)
     except ValueError:
-        blank = np.zeros(flat_length(1, 1))
+        blank = np.zeros(flat_length(1, 1), WEIGHT_DTYPE)
         blank[:HEADER_LEN] = (FEATURE_VERSION, N_PLANES, N_DENSE, 1, 1, N_ACTIONS, N_OPTION,
                               N_VALUES)
         return blank, {}

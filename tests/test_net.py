@@ -15,8 +15,10 @@ from sim.testing import check_strategy
 from strategies.builtin import SCRATCH_LEN
 from strategies.net import (
     FEATURE_VERSION,
+    FROZEN_LIMIT,
     N_ACTIONS,
     N_CARD_INPUTS,
+    NET_WEIGHTS,
     W_LOGITS,
     W_VALUES,
     action_of,
@@ -91,6 +93,18 @@ def test_flat_weights_round_trip_and_are_checked() -> None:
     nan[-1] = np.nan
     with pytest.raises(ValueError, match="not finite"):
         check_net(nan)
+    huge = net.astype(np.float64)
+    huge[-1] = 1e300  # finite in float64, infinite in the weights' float32
+    with pytest.raises(ValueError, match="not finite"):
+        check_net(huge)
+
+
+def test_the_shipped_weights_are_frozen_into_cached_code() -> None:
+    """numba freezes a global array of at most FROZEN_LIMIT bytes into the compiled code and
+    caches it; a larger one makes ``mc`` and the dispatcher compile in every process."""
+    assert NET_WEIGHTS.dtype == np.float32 and not NET_WEIGHTS.flags.writeable
+    assert flat_length(int(NET_WEIGHTS[3]), int(NET_WEIGHTS[4])) == len(NET_WEIGHTS) > 1000
+    assert NET_WEIGHTS.nbytes <= FROZEN_LIMIT
 
 
 def test_compiled_forward_equals_pytorch() -> None:

@@ -218,9 +218,7 @@ def write_net(path: Path, net: np.ndarray, meta: Mapping[str, Any]) -> None:
     import io
 
     buffer = io.BytesIO()
-    single = net.astype(np.float32)  # PyTorch trains in float32: stored so when nothing is lost
-    stored = single if np.array_equal(single.astype(np.float64), net) else net
-    np.savez_compressed(buffer, net=stored, meta=np.array(json.dumps(meta)))
+    np.savez_compressed(buffer, net=net, meta=np.array(json.dumps(meta)))
     atomic_write_bytes(path, buffer.getvalue(), mkdir=True)
 
 

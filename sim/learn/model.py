@@ -72,20 +72,20 @@ class PolicyValueNet(nn.Module):
 
 
 def to_flat(model: PolicyValueNet) -> np.ndarray:
-    """The flat float64 weight array :mod:`strategies.net` plays."""
+    """The flat float32 weight array :mod:`strategies.net` plays."""
     with torch.no_grad():
-        card_weights = model.cards.weight[:N_CARD_INPUTS].double().numpy()
+        card_weights = model.cards.weight[:N_CARD_INPUTS].float().numpy()
         return pack({
             "card_weights": card_weights,
-            "dense_weights": model.dense.weight.double().numpy().T,
-            "bias1": model.dense.bias.double().numpy(),
-            "weights2": model.layer2.weight.double().numpy().T,
-            "bias2": model.layer2.bias.double().numpy(),
-            "policy_weights": model.policy.weight.double().numpy(),
-            "policy_bias": model.policy_bias.weight.double().numpy()[:, 0],
-            "option_weights": model.option.weight.double().numpy()[0],
-            "value_weights": model.values.weight.double().numpy(),
-            "value_bias": model.values.bias.double().numpy(),
+            "dense_weights": model.dense.weight.float().numpy().T,
+            "bias1": model.dense.bias.float().numpy(),
+            "weights2": model.layer2.weight.float().numpy().T,
+            "bias2": model.layer2.bias.float().numpy(),
+            "policy_weights": model.policy.weight.float().numpy(),
+            "policy_bias": model.policy_bias.weight.float().numpy()[:, 0],
+            "option_weights": model.option.weight.float().numpy()[0],
+            "value_weights": model.values.weight.float().numpy(),
+            "value_bias": model.values.bias.float().numpy(),
         })
 
 
