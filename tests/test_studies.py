@@ -22,7 +22,7 @@ STUDY_FILES = sorted((ROOT / "studies").glob("*/*.toml"))
 
 
 def test_the_studies_are_the_ones_expected() -> None:
-    assert [p.name for p in STUDIES] == ["exploit", "gin_bonus", "greedy_take_rule",
+    assert [p.name for p in STUDIES] == ["ceiling", "exploit", "gin_bonus", "greedy_take_rule",
                                          "hollywood", "mc_eval", "mc_inference", "mc_strength",
                                          "oklahoma", "openspiel", "skill_scale", "tuned_sets"]
 
