@@ -18,7 +18,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[dev,dask,rl]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,dask,rl,learn]"
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed

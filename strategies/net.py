@@ -210,7 +210,16 @@ def load_net(path: str | Path) -> tuple[np.ndarray, dict[str, Any]]:
             meta = json.loads(str(f["meta"])) if "meta" in f.files else {}
     except (OSError, KeyError, ValueError, EOFError) as exc:
         raise ValueError(f"cannot read network weights {str(path)!r}: {exc}") from None
-    return check_net(net, f"network weights {str(path)!r}"), meta
+    return read_only(check_net(net, f"network weights {str(path)!r}")), meta
+
+
+def read_only(net: np.ndarray) -> np.ndarray:
+    """``net`` marked read-only. Why: the compiled code types the shipped weights (a frozen
+    global) as a read-only array, so a user's weights passed read-only run the very same
+    compiled functions instead of a second compilation of ``mc``'s search."""
+    net = np.array(net, np.float64, copy=True)
+    net.setflags(write=False)
+    return net
 
 
 NET_FILE = Path(__file__).with_name("net_v1.npz")

@@ -18,6 +18,7 @@ from sim.learn.selfplay import (
     M_GAME_WON,
     M_HAND_RESULT,
     M_MOVE,
+    M_POINTS,
     M_WORLDS,
     Shard,
 )
@@ -40,7 +41,8 @@ class Positions:
     game_won: np.ndarray  # float32 (n,)
     hand: np.ndarray  # int64 (n,): HAND_WON, HAND_LOST or HAND_DRAWN
     points: np.ndarray  # float32 (n,): the hand's points over POINTS_SCALE, signed
-    searched: np.ndarray  # bool (n,): the expert searched this decision (it had a choice)
+    search_value: np.ndarray  # float32 (n,): the expert's value of the move it played (its
+    # estimated chance of winning the game), or the game's outcome where it did not search
 
     def __len__(self) -> int:
         return len(self.played)
@@ -66,12 +68,15 @@ def positions(shard: Shard) -> Positions:
         raise ValueError("a recorded move is not among its position's legal moves")
     result = meta[:, M_HAND_RESULT]
     hand = np.where(result == 1, HAND_WON, np.where(result == 0, HAND_LOST, HAND_DRAWN))
+    game_won = meta[:, M_GAME_WON].astype(np.float32)
+    is_played = shard.candidates == meta[:, M_MOVE][:, None]
+    searched = (meta[:, M_WORLDS] > 0) & is_played.any(axis=1)
+    value = shard.values[np.arange(len(meta)), is_played.argmax(axis=1)]
     return Positions(cards=cards, dense=dense, actions=actions, options=options,
-                     played=hit.argmax(axis=1).astype(np.int64),
-                     game_won=meta[:, M_GAME_WON].astype(np.float32),
+                     played=hit.argmax(axis=1).astype(np.int64), game_won=game_won,
                      hand=hand.astype(np.int64),
-                     points=(meta[:, 9] / POINTS_SCALE).astype(np.float32),
-                     searched=meta[:, M_WORLDS] > 0)
+                     points=(meta[:, M_POINTS] / POINTS_SCALE).astype(np.float32),
+                     search_value=np.where(searched, value, game_won).astype(np.float32))
 
 
 def load_positions(paths: Iterable[str | Path]) -> Positions:

@@ -54,6 +54,9 @@ from strategies.net import load_net
 from strategies.registry import parse_strategy
 
 SPEC_FILE, STATE_FILE = "training.json", "state.json"
+GROWING = ("rounds", "uses", "description")
+"""Keys a resumed training may change: more rounds, and the network's uses in the experts of
+rounds not begun (each round's expert is kept in ``state.json`` and checked on resume)."""
 RESULT_FILES = ("curve.csv", "strength.csv", "report.md", "curve.png")
 EVAL_CHUNK = 50
 """Games per evaluation task."""
@@ -119,13 +122,15 @@ class _Run:
                  stream: TextIO) -> None:
         self.spec, self.out, self.parallel = spec, out, parallel
         self.quiet, self.stream = quiet, stream
-        self.state = _read_json(out / STATE_FILE) or {"done": []}
+        self.state = _read_json(out / STATE_FILE) or {"done": [], "experts": {}}
 
     def done(self, step: str) -> bool:
         return step in self.state["done"]
 
-    def mark(self, step: str) -> None:
-        self.state["done"].append(step)
+    def mark(self, step: str | None = None) -> None:
+        """Note ``step`` done (and save the state)."""
+        if step is not None:
+            self.state["done"].append(step)
         atomic_write_text(self.out / STATE_FILE, json.dumps(self.state, indent=1) + "\n")
 
     def bar(self, label: str, total: int, unit: str = "games") -> Progress:
@@ -172,6 +177,7 @@ class _Run:
         schedule = Schedule(hidden=spec.hidden, epochs=spec.epochs, batch=spec.batch,
                             learning_rate=spec.learning_rate, weight_decay=spec.weight_decay,
                             value_weight=spec.value_weight, points_weight=spec.points_weight,
+                            search_target=spec.search_target,
                             seed=int(seed_words(spec.seed, r, 99)) % 2**31,
                             threads=spec.threads)
         bar = self.bar(f"round {r}: training", len(train_data) * spec.epochs, "positions")
@@ -232,9 +238,9 @@ def write_net(path: Path, net: np.ndarray, meta: Mapping[str, Any]) -> None:
 
 def _blank_net() -> np.ndarray:
     """Weights for an expert that uses no network (they are never read)."""
-    from strategies.net import NET_WEIGHTS
+    from strategies.net import NET_WEIGHTS, read_only
 
-    return np.array(NET_WEIGHTS)
+    return read_only(NET_WEIGHTS)
 
 
 def _shard_name(table: str, chunk: int) -> str:
@@ -281,12 +287,21 @@ def _check_out(out: Path, spec: TrainingSpec, resume: bool, force: bool) -> None
         raise ValueError(f"{out} already holds the training {spec.name!r}: use --resume to "
                          "finish it or --force to start over")
     now = spec.to_dict()
-    changed = [k for k in sorted(set(then) | set(now)) if then.get(k) != now.get(k)]
+    changed = [k for k in sorted(set(then) | set(now))
+               if then.get(k) != now.get(k) and k not in GROWING]
     if changed:
         shown = "; ".join(f"{k}: {then.get(k)!r} there, {now.get(k)!r} now"
                           for k in changed[:3])
         raise ValueError(f"cannot resume {out}: it holds a different training ({shown}); use "
                          "--force to start over or another --out")
+    experts = (_read_json(out / STATE_FILE) or {}).get("experts", {})
+    weights = spec.init
+    for r in range(1, spec.rounds + 1):
+        if str(r) in experts and experts[str(r)] != spec.expert_for(r, weights):
+            raise ValueError(f"cannot resume {out}: round {r} was played by "
+                             f"{experts[str(r)]!r}, this file's expert there is "
+                             f"{spec.expert_for(r, weights)!r}; use --force to start over")
+        weights = str(round_dir(out, r) / "net.npz")
 
 
 def run_training(source: TrainingSpec | str | Path | Mapping[str, Any],
@@ -323,6 +338,8 @@ def _rounds(run: _Run) -> None:
     for r in range(1, spec.rounds + 1):
         expert = spec.expert_for(r, weights)
         if not run.done(f"selfplay-{r}"):
+            run.state["experts"][str(r)] = expert
+            run.mark()
             run.selfplay(r, expert)
             run.mark(f"selfplay-{r}")
         if not run.done(f"train-{r}"):

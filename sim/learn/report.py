@@ -40,6 +40,7 @@ def strength_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
     for r in rows:
         wins = np.asarray(r["wins"], np.int64)
         rate, low, high = deal_interval(wins, r["seats"])
+        low, high = max(0.0, low), min(1.0, high)
         row = {"round": r["round"], "player": r["player"], "table": r["table"],
                "opponent": r["opponent"], "games": len(wins) * r["seats"],
                "win_rate": rate, "low": low, "high": high,

@@ -28,7 +28,7 @@ from strategies.registry import parse_strategies, parse_strategy
 
 KEYS = ("name", "seed", "rounds", "tables", "games", "chunk_size", "holdout", "expert", "uses",
         "keep_rounds", "hidden", "epochs", "batch", "learning_rate", "weight_decay",
-        "value_weight", "points_weight", "warm_start", "threads", "evaluate_games",
+        "value_weight", "points_weight", "search_target", "warm_start", "threads", "evaluate_games",
         "evaluate_seed", "opponents", "init", "description")
 MAX_SEED = 2**63 - 1
 MAX_GAMES = 1_000_000
@@ -62,6 +62,7 @@ class TrainingSpec:
     weight_decay: float = 1e-5
     value_weight: float = 1.0
     points_weight: float = 0.5
+    search_target: float = 0.5
     warm_start: bool = True
     threads: int = 1
     evaluate_games: int = 200
@@ -159,6 +160,7 @@ def _build(data: dict[str, Any]) -> TrainingSpec:
         weight_decay=_number("weight_decay", data.get("weight_decay", 1e-5), 0.0, 1.0),
         value_weight=_number("value_weight", data.get("value_weight", 1.0), 0.0, 100.0),
         points_weight=_number("points_weight", data.get("points_weight", 0.5), 0.0, 100.0),
+        search_target=_number("search_target", data.get("search_target", 0.5), 0.0, 1.0),
         warm_start=warm,
         threads=check_int("threads", data.get("threads", 1), 1, 256),
         evaluate_games=check_int("evaluate_games", data.get("evaluate_games", 200), 0,
