@@ -503,6 +503,20 @@ def search_with(net: np.ndarray, decision: int, params: np.ndarray, view: np.nda
     summed value (times ``VALUE_ONE``). A single candidate is played without search (and
     without drawing from the stream). ``net``: the network's flat weights, for the uses
     ``params[P_NET]`` names."""
+    n_cand = shortlist(net, decision, params, view, after, mem, rng, scratch)
+    if n_cand <= 1:
+        return 0
+    score(net, decision, params, view, scratch, n_cand, next_u64(rng))
+    return choose(scratch, n_cand, scratch[S_COUNT + 1], max(0, params[P_TRUST]) / 10.0)
+
+
+@kernel
+def shortlist(net: np.ndarray, decision: int, params: np.ndarray, view: np.ndarray,
+              after: np.ndarray, mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
+    """The first half of :func:`search_with`: the base move, then the candidates to score
+    when ``searched`` holds this kind of decision (else the base move alone), written to
+    ``scratch[S_CAND:]``; return how many (also in ``scratch[S_COUNT]``, with no worlds yet
+    in ``scratch[S_COUNT + 1]``)."""
     first = base_move(net, decision, params, view, after, mem, rng, scratch)
     if _kind_in(params[P_SEARCHED], decision):
         n_cand = candidates(net, decision, params, view, after, scratch, first)
@@ -511,10 +525,7 @@ def search_with(net: np.ndarray, decision: int, params: np.ndarray, view: np.nda
         n_cand = 1
     scratch[S_COUNT] = n_cand
     scratch[S_COUNT + 1] = 0
-    if n_cand <= 1:
-        return 0
-    score(net, decision, params, view, scratch, n_cand, next_u64(rng))
-    return choose(scratch, n_cand, scratch[S_COUNT + 1], max(0, params[P_TRUST]) / 10.0)
+    return n_cand
 
 
 @kernel(inline="always")
@@ -531,22 +542,28 @@ def _kind_in(mask: int, decision: int) -> bool:
 
 @kernel
 def score(net: np.ndarray, decision: int, params: np.ndarray, view: np.ndarray,
-          scratch: np.ndarray, n_cand: int, base: np.uint64) -> int:
+          scratch: np.ndarray, n_cand: int, base: np.uint64, known: bool = False) -> int:
     """Roll the ``n_cand`` candidates in ``scratch[S_CAND:]`` out on worlds drawn from
     ``base`` with ``params``' budget, inference and rollout policies; sums in ``S_SUM``,
-    paired differences in ``S_DIFF``; return the worlds used (also in ``S_COUNT + 1``)."""
+    paired differences in ``S_DIFF``; return the worlds used (also in ``S_COUNT + 1``).
+
+    ``known``: the base buffers already hold the world (the true deal,
+    :func:`strategies.mc_worlds.load_truth`), so nothing is sampled and it is rolled out
+    once: every rollout policy is deterministic, so copies of it would add identical values
+    (and the early stop would end the search at 16 of them with the same choice)."""
     for i in range(n_cand):
         scratch[S_SUM + i] = 0
     for i in range(2 * MAX_CANDIDATES * MAX_CANDIDATES):
         scratch[S_DIFF + i] = 0
-    samples = budget(params, view)
+    samples = 1 if known else budget(params, view)
     sq = S_DIFF + MAX_CANDIDATES * MAX_CANDIDATES
     rollout = params[P_ROLLOUT] if _kind_in(params[P_ROLLOUT_FOR], decision) else ROLLOUT_FAST
     _prepare_rollouts(rollout, params, view, scratch)
     done = 0
     for k in range(samples):
-        sample_world(view, scratch, stream_seed(base, k), params[P_INFER], params[P_DEVELOP],
-                     params[P_UNKNOCKED], params[P_OPP_KNOCK_AT])
+        if not known:
+            sample_world(view, scratch, stream_seed(base, k), params[P_INFER],
+                         params[P_DEVELOP], params[P_UNKNOCKED], params[P_OPP_KNOCK_AT])
         for i in range(n_cand):
             v = _rollout_value(net, view, scratch, params, scratch[S_CAND + i], rollout)
             scratch[S_VALUES + i] = v

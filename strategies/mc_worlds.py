@@ -256,6 +256,22 @@ def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: 
 
 
 @kernel
+def load_truth(scratch: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray) -> None:
+    """Put the true hand into the base buffers of ``scratch``, where :func:`sample_world`
+    puts a sampled world: the state as it is (the opponent's real hand, the rules' own turn
+    cap and multiplier), the pile in its order and the deck with the stock in its true order.
+
+    Why: no strategy can call this (a strategy sees only its view); it is how
+    ``python -m studies.ceiling`` measures a clairvoyant ``mc``, the same search whose every
+    world is the true deal."""
+    for j in range(HS_STATE_LEN):
+        scratch[S_BASE + j] = hs[j]
+    for j in range(52):
+        scratch[S_BASE_PILE + j] = pile[j]
+        scratch[S_DECK + j] = deck[j]
+
+
+@kernel
 def _set_world(view: np.ndarray, scratch: np.ndarray, opp: int, first: int, n: int) -> None:
     """The hand state of the world: the view's facts, ``opp`` as the opponent's hand and the
     unseen cards ``first..n-1`` as the stock (the pile's order below its top never matters:
