@@ -22,7 +22,13 @@ from sim.records.replay import replay_game
 from sim.review.report import position_text
 from sim.table import Table
 from sim.table.terminal import play_session
-from strategies.human import MoveError, hand_order, legal_notation, melds_text
+from strategies.human import (
+    MoveError,
+    hand_order,
+    in_play_order,
+    legal_notation,
+    melds_text,
+)
 from strategies.registry import parse_strategy
 
 EAAI = Rules.preset("eaai")
@@ -159,6 +165,15 @@ def test_a_hand_is_shown_by_suit_in_rank_order_everywhere() -> None:
            "values": '{"x 7H": 0.6, "x 2D": 0.5}'}
     assert position_text(row).splitlines()[1] == (
         "    hand: [5H 5D 5C] [6H 6D 6C] · AS 4S  7H  2D  3C (deadwood 17)")
+
+
+def test_a_plain_human_strategy_keeps_the_opponents_cards_in_play_order() -> None:
+    """``Human`` sees views (sets); between two of its decisions the opponent plays one
+    turn, so the new card is the latest; a set that lacks one is a new hand."""
+    kh, eight, seven = parse_cards("KH 8C 7D")
+    assert in_play_order([], [eight, kh]) == [eight, kh]
+    assert in_play_order([kh, eight], [seven, eight, kh]) == [kh, eight, seven]
+    assert in_play_order([kh, eight], [seven]) == [seven]
 
 
 def _session(lines: list[str], games: int = 1, log: str | None = None) -> str:
