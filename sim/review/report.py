@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from sim.analysis.formatting import md_table
+from sim.analysis.formatting import md_table, plural
 from sim.analysis.plots import _figure
 from sim.analysis.statistics import Z95
 from sim.engine.cards import parse_cards
@@ -149,8 +149,9 @@ def markdown(table: pd.DataFrame, judge: str, seed: int, source: str = "",
     bars = ", ".join(f"{name} from {least:.2f}" for name, least in reversed(THRESHOLDS))
     counted = table[table["counted"]]
     lines = [f"# Decision review{' of ' + source if source else ''}", "",
-             f"Judge `{judge}`, seed {seed}: {table['game'].nunique()} games, {len(table)} "
-             f"decisions of which {len(counted)} counted (the others forced or equal). "
+             f"Judge `{judge}`, seed {seed}: {plural(table['game'].nunique(), 'game')}, "
+             f"{plural(len(table), 'decision')} of which {len(counted)} counted (the others "
+             "forced or equal). "
              "Loss in game-win probability; error rate = 1000 x mean loss per counted decision "
              f"(95% interval by game); labels: {bars}.", "",
              "## By seat", "", _summary_table(table, ("seat", "strategy")), "",

@@ -120,7 +120,7 @@ class Table:
         self.rules = rules
         self.specs: list[StrategySpec] = resolve(parse_strategies(strategies), rules)
         if len(self.specs) != rules.players:
-            raise ValueError(f"{rules.name} rules seat {rules.players} players: got "
+            raise ValueError(f"{rules.players_text()}: got "
                              f"{len(self.specs)} strategies")
         for spec in self.specs:
             if spec.name != HUMAN and not spec.compiled:
@@ -216,7 +216,7 @@ class Table:
         """``you`` (the one human seat) or ``seat 1 (mc)``."""
         if seat in self.humans and len(self.humans) == 1:
             return "you"
-        return f"seat {seat} ({self.specs[seat].text})"
+        return f"seat {seat} ({self.specs[seat].canonical})"
 
     def _who(self, seat: int) -> str:
         """``Box seat 1 (mc)``, ``You (captain)``."""
