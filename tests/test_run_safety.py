@@ -248,7 +248,9 @@ def test_a_lock_from_another_host_says_what_to_do(done: Path, tmp_path: Path,
                    "which this machine cannot check: if no run is active there (a lost "
                    "machine), take the lock over with --break-lock\n")
     code, stdout, err = call(capsys, *argv, "--break-lock")
-    assert code == 0 and err == "" and stdout.startswith("nothing to run: all 40 games")
+    assert code == 0 and stdout.startswith("nothing to run: all 40 games")
+    assert err == ("ginbox: warning: took over the lock of the run on host 'lost-machine' "
+                   "(pid 42), as --break-lock asks\n")
     assert not (out / ".lock").exists()
 
 

@@ -230,10 +230,12 @@ class Report:
         if m["spec"].get("description"):
             out += [str(m["spec"]["description"]), ""]
         wall = m.get("timings", {}).get("wall_seconds")
+        sessions = len(m.get("sessions", []))
         arms = len(self.arms)
         out += [f"{self.what}; {arms} arm{'s' if arms > 1 else ''}, "
                 f"{plural(self.games * arms, 'game')} in all"
                 + (f", {wall:,.1f} s of wall time" if wall else "")
+                + (f" over {sessions} sessions" if wall and sessions > 1 else "")
                 + f"; ginbox {m.get('ginbox_version', '?')}; status {m.get('status', '?')}.",
                 "", "All arms play game g from the same decks (common random numbers). Rates "
                 "carry n and a Wilson 95% interval; means a normal 95% interval over games; "

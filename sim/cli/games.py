@@ -25,10 +25,11 @@ from sim.play.experiment import apply_overrides
 from sim.records.log import LogWriter, iter_log
 from strategies.registry import (
     ALIASES,
-    HUMAN,
     StrategySpec,
     build_strategy,
+    check_no_person,
     describe,
+    is_person,
     parse_strategies,
     parse_strategy,
 )
@@ -179,7 +180,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.log is not None and not args.log.strip():
         raise UsageError(f"--log needs a file name, got {args.log!r}")
     specs = _check_strategies(args.strategies, rules)
-    if any(spec.name == HUMAN for spec in specs):  # a person at this terminal
+    if any(is_person(spec) for spec in specs):  # a person at this terminal
+        check_no_person(specs, batch=False)
         from sim.table.terminal import play_session  # the judge, pandas and plots: only here
 
         return play_session(rules, args.strategies, args.seed, args.games or 1, args.log)
@@ -203,12 +205,20 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stream_log(path: str) -> Iterator[dict[str, Any]]:
-    """The log's records one by one (never the whole log in memory); read errors name it."""
+def _stream_games(path: str) -> Iterator[list[dict[str, Any]]]:
+    """The log's games one by one (never the whole log in memory), each line checked as the
+    replay needs it: a malformed line is named by file and line, a game whose hands are out
+    of order by file and game; read errors name the file."""
+    from sim.records import replay
+
     try:
-        yield from iter_log(path)
+        yield from replay.stream_games(iter_log(path, check=replay.check_hand_record))
     except OSError as exc:
         raise UsageError(f"cannot read the log {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        message = str(exc)
+        raise UsageError(message if message.startswith(f"{path}:") else f"{path}: {message}"
+                         ) from None
 
 
 def _ranges(numbers: Sequence[int]) -> str:
@@ -225,19 +235,28 @@ def _ranges(numbers: Sequence[int]) -> str:
     return ", ".join(spans)
 
 
+def _replayed(path: str, records: list[dict[str, Any]]) -> list[Any]:
+    """``replay_game(records)``; a game that cannot be replayed (its hands out of order, its
+    rules changing) is bad input naming the file."""
+    from sim.records import replay
+
+    try:
+        return replay.replay_game(records)
+    except ValueError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     """``ginbox replay``: render and check hands; exit 1 if any differs from the rules. The
     log is read one game at a time and only the game asked for is kept."""
-    from sim.records import replay
-
     if args.all and (args.game is not None or args.hand is not None):
         raise UsageError("--all checks every game and hand: leave out --game and --hand")
     seen: set[int] = set()
     if args.all:
         checked = bad = 0
-        for recs in replay.stream_games(_stream_log(args.file)):
+        for recs in _stream_games(args.file):
             seen.add(recs[0]["game"])
-            for check in replay.replay_game(recs):
+            for check in _replayed(args.file, recs):
                 checked += 1
                 if not check.ok:
                     bad += 1
@@ -252,7 +271,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return 1 if bad else 0
     game = args.game
     wanted: list[dict[str, Any]] = []
-    for recs in replay.stream_games(_stream_log(args.file)):  # reads (and checks) it all
+    for recs in _stream_games(args.file):  # reads (and checks) it all
         seen.add(recs[0]["game"])
         if game is None:
             game = recs[0]["game"]
@@ -262,7 +281,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         raise UsageError(f"the log {args.file} holds no hands")
     if not wanted:
         raise UsageError(f"{args.file} has no game {game}: it holds games {_ranges(list(seen))}")
-    checks = replay.replay_game(wanted)
+    checks = _replayed(args.file, wanted)
     if args.hand is not None:
         if not 0 <= args.hand < len(checks):
             raise UsageError(f"game {game} has no hand {args.hand}: it has hands "
@@ -313,6 +332,14 @@ def cmd_strategies(args: argparse.Namespace) -> int:
     if aliases:
         print(f"Aliases: {aliases}")
     print("Example: ginbox play --strategies greedy-knock:knock_at=6,simple,random")
+    print()
+    print("A person's seat (not a bot):")
+    print(f"  {'human':<{width}}  you, at this terminal (ginbox play --strategies human,mc,tuned) "
+          "or in a web page (ginbox serve)")
+    print(f"  {'':<{width}}    hint_samples=1..1024 (default the judge's): worlds valued for "
+          "each hint")
+    print(f"  {'':<{width}}    batch commands (run, tune, league, exploit) refuse it: "
+          "nobody answers in their worker processes")
     print()
     print("Your own strategy: a Python class with take_upcard(view), draw_from_discard(view), "
           "knock(view) and discard(view)")

@@ -99,8 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="no progress (else a bar on a terminal, a plain line every 30 s "
                           "otherwise)")
     run.add_argument("--break-lock", action="store_true",
-                     help="take over DIR's lock from a run that is no longer running (a lost "
-                          "machine, a reused pid)")
+                     help="take over DIR's lock from a run on another host that is gone (a "
+                          "lost machine); a live run on this host is never taken over")
     run.add_argument("--log", action="store_true",
                      help="also write every chunk's hand log (arm=<i>/chunk-<c>.jsonl); plays "
                           "through the Python driver, far slower: for small runs")

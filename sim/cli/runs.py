@@ -126,9 +126,13 @@ def _run_summary(result: Any) -> str:
         return (f"nothing to run: {'the' if total == 1 else 'all'} {plural(total, 'game')} in "
                 f"{result.out} {'was' if total == 1 else 'were'} already played")
     wall, rate = session.get("wall_seconds"), session.get("games_per_s")
+    sessions = result.manifest["sessions"]
+    overall = result.manifest.get("timings", {}).get("wall_seconds")
     return (f"ran {plural(played, 'game')} into {result.out}"
             + (f" in {wall:.1f} s ({rate:,.0f} games/s)" if wall and rate else "")
-            + (f"; {total - played:,} were already played" if played < total else ""))
+            + (f"; {total - played:,} were already played" if played < total else "")
+            + (f"; {len(sessions)} sessions, {overall:,.1f} s of wall time in all"
+               if len(sessions) > 1 and overall else ""))
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -60,6 +60,7 @@ from strategies.registry import (
     StrategySpec,
     build_strategy,
     canonical_strategy,
+    check_no_person,
     parse_strategies,
     resolve,
 )
@@ -179,6 +180,7 @@ def _check_seats(rules: Rules, specs: Sequence[StrategySpec]) -> None:
         raise ValueError(
             f"{rules.players_text()}: got {len(specs)} strategies"
         )
+    check_no_person(specs, batch=False)  # a person's seat needs someone to answer it
 
 
 def strategy_answer(player: Any, decision: int, view: View) -> Any:

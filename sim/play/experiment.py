@@ -97,7 +97,12 @@ from typing import Any
 from sim.engine.rules import PRESETS, Rules, is_int
 from sim.io.specs import MAX_NAME as MAX_NAME
 from sim.io.specs import check_int, check_keys, check_run_name, check_text, load_toml
-from strategies.registry import parse_strategies, parse_strategy, resolve_texts
+from strategies.registry import (
+    check_no_person,
+    parse_strategies,
+    parse_strategy,
+    resolve_texts,
+)
 
 #: Default games per chunk: large enough that per-chunk overhead is negligible, small enough
 #: that a kill loses little work and memory per worker stays small.
@@ -208,7 +213,7 @@ class ArmSpec:
         if not isinstance(strategies, list | tuple) or not strategies:
             raise ValueError(f"strategies={strategies!r} is not valid: expected a list of "
                              "strategy names, one per seat")
-        texts = []
+        texts, specs = [], []
         for i, text in enumerate(strategies):
             if not isinstance(text, str):
                 raise ValueError(f"strategies[{i}]={text!r} is not valid: expected a strategy "
@@ -224,6 +229,8 @@ class ArmSpec:
                     raise ValueError(f"strategies[{i}]={text!r}: cannot create the strategy: "
                                      f"{type(exc).__name__}: {exc}") from None
             texts.append(spec.text)
+            specs.append(spec)
+        check_no_person(specs)  # the one gate of every batch run: run, tune, league, exploit
         object.__setattr__(self, "strategies", tuple(texts))
 
     def _apply_overrides(self, base: Rules) -> Rules:
