@@ -11,6 +11,7 @@ import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from sim.analysis.formatting import plural
 from sim.analysis.statistics import wilson
 from sim.cli.common import UsageError, add_cwd_to_path, stderr_is_terminal
 from sim.engine.rules import Rules
@@ -49,7 +50,7 @@ def format_summary(result: PlayResult, seconds: float, seed: int) -> str:
     time, loading or compiling the engine excluded."""
     games = result.n_games
     rate = games / seconds if seconds > 0 else float("inf")
-    lines = [f"{games} games of {result.rules.name} gin, seed {seed}: "
+    lines = [f"{plural(games, 'game')} of {result.rules.name} gin, seed {seed}: "
              f"{seconds:.2f} s, {rate:,.0f} games/s"]
     table = result.summary()
     width = max(8, *(len(s) for s in table["strategy"]))
@@ -98,7 +99,7 @@ def _check_strategies(strategies: str, rules: Rules) -> list[StrategySpec]:
     specs = parse_strategies(strategies)
     if len(specs) != rules.players:
         names = ", ".join(s.text for s in specs)
-        raise ValueError(f"{rules.name} rules seat {rules.players} players, so --strategies "
+        raise ValueError(f"{rules.players_text()}, so --strategies "
                          f"needs {rules.players} names separated by commas: got {len(specs)} "
                          f"({names})")
     for seat, spec in enumerate(specs):
@@ -152,7 +153,8 @@ def _play(strategies: str, rules: Rules, games: int, seed: int, log: bool,
     if not quiet and stderr_is_terminal():  # no bar for pipes, CI, tests
         from tqdm import tqdm
 
-        bar = tqdm(total=games, unit="game", file=sys.stderr, leave=False)
+        bar = tqdm(total=games, unit=" games", desc=f"play ({rules.name})", file=sys.stderr,
+                   leave=False)
     try:
         start = time.perf_counter()
         result = play_games(strategies, rules, games=games, seed=seed, log=log,
@@ -199,7 +201,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write the log {args.log}: {exc.strerror or exc}") from None
     print(format_summary(result, seconds, args.seed))
-    print(f"log: {writer.count} hands written to {args.log}")
+    print(f"log: {plural(writer.count, 'hand')} written to {args.log}")
     return 0
 
 
@@ -264,7 +266,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
             raise UsageError(f"the log {args.file} holds no hands")
         verdict = ("all match the rules" if not bad else
                    f"{bad} differ from the rules")
-        print(f"{args.file}: {checked} hands in {len(seen)} games checked: {verdict}")
+        print(f"{args.file}: {plural(checked, 'hand')} in {plural(len(seen), 'game')} "
+              f"checked: {verdict}")
         return 1 if bad else 0
     game = args.game
     wanted: list[dict[str, Any]] = []
@@ -293,7 +296,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if len(checks) == 1:
         print(checks[0].verdict)
     elif bad:
-        print(f"game {game}: {len(bad)} of {len(checks)} hands differ from the rules "
+        print(f"game {game}: {len(bad)} of {plural(len(checks), 'hand')} differ from the rules "
               f"(hands {', '.join(map(str, bad))})")
     else:
         print(f"game {game}: all {len(checks)} hands match the rules")

@@ -138,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Tune an exploiter (CMA-ES, as ginbox tune) against TARGET alone (one copy "
                     "two-handed, two three-handed), then play it, its start and the general "
                     "strategies on the same mirrored held-out deals (another seed, seats "
-                    "rotated) and print their win rates and the exploitability gap with 95%% "
+                    "rotated) and print their win rates and the exploitability gap with 95% "
                     "intervals (docs/exploit.md).")
     exp.add_argument("target", metavar="TARGET",
                      help="the strategy to exploit, e.g. simple or greedy-knock:knock_at=0")
@@ -212,7 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
     league = sub.add_parser(
         "league", help="play a league (TOML) among strategies and print the ratings",
         description="Play the tables of a league its folder does not hold yet (paired deals, "
-                    "resumable), fit ratings (Elo scale, the anchor at 1500, bootstrap 95%% "
+                    "resumable), fit ratings (Elo scale, the anchor at 1500, bootstrap 95% "
                     "intervals), print the leaderboard and write it (docs/league.md).")
     league.add_argument("file", metavar="FILE", help="league TOML file (see experiments/)")
     league.add_argument("--games", type=int_at_least(1), metavar="N",

@@ -48,6 +48,7 @@ from sim.engine.game import (
 )
 from sim.engine.hand import (
     DEC_DISCARD,
+    DEC_KNOCK,
     DEC_OVER,
     ERROR_TEXT,
     HS_HAND,
@@ -233,6 +234,7 @@ class GinboxState(pyspiel.State):
         self._params = np.full_like(np.zeros((3, 1), np.int64), -1)
         self._seated = False
         self._dealt = 0  # deck positions laid out by chance in this hand
+        self._hand_start = 0  # where this hand's deal begins in history()
         self._decision = DEC_OVER
         self._seat = -1
         self._over = False
@@ -289,6 +291,7 @@ class GinboxState(pyspiel.State):
             return
         if self._dealt < N_CARDS:
             if self._dealt == 0:
+                self._hand_start = len(self.history())  # this action's place: the deal's
                 self._begin_hand()
             bufs.deck[self._dealt] = DECK[int(action)]
             self._dealt += 1
@@ -467,33 +470,48 @@ class GinboxState(pyspiel.State):
         return True
 
     def resampled(self, player: int, seed: int) -> GinboxState:
-        """A copy with the hidden cards dealt afresh from ``player``'s view by ``mc``'s world
-        sampler (``strategies.mc_worlds.sample_world``, no inference): the other hand
-        player's unseen cards and the stock order. ``player`` must be the deciding seat (its
-        view is the one the step filled). The other hand player's private history (its dealt
-        cards, stock draws) is blanked in the copy, so nothing is keyed by the real cards."""
-        world = self.clone()
+        """A state of ``player``'s information set: the other hand player's unseen cards and
+        the stock order dealt afresh by ``mc``'s world sampler
+        (``strategies.mc_worlds.sample_world``, no inference) from ``player``'s view
+        (``player`` must be the deciding seat: its view is the one the step filled).
+
+        The state is rebuilt, not patched: the game's actions are replayed on a new state
+        with the sampled cards in the deck positions the real hidden ones held, so its
+        hands, deck, deadwood, events and ``history()`` all tell the sampled world and none
+        of them the real hidden cards (a copy would keep them, in its history for one). The
+        other player's answers to the knock question, which ``player`` never sees, are
+        replayed as his sampled hand allows: "no" where it is asked, dropped where not."""
         if self.dealing() or self._over:
-            return world
+            return self.clone()
         if player != self._seat:
             raise pyspiel.SpielError(f"resampling is from the deciding seat's view "
                                      f"({self._seat}), not seat {player}'s")
-        bufs = world.bufs
+        bufs = self.bufs
         scratch = np.zeros(SCRATCH_LEN, np.int64)
-        sample_world(bufs.view, scratch, np.uint64(seed), 0, 0)
-        known = int(opponent_known(bufs.view))
-        unseen = scratch[S_UNSEEN:S_UNSEEN + N_CARDS]
-        need = 10 - bin(known).count("1")
-        p = int(bufs.hs[HS_TO_MOVE])
-        other = known
-        for c in unseen[:need]:
-            other |= 1 << int(c)
+        sample_world(bufs.view.copy(), scratch, np.uint64(seed), 0, 0)
+        other = 1 - int(bufs.hs[HS_TO_MOVE])
+        hidden = int(bufs.hs[HS_HAND + other]) & ~int(opponent_known(bufs.view))
         top = int(bufs.hs[HS_STOCK_TOP])
-        bufs.hs[HS_HAND + 1 - p] = other
-        bufs.deck[top:] = unseen[need:need + N_CARDS - top]
-        seat = world.roles[1 - p]
-        world.events = [[(s, k, (0 if k == "dealt" else -1) if s == seat and seen != ALL
-                          else c, seen) for s, k, c, seen in hand] for hand in world.events]
+        need = bin(hidden).count("1")
+        unseen = scratch[S_UNSEEN:S_UNSEEN + need + N_CARDS - top]
+        deck = bufs.deck.copy()
+        held = [i for i in range(top) if (hidden >> int(deck[i])) & 1]
+        deck[held] = unseen[:need]
+        deck[top:] = unseen[need:]
+        history = self.history()
+        world = self.get_game().new_initial_state()
+        for action in history[:self._hand_start]:  # the seating and the hands before
+            world.apply_action(action)
+        for card in deck:
+            world.apply_action(int(INDEX_OF_CARD[card]))
+        for action in history[self._hand_start + N_CARDS:]:
+            if action == A_NO_KNOCK and world._decision != DEC_KNOCK:
+                continue  # his sampled hand cannot knock here: the question is not asked
+            while world._decision == DEC_KNOCK and action not in (A_KNOCK, A_NO_KNOCK):
+                world.apply_action(A_NO_KNOCK)  # it can: he declines, as he played on
+            world.apply_action(action)
+        if world._seat != self._seat or world._decision != self._decision:
+            raise pyspiel.SpielError("the resampled world does not reach the decision")
         return world
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> GinboxState:

@@ -127,6 +127,21 @@ _RULES_FIELDS = tuple(f.name for f in dataclasses.fields(Rules))
 _PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
+def rotation_warning(games: int, players: int, key: str = "games") -> str | None:
+    """Why ``games`` rotated games leave the roles unbalanced, or None: the rotation comes
+    round every 6 games three-handed (every seat in every initial role) and every 2
+    two-handed (every seat deals first), so any other count gives some seat a role more
+    often than others."""
+    period = 6 if players == 3 else 2
+    if games % period == 0:
+        return None
+    roles = ("hold each initial role (box, captain, sitter)" if players == 3
+             else "deal the first hand")
+    return (f"{key} = {games:,} is not a multiple of {period}: the seats are rotated game by "
+            f"game, so they do not {roles} equally often; a multiple of {period} balances "
+            "the roles")
+
+
 def apply_overrides(base: Rules, overrides: Mapping[str, Any], where: str = "overrides.",
                     roles: str = "set the arm's seating to a list of initial roles instead"
                     ) -> Rules:
@@ -330,6 +345,14 @@ class ExperimentSpec:
     def chunks_per_arm(self) -> int:
         """Chunks of each arm; the last one may hold fewer than ``chunk_size`` games."""
         return -(-self.games // self.chunk_size)
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the spec leaves unbalanced, one line each: rotated arms whose ``games`` is
+        not a whole number of rotations (:func:`rotation_warning`)."""
+        found = (rotation_warning(self.games, arm.resolved_rules.players)
+                 for arm in self.arms if arm.rotate)
+        return list(dict.fromkeys(w for w in found if w is not None))
 
     @property
     def total_games(self) -> int:

@@ -21,11 +21,10 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from sim.analysis.positions import DecisionPoint, iter_decision_points
-from sim.engine.cards import card_str
+from sim.engine.cards import card_str, fan
 from sim.engine.view import V_HAND, V_PLAYERS, V_SCORE_OPP, V_SCORE_OTHER, V_SCORE_SELF, V_TOP
 from sim.play.pool import loky_config
 from sim.records.log import iter_log, rules_of
-from sim.records.render import fan
 from sim.records.replay import check_hand_record, replay_game
 from sim.review.judge import Judgment, judge_point
 

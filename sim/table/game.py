@@ -47,6 +47,7 @@ from sim.engine.hand import (
     DEC_OFFER,
     DEC_OVER,
     ERROR_TEXT,
+    HS_N_MOVES,
     HS_TO_MOVE,
     MOVE_DRAW_DISCARD,
     MOVE_DRAW_STOCK,
@@ -119,7 +120,7 @@ class Table:
         self.rules = rules
         self.specs: list[StrategySpec] = resolve(parse_strategies(strategies), rules)
         if len(self.specs) != rules.players:
-            raise ValueError(f"{rules.name} rules seat {rules.players} players: got "
+            raise ValueError(f"{rules.players_text()}: got "
                              f"{len(self.specs)} strategies")
         for spec in self.specs:
             if spec.name != HUMAN and not spec.compiled:
@@ -215,7 +216,7 @@ class Table:
         """``you`` (the one human seat) or ``seat 1 (mc)``."""
         if seat in self.humans and len(self.humans) == 1:
             return "you"
-        return f"seat {seat} ({self.specs[seat].text})"
+        return f"seat {seat} ({self.specs[seat].canonical})"
 
     def _who(self, seat: int) -> str:
         """``Box seat 1 (mc)``, ``You (captain)``."""
@@ -333,17 +334,38 @@ class Table:
         previous = self.records[-1] if self.records else None
         self.records.append(record)
         self.in_hand = False
-        self.events.append(Event(self.hand, showdown_text(record, previous), "showdown"))
+        you = {s: "you" for s in range(self.rules.players) if self.label(s) == "you"}
+        self.events.append(Event(self.hand, showdown_text(record, previous, you),
+                                 "showdown"))
         if b.gs[GS_OVER]:
-            winner = int(b.gs[GS_WINNER])
-            self.events.append(Event(self.hand, f"Game over: {self.label(winner)} wins",
-                                     "game"))
+            winner = self.label(int(b.gs[GS_WINNER]))
+            self.events.append(Event(self.hand, f"Game over: {winner} "
+                                     f"{'win' if winner == 'you' else 'wins'}", "game"))
 
     # ----------------------------------------------------------------------------- showing
 
     def scores(self) -> list[int]:
         """Each seat's score."""
         return [int(self.bufs.gs[GS_SCORE + s]) for s in range(self.rules.players)]
+
+    def opponent_play(self) -> tuple[list[int], list[int]]:
+        """The cards the asked seat's opponent took from the pile and discarded this hand,
+        each in the order played (a view holds them as sets)."""
+        b = self.bufs
+        opponent = 1 - int(b.hs[HS_TO_MOVE])
+        pile = [int(self.dealt[20])]  # the upcard
+        took: list[int] = []
+        threw: list[int] = []
+        for player, move in b.moves[:int(b.hs[HS_N_MOVES])]:
+            if move < 64:
+                pile.append(int(move))
+                if player == opponent:
+                    threw.append(int(move))
+            elif move == MOVE_DRAW_DISCARD:
+                card = pile.pop()
+                if player == opponent:
+                    took.append(card)
+        return took, threw
 
     def legal(self) -> list[str]:
         """The asked seat's legal answers in the notation."""
@@ -382,10 +404,12 @@ def _hints(options: list[Any], decision: int, prefix: str = "x") -> list[Hint]:
     return sorted(out, key=lambda h: -h.value)
 
 
-def showdown_text(record: dict[str, Any], previous: dict[str, Any] | None) -> str:
+def showdown_text(record: dict[str, Any], previous: dict[str, Any] | None,
+                  names: dict[int, str] | None = None) -> str:
     """The end of a logged hand as :func:`sim.records.render.render_hand` tells it: the
-    showdown (melds, layoffs, deadwood, points) or the draw, and the scores after it."""
-    lines = render_hand(record, previous).splitlines()
+    showdown (melds, layoffs, deadwood, points) or the draw, and the scores after it;
+    ``names`` calls seats by a name (``{0: "you"}``)."""
+    lines = render_hand(record, previous, names=names).splitlines()
     start = next((i for i, line in enumerate(lines)
                   if line.startswith(("Showdown", "End:"))), 0)
     return "\n".join(lines[start:])
