@@ -98,7 +98,7 @@ def test_game_type_and_bounds_are_honest() -> None:
     whole = pyspiel.load_game(GAME_NAME, {"episode": "game"})
     assert (whole.min_utility(), whole.max_utility()) == (-0.5, 1.0)
     assert not whole.get_type().provides_information_state_tensor
-    with pytest.raises(ValueError, match="not a ginbox preset"):
+    with pytest.raises(ValueError, match="unknown rules preset 'no-such-preset'"):
         pyspiel.load_game(GAME_NAME, {"rules": "no-such-preset"})
 
 

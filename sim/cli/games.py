@@ -20,7 +20,6 @@ from sim.play.driver import (
     iter_games,
     play_games,
 )
-from sim.play.experiment import apply_overrides
 from sim.records.log import LogWriter, iter_log
 from strategies.registry import (
     ALIASES,
@@ -167,12 +166,10 @@ def _play(strategies: str, rules: Rules, games: int, seed: int, log: bool,
 def cmd_play(args: argparse.Namespace) -> int:
     """``ginbox play``: play, print the summary, write the log atomically when asked. Only
     running totals are kept, so memory does not grow with ``--games``."""
-    rules = Rules.preset(args.rules)
-    if args.scoring is not None:
-        rules = rules.replace(scoring=args.scoring)
-    rules = apply_overrides(rules, parse_settings(args.settings), where="--set ",
-                            roles="ginbox play seats by the rules' draw (an experiment "
-                            "file's seating fixes the roles)")
+    scoring = {} if args.scoring is None else {"scoring": args.scoring}
+    rules = Rules.resolve(args.rules, {**scoring, **parse_settings(args.settings)},
+                          where="--set ", roles="ginbox play seats by the rules' draw (an "
+                          "experiment file's seating fixes the roles)")
     add_cwd_to_path()
     if args.log is not None and not args.log.strip():
         raise UsageError(f"--log needs a file name, got {args.log!r}")

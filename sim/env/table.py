@@ -61,13 +61,10 @@ AGENT_NAME = "agent"
 
 
 def check_rules(rules: Rules | str | Mapping[str, Any] | None) -> Rules:
-    """Rules from a preset name, a ``Rules`` or a mapping (``Rules.from_dict``)."""
-    if rules is None:
-        return Rules()
-    if isinstance(rules, Rules):
-        return rules
-    if isinstance(rules, str):
-        return Rules.preset(rules)
+    """Rules from a preset name, a ``Rules`` or a mapping of fields with an optional
+    ``preset`` key (``Rules.from_dict``), resolved by :meth:`Rules.resolve`."""
+    if rules is None or isinstance(rules, Rules | str):
+        return Rules.resolve(rules)
     if isinstance(rules, Mapping):
         return Rules.from_dict(rules)
     raise ValueError(f"rules={rules!r} is not valid: expected a preset name, a Rules or a "

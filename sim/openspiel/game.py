@@ -67,7 +67,7 @@ from sim.engine.hand import (
     apply_move,
     deal,
 )
-from sim.engine.rules import PRESETS, TEAM_POLICIES, Rules
+from sim.engine.rules import Rules
 from sim.engine.view import (
     DECISION_NAMES,
     V_DECISION,
@@ -154,20 +154,11 @@ def action_of_move(move: int) -> int:
 
 def rules_from_params(params: dict[str, Any]) -> Rules:
     """The rules a parameter set names: the preset, then the overrides that are set."""
-    name = params.get("rules", _PARAMS["rules"])
-    if name not in PRESETS:
-        raise ValueError(f"rules={name!r} is not a ginbox preset: expected one of "
-                         + ", ".join(PRESETS))
-    rules = Rules.preset(name)
     overrides: dict[str, Any] = {k: int(params[k]) for k in INT_OVERRIDES
                                  if int(params.get(k, -1)) >= 0}
-    policy = params.get("team_policy", "")
-    if policy:
-        if policy not in TEAM_POLICIES:
-            raise ValueError(f"team_policy={policy!r}: expected one of "
-                             + ", ".join(TEAM_POLICIES))
-        overrides["team_policy"] = policy
-    return rules.replace(**overrides) if overrides else rules
+    if params.get("team_policy", ""):
+        overrides["team_policy"] = params["team_policy"]
+    return Rules.resolve(params.get("rules", _PARAMS["rules"]), overrides)
 
 
 def hand_points_bound(rules: Rules) -> int:
