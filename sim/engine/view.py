@@ -124,7 +124,14 @@ GI_LEN = GI_LAYOUT.length
 def fill_view(view: np.ndarray, hs: np.ndarray, pile: np.ndarray, game_info: np.ndarray,
               decision: int) -> None:
     """Fill ``view`` for the player to move from the hand state and the public game facts."""
-    p = hs[HS_TO_MOVE]
+    fill_player_view(view, hs, pile, game_info, hs[HS_TO_MOVE], decision)
+
+
+@kernel(inline="always")
+def fill_player_view(view: np.ndarray, hs: np.ndarray, pile: np.ndarray,
+                     game_info: np.ndarray, p: int, decision: int) -> None:
+    """Fill ``view`` as hand player ``p`` sees the hand now (:func:`fill_view` for the
+    mover): what an observer of any seat is shown."""
     o = 1 - p
     view[V_HAND] = hs[HS_HAND + p]
     view[V_ROLE] = p

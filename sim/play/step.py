@@ -46,17 +46,28 @@ policy.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from typing import NamedTuple
 
 import numpy as np
 
 from sim.engine.game import CAPTAIN, GS_LEN, GS_ROLE_SEAT, SITTER, decider_seat
-from sim.engine.hand import AFTER_LEN, HS_LEN, HS_TO_MOVE, forget_after
+from sim.engine.hand import (
+    AFTER_LEN,
+    DEC_OVER,
+    HS_LEN,
+    HS_TO_MOVE,
+    OK,
+    advance,
+    apply_move,
+    forget_after,
+)
 from sim.engine.jit import allocating, kernel
 from sim.engine.rules import RI_MAX_TURNS, RI_PLAYERS, RI_TEAM_CONSENSUS
 from sim.engine.view import GI_LEN, V_LEN, fill_view
 from strategies._dispatch import decide
-from strategies.builtin import MEM_LEN, SCRATCH_LEN
+from strategies.builtin import MEM_LEN, N_PARAMS, SCRATCH_LEN
+from strategies.registry import StrategySpec
 from strategies.team import team_decide
 
 #: The move :func:`seat_move` returns when the deciding seat's move is the caller's to make.
@@ -86,6 +97,48 @@ def seat_move(decision: int, rules: np.ndarray, ids: np.ndarray, params: np.ndar
             return seat, team_decide(ids[seat], ids[sitter], decision, params[seat],
                                      params[sitter], view, after, mem[p], rng, scratch)
     return seat, decide(ids[seat], decision, params[seat], view, after, mem[p], rng, scratch)
+
+
+@kernel
+def play_to_decision(rules: np.ndarray, ids: np.ndarray, params: np.ndarray, controlled: int,
+                     gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
+                     after: np.ndarray, moves: np.ndarray, view: np.ndarray,
+                     game_info: np.ndarray, mem: np.ndarray, rng: np.ndarray,
+                     scratch: np.ndarray) -> tuple[int, int, int]:
+    """Play the built-ins' moves of a hand through :func:`seat_move` up to the next decision
+    that is the caller's, in one compiled call: ``(decision, seat, OK)`` with the seat's view
+    filled, ``(DEC_OVER, -1, OK)`` when the hand is over, or ``(decision, seat, error)`` when
+    the engine refused a built-in's move (an engine bug). What
+    :class:`sim.play.state.GameState` runs between the caller's moves."""
+    while True:
+        decision = advance(hs, pile, deck, after, moves)
+        if decision == DEC_OVER:
+            return DEC_OVER, -1, OK
+        seat, move = seat_move(decision, rules, ids, params, controlled, gs, hs, pile,
+                               game_info, view, after, mem, rng, scratch)
+        if move == CALLER:
+            return decision, seat, OK
+        err = apply_move(hs, pile, deck, after, moves, move)
+        if err != OK:
+            return decision, seat, err
+
+
+def seat_arrays(specs: Sequence[StrategySpec | None],
+                controlled: Collection[int] = ()) -> tuple[np.ndarray, np.ndarray]:
+    """The step's ``ids`` and ``params`` for seats ``specs``, written once for every front
+    end: the registered built-in's id, or -1 for a seat whose moves come from elsewhere (None,
+    a Python strategy, an unregistered compiled one, a ``controlled`` seat); one parameter
+    row per seat (-1 rows for the seats that have none, and for the third chair of a
+    two-player game)."""
+    ids = np.full(3, -1, np.int64)
+    params = np.full((3, N_PARAMS), -1, np.int64)
+    for seat, spec in enumerate(specs):
+        if spec is None:
+            continue
+        params[seat] = spec.params_array()
+        if spec.compiled and seat not in controlled:
+            ids[seat] = spec.strategy_id
+    return ids, params
 
 
 def move_rows(rules: np.ndarray, log: bool) -> int:

@@ -247,12 +247,16 @@ class ArraySpy:
 
 
 def python_step(monkeypatch: Any) -> None:
-    """Make every ``GameDriver`` run the seat step (``sim.play.step.seat_move``) as Python, so
+    """Make every ``GameState`` (so ``GameDriver``) run the seat step
+    (``sim.play.step.seat_move``, and the loop over it, ``play_to_decision``) as Python, so
     the engine pieces and the dispatcher it calls can be spied on or broken by monkeypatching
     ``sim.play.step`` (the compiled step has them built in)."""
-    import sim.play.driver as driver_mod
+    import sim.play.state as state_mod
     import sim.play.step as step_mod
-    monkeypatch.setattr(driver_mod, "seat_move", step_mod.seat_move.py_func)
+    seat_move = getattr(step_mod.seat_move, "py_func", step_mod.seat_move)  # once per test
+    monkeypatch.setattr(step_mod, "seat_move", seat_move)
+    monkeypatch.setattr(state_mod, "seat_move", seat_move)
+    monkeypatch.setattr(state_mod, "play_to_decision", step_mod.play_to_decision.py_func)
 
 
 def check_views(records: Sequence[dict[str, Any]],
