@@ -175,6 +175,11 @@ class GameState:
         return bool(self.bufs.gs[GS_OVER]) and not self._in_hand
 
     @property
+    def in_hand(self) -> bool:
+        """A hand is being played (dealt, not yet scored)."""
+        return self._in_hand
+
+    @property
     def needs_deal(self) -> bool:
         """Under ``deals="caller"``: the next hand waits for :meth:`deal`."""
         return not self._shuffle and not self._in_hand and not self.bufs.gs[GS_OVER]

@@ -29,7 +29,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 
 from sim.engine.cards import card_str, parse_card
-from sim.engine.hand import DEC_DISCARD, DEC_DRAW, DEC_KNOCK, DEC_OFFER, HS_TO_MOVE
+from sim.engine.hand import DEC_DISCARD, DEC_DRAW, DEC_KNOCK, DEC_OFFER
 from sim.engine.rules import PRESETS, TEAM_POLICIES, Rules
 from sim.engine.view import DECISION_NAMES
 from sim.records.log import dumps_record
@@ -185,7 +185,7 @@ def state(game: Game, table: Table) -> dict[str, Any]:
     melds, deadwood = melds_text(view.hand)
     legal = table.legal()
     decision = table.decision
-    played_for = table.roles[int(table.bufs.hs[HS_TO_MOVE])]  # differs for an advisor
+    played_for = table.played_for  # differs for an advisor
     out.update({
         "decision": DECISION_NAMES[decision],
         "for_seat": played_for if played_for != table.seat else None,
