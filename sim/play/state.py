@@ -273,6 +273,13 @@ class GameState:
         :attr:`view_array`: the live buffer, so copy it to keep it."""
         return self.bufs.after
 
+    @property
+    def memory(self) -> np.ndarray:
+        """The deciding hand player's per-hand strategy memory that goes with
+        :attr:`view_array`, for a compiled strategy that decides for it from outside (the
+        live buffer: a decision updates it, as in the seat step)."""
+        return self.bufs.mem[int(self.bufs.hs[HS_TO_MOVE])]
+
     def seat_view(self, seat: int, public: bool = False) -> tuple[np.ndarray, bool]:
         """What ``seat`` sees now, as a view array, and whether its hand is hidden: its own
         hand's view if it plays this hand (an advisor sees the captain's), else the captain's
@@ -287,6 +294,11 @@ class GameState:
         fill_player_view(view, self.bufs.hs, self.bufs.pile, self.bufs.game_info,
                          1 if p < 0 else p, decision)
         return view, p < 0
+
+    @property
+    def discard_pile(self) -> tuple[int, ...]:
+        """The discard pile now, bottom first (the top card last)."""
+        return tuple(int(c) for c in self.bufs.pile[:int(self.bufs.hs[HS_PILE_LEN])])
 
     def hand_cards(self, player: int) -> list[int]:
         """The cards hand player ``player`` holds now (all-knowing: for a finished hand's
@@ -515,7 +527,11 @@ class GameState:
         return twin
 
     def __deepcopy__(self, memo: dict[int, Any]) -> GameState:
-        return self.clone()
+        """A :meth:`clone` whose listener is a deep copy too (shared through ``memo``)."""
+        twin = self.clone()
+        memo[id(self)] = twin
+        twin.listener = copy.deepcopy(self.listener, memo)
+        return twin
 
     @classmethod
     def replay(cls, rules: Rules | str | None, strategies: Any,
