@@ -56,6 +56,7 @@ from sim.engine.hand import (
     HS_PILE_LEN,
     HS_STOCK_TOP,
     HS_TO_MOVE,
+    HS_TURNS,
     MOVE_DRAW_STOCK,
     MOVE_NO_KNOCK,
     OK,
@@ -236,7 +237,7 @@ class GameState:
         if self._seat < 0:
             return []
         out = np.zeros(N_CODES, np.int64)
-        n = legal_moves(self.bufs.view, self.bufs.after, out)
+        n = legal_moves(self.bufs.view, self.bufs.after.copy(), out)  # its memo left alone
         return [int(m) for m in out[:n]]
 
     def legal_move_names(self) -> list[str]:
@@ -305,6 +306,16 @@ class GameState:
         display, tests, an omniscient front end; a seat sees only its :meth:`view`)."""
         mask = int(self.bufs.hs[HS_HAND + player])
         return [c for c in range(N_CODES) if (mask >> c) & 1]
+
+    @property
+    def stock_left(self) -> int:
+        """Cards left in the stock."""
+        return 52 - int(self.bufs.hs[HS_STOCK_TOP])
+
+    @property
+    def turn(self) -> int:
+        """Turns completed this hand (a draw and a discard each)."""
+        return int(self.bufs.hs[HS_TURNS])
 
     @property
     def moves_this_hand(self) -> int:
