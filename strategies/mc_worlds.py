@@ -253,6 +253,12 @@ def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: 
     _set_world(view, scratch, best, need, n)
 
 
+def world_opponent(view: np.ndarray, scratch: np.ndarray) -> int:
+    """The opponent's hand (a mask) in the world :func:`sample_world` last dealt into
+    ``scratch`` for ``view``: what a study of the sampler compares with the true hand."""
+    return int(scratch[S_BASE + HS_HAND + 1 - int(view[V_ROLE])])
+
+
 @kernel
 def _set_world(view: np.ndarray, scratch: np.ndarray, opp: int, first: int, n: int) -> None:
     """The hand state of the world: the view's facts, ``opp`` as the opponent's hand and the

@@ -136,6 +136,14 @@ GO_GAMES_WON = GAME_COLUMNS.index("games_won_0")
 GO_ERROR = GAME_COLUMNS.index("error")
 #: Columns with meaning only under Hollywood scoring: tables of standard play leave them out.
 HOLLYWOOD_COLUMNS: tuple[str, ...] = tuple(f"games_won_{s}" for s in range(3))
+_COLUMN_INDEX = {name: i for i, name in enumerate(GAME_COLUMNS)}
+
+
+def game_column(rows: np.ndarray, name: str) -> np.ndarray:
+    """Column ``name`` of per-game statistics rows (one row per game, ``GAME_COLUMNS``, as
+    the batch kernel and :class:`sim.play.state.GameState` write them): ``"winner"``,
+    ``"knocks_1"``, ``"pair_hands_02"``, ... by name, as the tables of ``play_games`` show."""
+    return rows[:, _COLUMN_INDEX[name]]
 
 
 #: The six seatings (box, captain, sitter) of the rotation.

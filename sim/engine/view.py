@@ -121,6 +121,16 @@ GI_LAYOUT.check(globals())
 GI_LEN = GI_LAYOUT.length
 
 
+@kernel
+def fill_hand_info(game_info: np.ndarray, target: int, players: int) -> None:
+    """The game facts of a hand played on its own, every score 0 (a study's or a test's
+    hand outside any game): the target and the players the views show."""
+    for j in range(GI_LEN):
+        game_info[j] = 0
+    game_info[GI_TARGET] = target
+    game_info[GI_PLAYERS] = players
+
+
 @kernel(inline="always")
 def fill_view(view: np.ndarray, hs: np.ndarray, pile: np.ndarray, game_info: np.ndarray,
               decision: int) -> None:

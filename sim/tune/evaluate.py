@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from joblib import Parallel, delayed, parallel_config
 
-from sim.engine.game import GO_WINNER
+from sim.engine.game import game_column
 from sim.engine.rules import Rules
 from sim.play.cluster import check_workers, dask_client
 from sim.play.driver import Seeds
@@ -107,7 +107,7 @@ def count_wins(rules: Rules, seats: tuple[str, ...], seed: int, first_game: int,
     seeds = Seeds.from_seed(seed)
     _, rows, _, _ = play_chunk(rules, seats, int(seeds.deck), int(seeds.strategy), True,
                                Chunk(0, 0, first_game, games))
-    return int((rows[:, GO_WINNER] == 0).sum())
+    return int((game_column(rows, "winner") == 0).sum())
 
 
 def count_pair(rules: Rules, seats_a: tuple[str, ...], seats_b: tuple[str, ...], seed: int,
@@ -119,7 +119,7 @@ def count_pair(rules: Rules, seats_a: tuple[str, ...], seats_b: tuple[str, ...],
     for seats in (seats_a, seats_b):
         _, rows, _, _ = play_chunk(rules, seats, int(seeds.deck), int(seeds.strategy), True,
                                    chunk)
-        wins.append(rows[:, GO_WINNER] == 0)
+        wins.append(game_column(rows, "winner") == 0)
     x, y = wins
     return PairCounts(games, int(x.sum()), int(y.sum()), int((x & ~y).sum()),
                       int((y & ~x).sum()))
@@ -240,7 +240,7 @@ class GameEvaluator(Evaluator):
         seeds = Seeds.from_seed(self.spec.field_seed(field))
         _, rows, _, _ = play_chunk(self.rules, self.seats(values, field), int(seeds.deck),
                                    int(seeds.strategy), True, Chunk(0, 0, first_game, games))
-        return np.asarray(rows[:, GO_WINNER] == 0)
+        return np.asarray(game_column(rows, "winner") == 0)
 
 
 __all__ = ["Evaluator", "GameEvaluator", "PairCounts", "count_pair", "count_wins"]
