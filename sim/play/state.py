@@ -100,7 +100,9 @@ class GameListener:
         """A hand was dealt (``state.roles`` and ``state.hand`` are the new hand's)."""
 
     def deciding(self, state: GameState) -> None:
-        """A decision is about to be answered (a built-in's too): ``state.seat`` decides."""
+        """A decision is about to be answered (a built-in's too): ``state.seat`` decides, and
+        nothing of the decision is taken yet (its view is filled; the strategies' memory and
+        random stream are as the decision finds them)."""
 
     def moved(self, state: GameState, played: Played) -> None:
         """A move was played (including the stock draw the rules force)."""
@@ -111,6 +113,9 @@ class GameListener:
 
 #: How a hand's deck comes: shuffled from the game's deck stream, or laid out by the caller.
 DEALS = ("shuffle", "caller")
+#: The seat step's mask of the caller's seats with every seat in it: it then fills the view
+#: and names the deciding seat without asking any strategy.
+_EVERY_SEAT = 0b111
 
 
 class GameState:
@@ -449,11 +454,14 @@ class GameState:
                                             MOVE_DRAW_STOCK, -1, int(b.deck[stock_top])))
             if decision == DEC_OVER:
                 return DEC_OVER, -1
-            seat, move = seat_move(decision, self._rules_array, lineup.ids, lineup.params,
-                                   lineup.controlled, b.gs, b.hs, b.pile, b.game_info, b.view,
-                                   b.after, b.mem, b.rng[1:2], b.scratch)
+            args = (b.gs, b.hs, b.pile, b.game_info, b.view, b.after, b.mem, b.rng[1:2],
+                    b.scratch)
+            seat, _ = seat_move(decision, self._rules_array, lineup.ids, lineup.params,
+                                _EVERY_SEAT, *args)  # the view and the seat; nothing chosen
             self._decision, self._seat = decision, int(seat)
             listener.deciding(self)
+            seat, move = seat_move(decision, self._rules_array, lineup.ids, lineup.params,
+                                   lineup.controlled, *args)
             if move == CALLER:
                 return decision, int(seat)
             err = self._apply(int(move))
