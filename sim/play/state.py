@@ -164,6 +164,7 @@ class GameState:
         self._seat = -1
         self._dealt = np.zeros(52, np.int64)
         self._last: tuple[int, tuple[int, ...], np.ndarray, tuple[int, ...]] | None = None
+        self._last_result: HandResult | None = None
         game_init(self.bufs.gs, self._rules_array, self.bufs.rng[0:1],
                   -1 if rotation is None else rotation)
         self._advance()
@@ -497,9 +498,13 @@ class GameState:
         self._in_hand = False
         self._seat, self._decision = -1, DEC_OVER
         self._last = (self.hand, self.roles, b.hs.copy(), self.scores)
+        self._last_result = None
         if self.log:
-            self.records.append(hand_record(self.rules, self.lineup.names, self.game, self.hand,
-                                            self.roles, self._dealt, b.hs, b.moves, b.gs))
+            record = hand_record(self.rules, self.lineup.names, self.game, self.hand,
+                                 self.roles, self._dealt, b.hs, b.moves, b.gs)
+            self.records.append(record)
+            self._last_result = HandResult(hand=self.hand, roles=self.roles,
+                                           scores=self.scores, **record["result"])
         if b.gs[GS_OVER]:
             record_game(self.stats_row, b.gs)
         if self.listener is not None:
@@ -514,9 +519,11 @@ class GameState:
         """The last finished hand (None before the first ends)."""
         if self._last is None:
             return None
-        hand, roles, hs, scores = self._last
-        return HandResult(hand=hand, roles=roles, scores=scores,
-                          **hand_result(hs, roles[:2]))
+        if self._last_result is None:  # built once, from the hand's state
+            hand, roles, hs, scores = self._last
+            self._last_result = HandResult(hand=hand, roles=roles, scores=scores,
+                                           **hand_result(hs, roles[:2]))
+        return self._last_result
 
     @property
     def result(self) -> GameResult | None:
