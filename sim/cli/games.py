@@ -136,13 +136,12 @@ COMPILE_NOTICE = "compiling the engine (first run only)..."
 COMPILE_NOTICE_AFTER = 2.0
 
 
-def _play(strategies: str, rules: Rules, games: int, seed: int, log: bool,
+def _play(specs: list[StrategySpec], rules: Rules, games: int, seed: int, log: bool,
           quiet: bool, on_records: Any = None, keep_games: bool = True,
           decision_timeout: float | None = None) -> tuple[PlayResult, float]:
-    """Play, timing the games alone: the engine is loaded (compiled, when the cache is cold,
-    with a line on stderr saying so, ``--quiet`` or not) before the clock starts, so the
-    rate printed is the games' own."""
-    specs = parse_strategies(strategies)
+    """Play ``specs`` (parsed once, by the caller), timing the games alone: the engine is
+    loaded (compiled, when the cache is cold, with a line on stderr saying so, ``--quiet``
+    or not) before the clock starts, so the rate printed is the games' own."""
     announce_if_slow(lambda: _warm_up(specs, rules, log),
                      lambda: print(COMPILE_NOTICE, file=sys.stderr, flush=True),
                      COMPILE_NOTICE_AFTER)
@@ -153,7 +152,7 @@ def _play(strategies: str, rules: Rules, games: int, seed: int, log: bool,
         bar = tqdm(total=games, unit="game", file=sys.stderr, leave=False)
     try:
         start = time.perf_counter()
-        result = play_games(strategies, rules, games=games, seed=seed, log=log,
+        result = play_games(specs, rules, games=games, seed=seed, log=log,
                             progress=bar.update if bar is not None else None,
                             on_records=on_records, keep_games=keep_games,
                             decision_timeout=decision_timeout)
@@ -181,7 +180,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     args.games = args.games or DEFAULT_GAMES
     options = {"keep_games": False, "decision_timeout": args.decision_timeout}
     if args.log is None:
-        result, seconds = _play(args.strategies, rules, args.games, args.seed, False,
+        result, seconds = _play(specs, rules, args.games, args.seed, False,
                                 args.quiet, **options)
         print(format_summary(result, seconds, args.seed))
         return 0
@@ -189,7 +188,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         # The temporary file is created first, so an unwritable destination fails before
         # any game is played; it replaces FILE only when every line is written.
         with LogWriter(args.log) as writer:
-            result, seconds = _play(args.strategies, rules, args.games, args.seed, True,
+            result, seconds = _play(specs, rules, args.games, args.seed, True,
                                     args.quiet, on_records=writer.write_all, **options)
     except OSError as exc:
         raise UsageError(f"cannot write the log {args.log}: {exc.strerror or exc}") from None
@@ -342,7 +341,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print(f"ginbox demo: {DEMO_GAMES} games of three-handed gin, {DEMO_STRATEGIES} "
           f"(seed {DEMO_SEED})")
     print()
-    result, seconds = _play(DEMO_STRATEGIES, rules, DEMO_GAMES, DEMO_SEED, True, True)
+    result, seconds = _play(parse_strategies(DEMO_STRATEGIES), rules, DEMO_GAMES, DEMO_SEED,
+                            True, True)
     print(format_summary(result, seconds, DEMO_SEED))
     records = result.log or []
     i = _interesting(records)
