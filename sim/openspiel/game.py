@@ -268,11 +268,8 @@ class GinboxState(pyspiel.State):
     @property
     def _episode(self) -> _Episode:
         """The episode's events, returns and end: the game's listener."""
-        if self.game is None:
-            assert self._unseated is not None
-            return self._unseated
-        assert isinstance(self.game.listener, _Episode)
-        return self.game.listener
+        episode = self._unseated if self.game is None else self.game.listener
+        return episode  # type: ignore[return-value]  # an _Episode, set by _seat_players
 
     @property
     def events(self) -> list[list[Event]]:
@@ -287,13 +284,15 @@ class GinboxState(pyspiel.State):
     # ------------------------------------------------------------------ chance
 
     def current_player(self) -> int:
-        """The deciding seat, CHANCE while seating or dealing, TERMINAL at the end."""
-        if self._episode.over:
-            return pyspiel.PlayerId.TERMINAL
-        if self.dealing():
+        """The deciding seat, CHANCE while seating or dealing, TERMINAL at the end (asked
+        often by OpenSpiel: kept to a few lookups)."""
+        game = self.game
+        if game is None:
             return pyspiel.PlayerId.CHANCE
-        assert self.game is not None and self.game.seat is not None
-        return self.game.seat
+        if game.listener.over:  # type: ignore[union-attr]  # an _Episode
+            return pyspiel.PlayerId.TERMINAL
+        seat = game.seat
+        return pyspiel.PlayerId.CHANCE if seat is None else seat
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The seatings (uniform), or the cards not yet laid out (uniform)."""
@@ -375,17 +374,20 @@ class GinboxState(pyspiel.State):
 
     # ------------------------------------------------------------------ what a seat sees
 
-    def view_of(self, seat: int, obs: np.ndarray, public: bool = False) -> str | None:
-        """Fill ``obs`` (``sim.env.encoding``'s observation) for ``seat`` and return the same
-        view as one line of text; None before the first deal is complete (nothing to see).
-        A seat outside the hand (and a public observer) sees the captain's view, the hand
-        hidden, as ``sim.env.core.observe_seat``."""
+    def view_of(self, seat: int, obs: np.ndarray | None, public: bool = False) -> str | None:
+        """What ``seat`` sees now: ``obs`` (``sim.env.encoding``'s observation) filled when
+        given, else the view as one line of text; False (no observation) or None (no text)
+        before the first deal is complete. A seat outside the hand (and a public observer)
+        sees the captain's view, the hand hidden, as ``sim.env.core.observe_seat``."""
         if self.hand_index < 0 or self.dealing():
-            obs[:] = 0.0
+            if obs is not None:
+                obs[:] = 0.0
             return None
         assert self.game is not None
         view, hidden = self.game.seat_view(seat, public)
-        encode_observation(view, obs, hidden)
+        if obs is not None:
+            encode_observation(view, obs, hidden)
+            return ""
         return _view_text(view, hidden, self.game.discard_pile)
 
     def resampled(self, player: int, seed: int) -> GinboxState:
@@ -523,7 +525,7 @@ class GinboxObserver:
         return "\n".join(lines)
 
     def _now(self, state: GinboxState, player: int) -> str:
-        text = state.view_of(player, self._obs, self.public_only)
+        text = state.view_of(player, None, self.public_only)
         return f"seat {player}: " + (text if text is not None else "dealing")
 
 
