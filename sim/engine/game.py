@@ -5,13 +5,14 @@ who scores, the target and end bonuses, and Hollywood scoring's three games at o
 the compiled functions :func:`game_init`, :func:`start_hand` and :func:`end_hand`. Under
 Hollywood scoring the unit played here (a "game" of the tables and logs) is the match of three
 games; its winner has the highest total over the three (docs/rules.md, "Hollywood scoring").
-Two drivers use them:
+Two loops use them:
 
 * ``sim.play.batch.play_batch_kernel`` plays a batch of games inside one compiled call,
   built-in strategies only, recording per-game statistics with :func:`record_hand` and
   :func:`record_game`;
-* ``sim.play.driver.GameDriver`` plays one game from Python, asking plain-Python strategies
-  (and the compiled built-ins) for decisions, and can record the hand log.
+* ``sim.play.state.GameState`` is one game as a Python object, stopping at the decisions
+  its caller plays (a Python strategy, a person, a learning seat, OpenSpiel), with the same
+  statistics and the hand log; the compiled environments of ``sim.env`` step tables alike.
 
 Seats are numbered 0, 1, 2 (0, 1 in two-player mode). Roles: 0 the box (dealer), 1 the captain
 (non-dealer), 2 the sitter. In a hand, hand player 0 is the dealer and 1 the non-dealer.

@@ -1,8 +1,8 @@
 """One game table driven from Python: what the PettingZoo and Gymnasium environments share.
 
 :class:`Table` owns the engine arrays of one game and steps them through the compiled
-functions of :mod:`sim.env.core`. It asks plain-Python opponents for their moves (the way
-``sim.play.driver.GameDriver`` does), writes the hand log through
+functions of :mod:`sim.env.core`. It asks plain-Python opponents for their moves (with
+``sim.play.driver.strategy_answer``, as ``ginbox play`` does), writes the hand log through
 ``sim.records.log.LogWriter`` with ``sim.records.log.hand_record`` (the bytes ``ginbox play
 --log`` writes), and keeps each seat's reward since it was last collected.
 """

@@ -1,32 +1,12 @@
-"""One seat's move, written once: the step every front end plays a decision through.
+"""One seat's move, written once: the step every game plays a decision through.
 
-The batch loop (:func:`sim.play.batch.play_batch_into`), the Python driver
-(:class:`sim.play.driver.GameDriver`) and the learning environments
-(:func:`sim.env.core.advance_table`) all call :func:`seat_move` at each decision, so who decides,
-what that seat sees and which team policy chooses the move cannot differ between them. They
-all play in buffers of :func:`new_tables`.
-
-How a front end steps game ``g`` of a seed (a decision review, a human seat, a web table, a
-game of another framework), as ``GameDriver.play`` does::
-
-    bufs = table_buffers(rules_array, log=True)    # new_tables(n, rows) for n games at once
-    bufs.rng[0] = stream_seed(seeds.deck, g)       # sim.play.driver.Seeds: deals as ginbox play
-    bufs.rng[1] = stream_seed(seeds.strategy, g)   # the built-ins' random choices
-    game_init(bufs.gs, rules_array, bufs.rng[0:1], -1)
-    while not bufs.gs[GS_OVER]:
-        start_hand(bufs.gs, bufs.hs, bufs.pile, bufs.deck, rules_array, bufs.rng[0:1],
-                   bufs.game_info)
-        bufs.mem[:] = 0                            # the strategies' per-hand memory
-        while (decision := advance(bufs.hs, bufs.pile, bufs.deck, bufs.after,
-                                   bufs.moves)) != DEC_OVER:
-            seat, move = seat_move(decision, rules_array, ids, params, controlled, bufs.gs,
-                                   bufs.hs, bufs.pile, bufs.game_info, bufs.view, bufs.after,
-                                   bufs.mem, bufs.rng[1:2], bufs.scratch)
-            if move == CALLER:                     # yours to play: bufs.view is what it sees
-                move = ...                         # ask the human, the network, the strategy
-            err = apply_move(bufs.hs, bufs.pile, bufs.deck, bufs.after, bufs.moves, move)
-            ...                                    # err != OK: illegal, ERROR_TEXT[err] says why
-        end_hand(bufs.gs, bufs.hs, rules_array)    # scores; then log it (records.log.hand_record)
+The batch loop (:func:`sim.play.batch.play_batch_into`), the game object every Python front
+end steps (:class:`sim.play.state.GameState`, through :func:`play_to_decision`) and the
+learning environments (:func:`sim.env.core.advance_table`) all call :func:`seat_move` at each
+decision, so who decides, what that seat sees and which team policy chooses the move cannot
+differ between them. They all play in buffers of :func:`new_tables`. A new front end does not
+call the step itself: it owns a ``GameState``, which plays the built-ins and stops at the
+decisions that are its own.
 
 ``ids[seat]`` is the registered built-in's id (``StrategySpec.strategy_id``) or -1 for a seat
 whose moves come from outside the dispatcher; bit ``seat`` of ``controlled`` marks a seat the
