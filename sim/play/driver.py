@@ -42,6 +42,7 @@ from sim.play.seating import Lineup
 from sim.play.seating import Seeds as Seeds
 from sim.play.seating import check_seed as check_seed
 from sim.play.state import GameListener, GameState
+from sim.records.log import hand_record as hand_record  # its home since 0.1: sim.records.log
 from strategies.registry import StrategySpec, build_strategy, parse_strategies, resolve
 
 #: The most games one call may play: game numbers are 64-bit signed integers in the compiled
