@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from typing import Any, TextIO
+from collections.abc import Iterable, Sequence
+from typing import TextIO
 
-from sim.engine.cards import CARD_VALUE, card_str, parse_card
+from sim.engine.cards import card_str, fan, parse_card, sort_for_display
 from sim.engine.hand import (
     DEC_DRAW,
     DEC_KNOCK,
@@ -150,17 +151,19 @@ def parse_answer(text: str, view: View) -> list[int] | str:
 
 
 def legal_notation(view: View) -> list[str]:
-    """The legal answers to ``view``'s decision in the notation (``x 9H`` for each card)."""
+    """The legal answers to ``view``'s decision in the notation (``x 9H`` for each card, in
+    :func:`hand_order`, the order the hand is shown in)."""
     decision = DECISION_NAMES.index(view.decision)
     legal = view.legal_moves()
     if decision in (DEC_OFFER, DEC_DRAW):
         return [{MOVE_PASS: "pass", MOVE_DRAW_DISCARD: "p", MOVE_DRAW_STOCK: "d"}[m]
                 for m in legal]
+    order = {card: i for i, card in enumerate(hand_order(view.hand))}
     discards = dataclasses.replace(view, decision="discard").legal_moves()
-    out = [f"x {card_str(c)}" for c in discards]
+    out = [f"x {card_str(c)}" for c in sorted(discards, key=order.__getitem__)]
     if decision == DEC_KNOCK:
         knocks = dataclasses.replace(view, knocked=True, decision="discard").legal_moves()
-        out += [f"k {card_str(c)}" for c in knocks]
+        out += [f"k {card_str(c)}" for c in sorted(knocks, key=order.__getitem__)]
     return out
 
 
@@ -177,39 +180,72 @@ def legal_text(view: View) -> str:
     return ", ".join(parts)
 
 
-def melds_text(cards: list[int] | tuple[int, ...]) -> tuple[str, int]:
-    """The cards sorted into a least-deadwood arrangement: ``"[7S 7H 7D] [2C 3C 4C] · 9H KS"``
-    and the deadwood."""
-    melds, deadwood = best_arrangement(list(cards))
-    melded = {c for m in melds for c in m}
-    loose = sorted((card_str(c) for c in cards if card_str(c) not in melded),
-                   key=lambda c: (CARD_VALUE[parse_card(c)], c))
-    text = " ".join(f"[{' '.join(m)}]" for m in melds)
+def arrangement(cards: Iterable[int]) -> tuple[list[list[int]], list[int], int]:
+    """The cards as a player arranges them: the melds of a least-deadwood arrangement (each
+    in :func:`sim.engine.melds.meld_cards` order), the loose cards in hand order
+    (:func:`sim.engine.cards.sort_for_display`: by suit, A 2 .. 9 T J Q K), and the
+    deadwood."""
+    cards = list(cards)
+    melds, deadwood = best_arrangement(cards)
+    meld_codes = [[parse_card(c) for c in meld] for meld in melds]
+    melded = {c for meld in meld_codes for c in meld}
+    return meld_codes, sort_for_display(c for c in cards if c not in melded), deadwood
+
+
+def hand_order(cards: Iterable[int]) -> list[int]:
+    """The cards in the order :func:`melds_text` shows them: meld by meld, then the loose
+    cards in hand order."""
+    melds, loose, _ = arrangement(cards)
+    return [c for meld in melds for c in meld] + loose
+
+
+def melds_text(cards: Iterable[int]) -> tuple[str, int]:
+    """The cards sorted into a least-deadwood arrangement, the loose cards in hand order:
+    ``"[2C 3C 4C] [7S 7H 7D] · KS  9H"``, and the deadwood."""
+    melds, loose, deadwood = arrangement(cards)
+    text = " ".join(f"[{' '.join(card_str(c) for c in meld)}]" for meld in melds)
     if loose:
-        text += (" · " if text else "") + " ".join(loose)
+        text += (" · " if text else "") + fan(loose)
     return text, deadwood
 
 
-def cards_text(cards: Any) -> str:
-    """Cards as text, ``-`` for none."""
+def cards_text(cards: Iterable[int]) -> str:
+    """Cards as text in the order given, ``-`` for none."""
     return " ".join(card_str(c) for c in cards) or "-"
 
 
-def view_lines(view: View) -> list[str]:
-    """What a player sees at a decision, from the view alone (no other seat's names)."""
+def view_lines(view: View, opponent_took: Sequence[int] | None = None,
+               opponent_threw: Sequence[int] | None = None) -> list[str]:
+    """What a player sees at a decision, from the view alone (no other seat's names).
+
+    ``opponent_took`` and ``opponent_threw``: the opponent's pile draws and discards this
+    hand in the order played, when the caller knows it (the table does); else the view's,
+    in hand order."""
     melds, deadwood = melds_text(view.hand)
     top = card_str(view.top) if view.top is not None else "none"
     pile = len(view.discard_pile)
+    took = view.opponent_took if opponent_took is None else opponent_took
+    threw = view.opponent_discarded if opponent_threw is None else opponent_threw
     lines = [f"You hold {melds}  (deadwood {deadwood})",
              f"Pile top {top} ({pile} card{'' if pile == 1 else 's'}), stock "
              f"{view.stock_count}, knock at {view.knock_limit} or less",
-             f"Opponent took {cards_text(view.opponent_took)}, threw "
-             f"{cards_text(view.opponent_discarded)}"]
+             f"Opponent took {cards_text(took)}, threw {cards_text(threw)}"]
     if view.drawn is not None and view.taken is None:
         lines.append(f"You drew {card_str(view.drawn)} from the stock")
     if view.knocked:
         lines.append("You have knocked: discard a card that leaves deadwood within the limit")
     return lines
+
+
+def in_play_order(order: list[int], now: Iterable[int]) -> list[int]:
+    """``order`` (cards seen at a seat's earlier decisions, in the order they came) followed
+    by the cards of ``now`` new since then; ``now`` alone when it lacks one of ``order`` (a
+    new hand). Between two decisions of a seat its opponent plays one turn, so the order is
+    the order played."""
+    now = list(now)
+    if not set(order) <= set(now):
+        return list(now)
+    return order + [c for c in now if c not in order]
 
 
 class Human:
@@ -230,11 +266,15 @@ class Human:
         self.stdin = stdin
         self.stdout = stdout
         self._discard: int | None = None
+        self._took: list[int] = []  # the opponent's pile draws and discards, in play order
+        self._threw: list[int] = []
 
     def _ask(self, view: View) -> list[int]:
         out = self.stdout or sys.stdout
         inp = self.stdin or sys.stdin
-        for line in view_lines(view):
+        self._took = in_play_order(self._took, view.opponent_took)
+        self._threw = in_play_order(self._threw, view.opponent_discarded)
+        for line in view_lines(view, self._took, self._threw):
             print(line, file=out)
         while True:
             print(f"{view.decision}> ", end="", file=out, flush=True)
@@ -278,6 +318,6 @@ def is_human(name: str) -> bool:
     return name.strip().partition(":")[0].strip().lower() == "human"
 
 
-__all__ = ["COMMANDS", "HELP", "TOKENS", "Human", "MoveError", "cards_text", "is_human",
-           "legal_notation", "legal_text", "melds_text", "move_of_token", "parse_answer",
-           "token_of", "view_lines"]
+__all__ = ["COMMANDS", "HELP", "TOKENS", "Human", "MoveError", "arrangement", "cards_text",
+           "hand_order", "in_play_order", "is_human", "legal_notation", "legal_text",
+           "melds_text", "move_of_token", "parse_answer", "token_of", "view_lines"]

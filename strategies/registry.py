@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import multiprocessing
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,8 +49,9 @@ from strategies.human import Human
 from strategies.mc import MC
 from strategies.tuned import TUNED
 
-__all__ = ["ALIASES", "BUILTINS", "ParamInfo", "StrategyInfo", "StrategySpec",
-           "build_strategy", "canonical_strategy", "check_decide", "check_table", "describe",
+__all__ = ["ALIASES", "BUILTINS", "HUMAN", "PERSON_SEAT", "ParamInfo", "StrategyInfo",
+           "StrategySpec", "build_strategy", "can_ask_a_person", "canonical_strategy",
+           "check_decide", "check_no_person", "check_table", "describe", "is_person",
            "parse_strategies", "parse_strategy", "resolve", "resolve_texts"]
 
 # Adding a compiled strategy: declare its StrategyInfo beside its decision function (its own
@@ -329,6 +332,44 @@ def _human_spec(text: str, rest: str) -> StrategySpec:
                              "1..1024")
         params[key] = int(value)
     return StrategySpec(text=text, name=HUMAN, params=params, factory=Human)
+
+
+#: What the seat is, for the refusals below and ``ginbox strategies``.
+PERSON_SEAT = "human is the seat of a person at a terminal (ginbox play, ginbox serve)"
+
+
+def is_person(spec: StrategySpec) -> bool:
+    """True for the seat of a person: ``human``, or a :class:`Human` object that reads the
+    process's own standard input (one given a stream of its own is a script, not a person)."""
+    factory = spec.factory
+    return factory is Human or (isinstance(factory, Human) and factory.stdin is None)
+
+
+def can_ask_a_person() -> bool:
+    """A person can answer here: the main process, with a terminal on its standard input.
+    Worker processes (joblib's loky, Dask, multiprocessing) have none, whatever their parent's."""
+    try:
+        return (multiprocessing.parent_process() is None and sys.stdin is not None
+                and sys.stdin.isatty())
+    except (AttributeError, OSError, ValueError):  # a closed or replaced stdin
+        return False
+
+
+def check_no_person(specs: Any, batch: bool = True) -> None:
+    """Refuse a person's seat where nobody can answer it, in one ``ValueError`` line naming
+    the seat (``strategies[i]=...``, as experiment files do): in a batch run (``batch``:
+    experiment arms, tunes, leagues, exploits, whose games play in worker processes), and
+    elsewhere when :func:`can_ask_a_person` is False. Every batch command reaches it through
+    :class:`sim.play.experiment.ArmSpec`; the Python driver and ``ginbox play`` call it with
+    ``batch=False``."""
+    for seat, spec in enumerate(specs):
+        if not is_person(spec) or (not batch and can_ask_a_person()):
+            continue
+        why = ("a batch run plays in worker processes, where nobody can answer" if batch else
+               "this process cannot ask one (its standard input is not a terminal, or it is "
+               "a worker process)")
+        raise ValueError(f"strategies[{seat}]={spec.text!r}: {PERSON_SEAT}, and {why}: name "
+                         "a bot for that seat (see ginbox strategies)")
 
 
 def _compiled_spec(obj: Any) -> StrategySpec:

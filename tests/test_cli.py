@@ -257,7 +257,7 @@ def test_replay_of_a_record_that_is_not_a_deck_exits_2(tmp_path: Path,
     path.write_text(dumps_record(records[0]) + "\n", encoding="utf-8")
     code, out, err = call(capsys, "replay", str(path))
     assert code == 2 and out == ""
-    assert err.startswith("ginbox: error: game 0 hand 0: the deal is not a 52-card deck: "
+    assert err.startswith(f"ginbox: error: {path}:1: the deal is not a 52-card deck: "
                           f"{records[0]['deal']['upcard']} dealt more than once")
     assert err.count("\n") == 1
 
@@ -292,7 +292,7 @@ def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_bench_delegates(capsys: pytest.CaptureFixture[str],
                          monkeypatch: pytest.MonkeyPatch) -> None:
-    bench = pytest.importorskip("sim.bench")
+    from sim import bench
     seen: list[bool] = []
 
     def fake(json_output: bool = False, **kwargs: Any) -> int:

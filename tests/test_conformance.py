@@ -4,18 +4,22 @@ dispatcher follows the registry table and has no fallback strategy."""
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import pkgutil
 import random
+from types import ModuleType
 
 import numpy as np
 import pytest
 
+import strategies
 from sim.engine.hand import DEC_OFFER, MOVE_DRAW_DISCARD, MOVE_KNOCK, MOVE_PASS
 from sim.engine.jit import kernel
 from sim.engine.rules import Rules
 from sim.engine.view import V_LEN
 from sim.play.driver import Seeds, StrategyError, iter_games, play_games
 from sim.testing import check_strategy
-from strategies import builtin, generate, mc, registry, tuned
+from strategies import generate, mc, registry, tuned
 from strategies._dispatch import DISPATCHED, NOT_A_MOVE, OPTION_VALUES, decide
 from strategies.base import BaseStrategy
 from strategies.builtin import MEM_LEN, N_PARAMS, SCRATCH_LEN, greedy_decide
@@ -184,19 +188,35 @@ def _four_args(decision, params, view, after):  # type: ignore[no-untyped-def]
 # ----------------------------------------------------------- declarations beside the code
 
 
+def _strategy_modules() -> list[ModuleType]:
+    return [importlib.import_module(f"strategies.{m.name}")
+            for m in pkgutil.iter_modules(strategies.__path__)]
+
+
 def test_the_registry_collects_the_declarations_of_the_strategy_modules() -> None:
-    declared = [builtin.RANDOM, builtin.SIMPLE, builtin.GREEDY_KNOCK, builtin.GIN_HUNTER,
-                builtin.DISCARD_TRACKING, tuned.TUNED, mc.MC]
-    assert list(BUILTINS.values()) == declared
-    assert [(i.name, i.strategy_id) for i in declared] == [
-        ("random", 0), ("simple", 1), ("greedy-knock", 2), ("gin-hunter", 3),
-        ("discard-tracking", 4), ("tuned", 5), ("mc", 6)]
-    assert tuned.TUNED.params == tuned.TUNED_PARAMS.params
-    assert mc.MC.params == mc.MC_PARAMS.params
-    assert [tuned.P_TAKE_DROP, tuned.P_GAIN, mc.P_SAMPLES, mc.P_ROLLOUT_FOR,
-            builtin.DT_CAUTION, builtin.GH_CLOSE_PICKUPS, builtin.GK_KNOCK_AT] == [
-        0, 16, 0, 13, 2, 2, 0]
-    assert [p.default for p in tuned.TUNED.params] == tuned.THREE_HANDED_SET.tolist()
+    """Whatever the strategies are: the registry holds the very records their modules declare
+    beside their decision functions (a copy could drift), numbered 0, 1, ... in table order; each
+    one's parameters are a ``Params`` declaration of its module (whose slot constants are
+    checked at import); a declaration made but not registered is caught; and a strategy's
+    defaults are the set it plays under the default rules, when it names one."""
+    infos = list(BUILTINS.values())
+    assert [i.strategy_id for i in infos] == list(range(len(infos)))
+    assert [i.name for i in infos] == list(BUILTINS)
+    declared = []
+    for module in _strategy_modules():
+        here = [v for v in vars(module).values() if isinstance(v, StrategyInfo)
+                and v.decide.py_func.__module__ == module.__name__]
+        declared += here
+        for info in here:
+            assert BUILTINS.get(info.name) is info, f"{info.name} is declared, not registered"
+            params = [v for v in vars(module).values() if isinstance(v, Params)]
+            assert not info.params or any(p.params == info.params for p in params), info.name
+    assert sorted(i.strategy_id for i in declared) == list(range(len(infos)))
+    for info in infos:
+        chosen = info.set_for(Rules())
+        if chosen is not None:
+            assert info.param_set(chosen) == {p.name: p.default for p in info.params}, info.name
+    assert tuned.THREE_HANDED_SET.tolist() == [p.default for p in tuned.TUNED.params]
 
 
 def test_slot_constants_unpacked_out_of_order_fail_at_import() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,14 @@ import pytest
 
 import sim.play.runner
 from sim.cli import main
-from sim.league import ELO_PER_UNIT, finishing_places, load_league, ratings, run_league
+from sim.league import (
+    ELO_PER_UNIT,
+    finishing_places,
+    load_league,
+    ratings,
+    run_league,
+)
+from sim.league.output import leaderboard_rows, ratings_plot
 
 TRUE = {"simple": 1500.0, "strong": 1700.0, "weak": 1250.0, "good": 1580.0}
 
@@ -74,14 +82,27 @@ def test_finishing_places_winner_first_then_by_score() -> None:
     assert places[2, :2].tolist() == [1, 2] and math.isnan(places[2, 2])
 
 
-def test_a_strategy_that_never_wins_has_a_finite_rating() -> None:
+def test_a_strategy_that_never_wins_is_rated_by_a_one_sided_bound() -> None:
+    """Its fit is the prior's and its bootstrap interval no measurement: the row gives the
+    one-sided 95% bound, the rating at which 50 games without a win are the Clopper-Pearson
+    limit (against the anchor alone, a bridge of the comparison graph: exact)."""
     data = _synthetic(2, 200, seed=2)
     data = data[(data["strategy_0"] != "weak") & (data["strategy_1"] != "weak")]
     lost = pd.DataFrame({"deal": np.arange(50), "strategy_0": "weak", "place_0": 2.0,
                          "strategy_1": "simple", "place_1": 1.0})
-    board = ratings(pd.concat([data, lost]), anchor="simple", bootstrap=10).set_index(
-        "strategy")
-    assert np.isfinite(board.loc["weak", "rating"]) and board.loc["weak", "rating"] < 1000
+    board = ratings(pd.concat([data, lost]), anchor="simple", bootstrap=10)
+    weak = board.set_index("strategy").loc["weak"]
+    share = 1 - 0.05 ** (1 / 50)
+    bound = 1500 + ELO_PER_UNIT * math.log((50 * share / (1 - share) + 0.5) / 50.5)
+    assert bound == pytest.approx(1040.59, abs=0.01)
+    assert weak["rating"] == pytest.approx(bound, abs=1e-6)
+    assert (weak["bound"], weak["ci_low"], weak["ci_high"]) == ("upper", -math.inf,
+                                                                 weak["rating"])
+    assert weak["rank"] == len(board)  # ranked by the fit: last
+    assert set(board["bound"]) == {"", "upper"}
+    rows = {r[1]: r for r in leaderboard_rows(board, "simple")}
+    assert rows["weak"][2:4] == ["≤ 1041", "bound: beat none"]
+    assert rows["simple"][3] == "anchor" and " to " in rows["strong"][3]
 
 
 def _league(tmp_path: Path, strategies: list[str], name: str = "mini") -> dict[str, object]:
@@ -264,3 +285,26 @@ def test_the_method_line_says_no_intervals_without_resamples() -> None:
     assert method(spec).endswith("simple = 1500; no intervals (bootstrap = 0: no resamples)")
     assert method(spec.replace(bootstrap=1200)).endswith(
         "simple = 1500; 95% CI from 1,200 bootstrap resamples of deals (seed 4)")
+
+
+def test_the_ratings_plot_keeps_its_scale_for_a_bound_and_a_long_name(tmp_path: Path) -> None:
+    """A bound far below (``random``'s) is an arrow at the edge, not the axis' end; a long
+    import path is cut in the middle rather than squeezing the axes to nothing."""
+    long_name = "mybots.sly:SlyBot:path=/home/someone/models/" + "x" * 80 + "/policy.npz"
+    board = pd.DataFrame({
+        "rank": [1, 2, 3], "strategy": ["simple", long_name, "random"],
+        "rating": [1500.0, 1480.0, -253.0], "ci_low": [1500.0, 1440.0, -math.inf],
+        "ci_high": [1500.0, 1520.0, -253.0], "bound": ["", "", "upper"],
+        "games": [40, 40, 40], "wins": [30, 10, 0], "win_rate": [0.75, 0.25, 0.0],
+        "comparisons": [40.0, 40.0, 40.0]})
+    spec = load_league({"name": "plot", "seed": 1, "games": 2, "rules": "eaai",
+                        "strategies": ["simple", "greedy-knock", "random"]})
+    fig = ratings_plot(spec, board)
+    ax = fig.axes[0]
+    assert ax.get_xlim() == pytest.approx((1415.0, 1545.0))  # 1440..1520 and 25 either side
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels[1] == "mybots.sly:SlyBot…xxxxxx/policy.npz" and len(labels[1]) == 35
+    assert "≤ -253" in [t.get_text() for t in ax.texts]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig.savefig(tmp_path / "ratings.png")

@@ -156,7 +156,7 @@ def _edit(record: dict[str, Any], **changes: Any) -> str:
     (lambda r: _edit(r, result=KeyError), "missing key(s) 'result'"),
     (lambda r: _edit(r, deal__upcard="ZZ"), "'deal.upcard': invalid card 'ZZ'"),
     (lambda r: _edit(r, moves__0__move="fold"), "'moves[0].move' is 'fold'"),
-    (lambda r: _edit(r, hand=-1), "'hand' is -1, not an integer >= 0"),
+    (lambda r: _edit(r, hand=-1), "'hand' is -1, not an integer 0..9223372036854775807"),
     (lambda r: _edit(r, scores=[1, 2]), "'scores' is [1, 2], not a list of 3 integers"),
     (lambda r: _edit(r, result__end="fold"), "'result.end' is 'fold'"),
     (lambda r: b"\xff\xfe garbage", "not UTF-8 text"),

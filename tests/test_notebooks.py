@@ -2,12 +2,15 @@
 without outputs.
 
 * Each notebook runs with its default parameters in a temporary copy of the repository layout
-  (``notebooks/``, ``experiments/``, ``studies/`` and an empty ``results/``), started in
-  ``notebooks/`` as Jupyter starts it. Every cell must run without an error, and afterwards
-  nothing may have changed outside ``results/``: the notebooks read the shipped experiments and
-  write only their own results directories, never the checkout's.
-* The kernel is this interpreter (a kernelspec written to a temporary ``JUPYTER_PATH``), so the
-  notebooks import the ginbox under test whatever kernels the machine has installed.
+  (``notebooks/``, ``experiments/``, ``studies/`` and an empty ``results/``), executed by the
+  command notebooks/README.md gives (``jupyter nbconvert --to notebook --execute ...``), run as
+  it says, from the root of that copy with this environment's ``bin`` first on the PATH. Every
+  cell must run without an error, and afterwards nothing may have changed outside
+  ``results/``: the notebooks read the shipped experiments and write only their own results
+  directories, never the checkout's.
+* The kernel the notebooks name, ``python3``, is this interpreter (a kernelspec written to a
+  temporary ``JUPYTER_PATH``), so the notebooks import the ginbox under test whatever kernels
+  the machine has installed.
 * The files as committed carry no outputs, execution counts or widget state, start with a
   parameter cell, and name their results directories under ``results/``.
 
@@ -20,26 +23,31 @@ compiles for half a minute or more, but it still catches a default parameter lef
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import shlex
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
 from ipykernel.kernelspec import write_kernel_spec
-from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 EXPECTED = ("01_quickstart.ipynb", "02_gin_bonus_20_vs_25.ipynb", "03_box_retention.ipynb",
             "04_write_a_strategy.ipynb", "05_why_mc.ipynb", "06_train_a_policy.ipynb",
             "07_decision_review.ipynb")
-KERNEL = "ginbox-notebook-test"
+KERNEL = "python3"  # what the notebooks name, and Jupyter's own Python kernel
 #: Set for the notebooks' kernels: a notebook whose defaults take minutes (06 trains a policy)
 #: reads it and shrinks its budget to seconds.
 SMOKE = "GINBOX_NOTEBOOK_SMOKE"
-CELL_TIMEOUT = 300  # seconds per cell: a guard against a hung kernel, not a speed test
+TIMEOUT = 900  # seconds per notebook: a guard against a hung kernel, not a speed test
+#: The command notebooks/README.md gives to execute a notebook, with the notebook it names.
+EXECUTE = re.compile(r"^ {4}(jupyter nbconvert .*--execute .*)$", re.M)
 OUT = re.compile(r"""\bout\s*=\s*["']([^"']+)["']|Path\(\s*["']([^"']+)["']\s*\)""")
 
 
@@ -55,7 +63,7 @@ def test_the_expected_notebooks_are_there() -> None:
 def kernel_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A JUPYTER_PATH directory holding a kernelspec that runs this interpreter."""
     base = tmp_path_factory.mktemp("jupyter")
-    write_kernel_spec(base / "kernels" / KERNEL, overrides={"display_name": KERNEL})
+    write_kernel_spec(base / "kernels" / KERNEL, overrides={"display_name": "ginbox under test"})
     return base
 
 
@@ -85,18 +93,33 @@ def layout(tmp_path: Path, kernel_dir: Path, monkeypatch: pytest.MonkeyPatch) ->
     yield tmp_path
 
 
+def documented_command(name: str) -> list[str]:
+    """notebooks/README.md's command to execute a notebook, for notebook ``name``."""
+    found = EXECUTE.findall((NOTEBOOKS / "README.md").read_text(encoding="utf-8"))
+    assert len(found) == 1, "notebooks/README.md gives no one nbconvert command"
+    argv = shlex.split(found[0])
+    shown = [a for a in argv if a.startswith("notebooks/") and a.endswith(".ipynb")]
+    assert len(shown) == 1, found[0]
+    return [f"notebooks/{name}" if a == shown[0] else a for a in argv]
+
+
 @pytest.mark.parametrize("name", _notebooks())
 def test_notebook_runs_top_to_bottom(name: str, layout: Path) -> None:
     before = _snapshot(layout)
-    nb = nbformat.read(layout / "notebooks" / name, as_version=4)
-    client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name=KERNEL,
-                            resources={"metadata": {"path": str(layout / "notebooks")}})
-    client.execute()  # raises CellExecutionError, with the cell and traceback, on any error
-    errors = [o for cell in nb.cells for o in cell.get("outputs", [])
-              if o.get("output_type") == "error"]
-    assert not errors
+    argv = documented_command(name)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(argv, cwd=layout, env=env, capture_output=True, text=True,
+                          timeout=TIMEOUT)
+    assert done.returncode == 0, done.stderr[-3000:]  # the failing cell and its traceback
     assert _snapshot(layout) == before, f"{name} changed files outside results/"
-    written = [p for p in (layout / "results").rglob("*") if p.is_file()]
+    executed = [p for p in (layout / "results").rglob("*.ipynb")]
+    assert len(executed) == 1, done.stderr[-3000:]
+    nb = nbformat.read(executed[0], as_version=4)
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    assert code and all(cell.execution_count for cell in code), "a cell did not run"
+    errors = [o for cell in code for o in cell.outputs if o.get("output_type") == "error"]
+    assert not errors
+    written = [p for p in (layout / "results").rglob("*") if p.is_file() and p != executed[0]]
     assert written, f"{name} wrote nothing under results/"
 
 

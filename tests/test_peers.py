@@ -1,5 +1,5 @@
-"""benchmarks/peers: ginbox's part on tiny inputs, the table, the docs block, and (only when
-the optional peers are installed) the card encodings against OpenSpiel and RLCard."""
+"""benchmarks/peers: ginbox's part on tiny inputs, the table, the docs block, and the card
+encodings against OpenSpiel and RLCard (both in the dev extra)."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def test_write_docs_keeps_the_rest_of_the_page(tmp_path: Path) -> None:
 
 
 def test_openspiel_sees_the_same_cards() -> None:
-    pyspiel = pytest.importorskip("pyspiel")
+    import pyspiel  # the dev extra installs both peers: never skipped
     u = peers.openspiel_utils(pyspiel)
     for c in DECK:
         text = card_str(int(c))
@@ -92,7 +92,6 @@ def test_openspiel_sees_the_same_cards() -> None:
 
 
 def test_rlcard_sees_the_same_cards() -> None:
-    pytest.importorskip("rlcard")
     from rlcard.games.gin_rummy.utils import utils
 
     for c in DECK:

@@ -403,5 +403,6 @@ def test_replay_refuses_rules_that_change_mid_game(tmp_path: Path,
     path.write_text("".join(dumps_record(r) + "\n" for r in records), encoding="utf-8")
     code, out, err = call(capsys, "replay", str(path))
     assert (code, out) == (2, "")
-    assert err == ("ginbox: error: game 0 hand 1: the rules change mid-game (rules_config "
-                   "differs from hand 0's): a game is played under one set of rules\n")
+    assert err == (f"ginbox: error: {path}: game 0 hand 1: the rules change mid-game "
+                   "(rules_config differs from hand 0's): a game is played under one set of "
+                   "rules\n")

@@ -415,7 +415,11 @@ def test_run_and_report_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
     assert code == 0 and err == ""
     first = stdout.splitlines()[0]
     assert first.startswith(f"ran 6 games into {out} in ")
-    assert first.endswith("; 18 were already played")
+    manifest = json.loads((out / "manifest.json").read_text())
+    total = manifest["timings"]["wall_seconds"]
+    assert total == round(sum(s["wall_seconds"] for s in manifest["sessions"]), 3)
+    assert first.endswith(f"; 18 were already played; 3 sessions, {total:,.1f} s of wall time "
+                          "in all")
 
 
 BAD_INPUT = [

@@ -114,10 +114,21 @@ def test_field_order_is_stable() -> None:
     assert [f.name for f in dataclasses.fields(Rules)] == [*DEFAULTS, *LATER_DEFAULTS]
 
 
-def test_presets_constant() -> None:
-    assert PRESETS == ("three-handed", "three-handed-20", "classic", "eaai", "oklahoma",
-                       "hollywood", "three-handed-hollywood")
-    assert set(PRESETS) == set(EXPECTED_PRESETS)
+def test_every_preset_is_named_once_canonically_and_differs_from_the_others() -> None:
+    """What holds for any preset, present or added: the default comes first; each name is the
+    spelling ``Rules.preset`` normalises to, listed once; each names a different set of rules
+    (two presets playing the same game would split results that belong together); and every
+    preset whose exact fields are pinned above is still there (a user's files name them)."""
+    assert PRESETS[0] == Rules().name
+    assert len(set(PRESETS)) == len(PRESETS)
+    games = set()
+    for name in PRESETS:
+        rules = Rules.preset(name)
+        assert name == name.strip().lower().replace("_", "-") == rules.name
+        assert Rules.preset(name.upper().replace("-", "_")) == rules
+        games.add(json.dumps({**rules.to_dict(), "name": None}, sort_keys=True))
+    assert len(games) == len(PRESETS)
+    assert set(EXPECTED_PRESETS) <= set(PRESETS)
 
 
 @pytest.mark.parametrize("name", list(EXPECTED_PRESETS))

@@ -24,13 +24,13 @@ from sim.play.runner import load_results, run_experiment
 
 FIELD = ["greedy-knock", "simple", "random"]
 SPEC: dict[str, Any] = {
-    "name": "safe", "seed": 5, "games": 20, "chunk_size": 8,  # 3 chunks per arm
+    "name": "safe", "seed": 5, "games": 24, "chunk_size": 8,  # 3 chunks an arm, roles balanced
     "arms": [{"name": "a", "strategies": FIELD},
              {"name": "b", "rules": "three-handed-20", "strategies": FIELD}],
 }
 TOML = """name = "safe"
 seed = 5
-games = 20
+games = 24
 chunk_size = 8
 [[arms]]
 name = "a"
@@ -248,7 +248,9 @@ def test_a_lock_from_another_host_says_what_to_do(done: Path, tmp_path: Path,
                    "which this machine cannot check: if no run is active there (a lost "
                    "machine), take the lock over with --break-lock\n")
     code, stdout, err = call(capsys, *argv, "--break-lock")
-    assert code == 0 and err == "" and stdout.startswith("nothing to run: all 40 games")
+    assert code == 0 and stdout.startswith("nothing to run: all 48 games")
+    assert err == ("ginbox: warning: took over the lock of the run on host 'lost-machine' "
+                   "(pid 42), as --break-lock asks\n")
     assert not (out / ".lock").exists()
 
 
@@ -314,10 +316,10 @@ def test_interrupted_run_says_how_to_resume(tmp_path: Path, capsys: pytest.Captu
     (tmp_path / "safe.toml").write_text(TOML)
     out = tmp_path / "my results"
     code, stdout, err = call(capsys, "run", str(tmp_path / "safe.toml"), "--out", str(out),
-                             "--games", "20", "--quiet", "--jobs", "1")
+                             "--games", "24", "--quiet", "--jobs", "1")
     assert (code, stdout) == (130, "")
     assert err == (f"ginbox: interrupted: 2 of 6 chunks are saved in {out}; finish the run "
-                   f"with: ginbox run {tmp_path / 'safe.toml'} --games 20 --out '{out}' "
+                   f"with: ginbox run {tmp_path / 'safe.toml'} --games 24 --out '{out}' "
                    "--resume\n")
     assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
 
@@ -361,7 +363,7 @@ def test_report_of_a_read_only_run_prints_and_says_so(done: Path, tmp_path: Path
     read_only(monkeypatch, out)
     code, stdout, err = call(capsys, "report", str(out))
     assert code == 0
-    assert stdout.startswith("safe: 20 games per arm x 2 arms, seed 5 - game win rates")
+    assert stdout.startswith("safe: 24 games per arm x 2 arms, seed 5 - game win rates")
     assert err == (f"ginbox: warning: cannot write the report files into {out}: Read-only file "
                    "system; the report above is complete: write its files elsewhere with: "
                    f"ginbox report {out} --out DIR\n")
@@ -389,8 +391,8 @@ def test_progress_off_a_terminal_is_plain_lines_of_whole_games(
     code, stdout, err = call(capsys, "run", str(tmp_path / "safe.toml"), "--out",
                              str(tmp_path / "run"), "--jobs", "1")
     assert code == 0 and "\r" not in err
-    assert err.splitlines() == [f"safe: {n}/40 games ({n / 40:.0%})"
-                                for n in (8, 16, 20, 28, 36, 40)]
+    assert err.splitlines() == [f"safe: {n}/48 games ({n / 48:.0%})"
+                                for n in (8, 16, 24, 32, 40, 48)]
     monkeypatch.setattr(progress, "PLAIN_EVERY_S", 30.0)
     code, stdout, err = call(capsys, "run", str(tmp_path / "safe.toml"), "--out",
                              str(tmp_path / "run2"), "--jobs", "1")

@@ -311,7 +311,12 @@ def test_resume_after_sigkill_equals_uninterrupted(tmp_path: Path) -> None:
     result = run(out, spec=KILL_SPEC, resume=True)
     pd.testing.assert_frame_equal(result.games, expected)
     assert result.manifest["status"] == "complete"
-    resumed = result.manifest["sessions"][-1]
+    killed, resumed = result.manifest["sessions"]
+    assert (killed["status"], killed["stopped"]) == (
+        "interrupted", "ended without recording its end (killed); closed by the next session")
+    assert killed["finished"] == killed["last_saved"] and killed["wall_seconds"] >= 0
+    assert result.manifest["timings"]["wall_seconds"] == round(
+        killed["wall_seconds"] + resumed["wall_seconds"], 3)
     assert resumed["status"] == "complete"
     assert resumed["chunks"] == total - HANG_AFTER > 0
     assert resumed["games"] == KILL_SPEC["games"] - HANG_AFTER * KILL_SPEC["chunk_size"]

@@ -4,6 +4,7 @@ through ginbox's public API only, with every experiment and tuning file it plays
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,10 +22,25 @@ STUDIES = sorted(p.parent for p in (ROOT / "studies").glob("*/__init__.py"))
 STUDY_FILES = sorted((ROOT / "studies").glob("*/*.toml"))
 
 
-def test_the_studies_are_the_ones_expected() -> None:
-    assert [p.name for p in STUDIES] == ["exploit", "gin_bonus", "greedy_take_rule",
-                                         "hollywood", "mc_eval", "mc_inference", "mc_strength",
-                                         "oklahoma", "openspiel", "skill_scale", "tuned_sets"]
+def test_every_study_is_a_package_that_says_how_it_runs_and_has_its_lab_page() -> None:
+    """Each folder of studies/ is a package (else ``python -m studies.<study>`` cannot find
+    it and the tests below never see it), runs one way (a ``__main__``, or experiment and
+    tuning files that ginbox plays, its docstring naming each), and is named by a page of
+    docs/lab/, where its evidence is."""
+    folders = sorted(p for p in (ROOT / "studies").iterdir()
+                     if p.is_dir() and p.name != "__pycache__")
+    assert folders and [p.name for p in STUDIES] == [p.name for p in folders]
+    lab = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs" / "lab").glob("*.md"))
+    for study in STUDIES:
+        doc = " ".join((ast.get_docstring(ast.parse((study / "__init__.py").read_text()))
+                        or "").split())
+        files = sorted(study.glob("*.toml"))
+        assert (study / "__main__.py").is_file() or files, f"{study.name}: nothing runs"
+        if not (study / "__main__.py").is_file():
+            for path in files:
+                command = "tune" if path.name.startswith("tune_") else "run"
+                assert f"ginbox {command} studies/{study.name}/{path.name}" in doc, path
+        assert re.search(rf"studies[./]{study.name}\b", lab), f"no lab page names {study.name}"
 
 
 @pytest.mark.parametrize("study", [p for p in STUDIES if (p / "__main__.py").exists()],

@@ -3,6 +3,7 @@ changing anything, rebuilds a game from its moves, and plays at a real pseudo-te
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import select
@@ -13,13 +14,21 @@ from pathlib import Path
 
 import pytest
 
-from sim.engine.cards import parse_card
+from sim.engine.cards import card_str, fan, parse_card, parse_cards, sort_for_display
 from sim.engine.rules import Rules
 from sim.play.driver import play_games
 from sim.records.log import read_log
 from sim.records.replay import replay_game
+from sim.review.report import position_text
 from sim.table import Table
-from strategies.human import MoveError, legal_notation
+from sim.table.terminal import play_session
+from strategies.human import (
+    MoveError,
+    hand_order,
+    in_play_order,
+    legal_notation,
+    melds_text,
+)
 from strategies.registry import parse_strategy
 
 EAAI = Rules.preset("eaai")
@@ -135,6 +144,77 @@ def test_team_policies_ask_the_human_advisor_and_advise_the_human_captain() -> N
     assert table.suggestion.startswith("Sitter seat 2 (mc:samples=8) suggests ")
 
 
+# ------------------------------------------------------------------------ what a person sees
+
+def test_a_hand_is_shown_by_suit_in_rank_order_everywhere() -> None:
+    """One order (by suit, A 2 .. 9 T J Q K within it) for the terminal, the web table's
+    text, replay and review; melds first where a hand is arranged."""
+    cards = parse_cards("2H 4D 4S 5C 5D 7S 8C JC KD TS")
+    assert [card_str(c) for c in sort_for_display(cards)] == [
+        "4S", "7S", "TS", "2H", "4D", "5D", "KD", "5C", "8C", "JC"]
+    assert fan(cards) == "4S 7S TS  2H  4D 5D KD  5C 8C JC"
+    assert melds_text(cards) == ("4S 7S TS  2H  4D 5D KD  5C 8C JC", 65)
+    held = parse_cards("7H 3C 6C 5C AS 6H 5D 4S 6D 2D 5H")
+    assert melds_text(held) == ("[5H 5D 5C] [6H 6D 6C] · AS 4S  7H  2D  3C", 17)
+    assert [card_str(c) for c in hand_order(held)] == [
+        "5H", "5D", "5C", "6H", "6D", "6C", "AS", "4S", "7H", "2D", "3C"]
+    row = {"game": 0, "hand": 1, "move": 7, "seat": 0, "strategy": "simple", "role": "box",
+           "kind": "discard", "stock_left": 20, "score": "0-0", "top": "KD",
+           "cards": fan(held), "chosen": "x 2D", "value_chosen": 0.5, "best": "x 7H",
+           "value_best": 0.6, "loss": 0.1, "label": "mistake",
+           "values": '{"x 7H": 0.6, "x 2D": 0.5}'}
+    assert position_text(row).splitlines()[1] == (
+        "    hand: [5H 5D 5C] [6H 6D 6C] · AS 4S  7H  2D  3C (deadwood 17)")
+
+
+def test_a_plain_human_strategy_keeps_the_opponents_cards_in_play_order() -> None:
+    """``Human`` sees views (sets); between two of its decisions the opponent plays one
+    turn, so the new card is the latest; a set that lacks one is a new hand."""
+    kh, eight, seven = parse_cards("KH 8C 7D")
+    assert in_play_order([], [eight, kh]) == [eight, kh]
+    assert in_play_order([kh, eight], [seven, eight, kh]) == [kh, eight, seven]
+    assert in_play_order([kh, eight], [seven]) == [seven]
+
+
+def _session(lines: list[str], games: int = 1, log: str | None = None) -> str:
+    out = io.StringIO()
+    assert play_session(EAAI, "human,simple", 3, games, log, io.StringIO(
+        "".join(line + "\n" for line in lines)), out) == 0
+    return out.getvalue()
+
+
+def test_the_terminal_shows_the_hand_the_legal_moves_and_the_discards_in_order() -> None:
+    lines, _ = script_hand(EAAI, "human,simple", seed=3)
+    shown = _session(lines).splitlines()
+    assert shown[4] == "You hold AS 4S  5H  2D 6D 9D  3C 6C 7C JC  (deadwood 53)"
+    # the legal discards in the hand's order, melds first; the opponent's discards as played
+    assert "Legal: x 5H|5D|5C|6H|6D|6C|AS|4S|7H|2D|3C, k 7H" in shown
+    assert "Opponent took QH, threw 8C KH 8H KC JD 7D" in shown
+    # the person is "you" in the showdown too
+    assert "  Non-dealer (you) lays down 5H 5D 5C | 6H 6D 6C; deadwood AS 4S  2D  3C = 10" \
+        in shown
+    assert "Scores after the hand: you 4, seat 1 (simple) 0   (target 100)" in shown
+    assert not [line for line in shown if "human" in line or "seat 0" in line]
+
+
+def test_the_showdown_waits_for_enter_and_the_log_says_its_numbering(tmp_path: Path) -> None:
+    lines, table = script_hand(EAAI, "human,simple", seed=3)
+    stopped = _session(lines)  # the input ends at the showdown: nothing more is played
+    assert stopped.endswith("Scores after the hand: you 4, seat 1 (simple) 0   (target 100)\n"
+                            "Enter for the next hand (or quit)> \n"
+                            "quit: 1 finished hand of game 1 kept (the hand in progress is "
+                            "dropped)\n1 hand finished (pass --log FILE to keep them)\n")
+    log = tmp_path / "one.jsonl"
+    went_on = _session([*lines, "", "quit"], log=str(log))
+    assert went_on.index("Enter for the next hand (or quit)> ") < went_on.index(
+        "-- Game 1, hand 2 --")
+    assert went_on.endswith(
+        f"log: 1 hand written to {log} (games and hands count from 0 there, as replay and "
+        "review show them: game 1, hand 1 here is game 0, hand 0 in the log)\n")
+    assert [(r["game"], r["hand"]) for r in read_log(log)] == [(0, 0)]
+    assert read_log(log) == table.records
+
+
 # ------------------------------------------------------------------------ a real terminal
 
 def _ginbox(*args: str) -> tuple[subprocess.Popen[bytes], int]:
@@ -195,10 +275,13 @@ def test_a_whole_hand_at_a_terminal(tmp_path: Path) -> None:
         term.type(line)
         played += term.expect(r"> $")
     assert re.search(r"\n(Showdown \((knock|gin|undercut)\)|End: )", played)
-    assert "Scores after the hand: " in played and "-- Game 1, hand 2 --" in played
+    assert "Scores after the hand: you " in played and "human" not in played
+    assert played.endswith("Enter for the next hand (or quit)> ")
+    term.type("")
+    assert "-- Game 1, hand 2 --" in term.expect(r"> $")
     term.type("quit")
-    tail = term.expect(r"log: 1 hands written to .*\n")
-    assert "quit: 1 finished hands of game 1 kept" in tail
+    tail = term.expect(r"log: 1 hand written to .*\n")
+    assert "quit: 1 finished hand of game 1 kept" in tail
     assert term.close() == 0
     records = read_log(log)
     assert records == table.records
@@ -210,13 +293,16 @@ def test_quit_mid_hand_keeps_the_finished_hands(tmp_path: Path) -> None:
     term = Terminal("play", "--strategies", "human,simple,simple", "--seed", "2", "--log",
                     str(log))
     seen = term.expect(r"> $")
+    while seen.endswith("Enter for the next hand (or quit)> "):  # hands he sits out
+        term.type("")
+        seen += term.expect(r"> $")
     assert re.search(r"box: .*; captain: .*; sitter: ", seen)
     assert "the sitter does not advise" in seen
     term.type("quit")
-    tail = term.expect(r"log: \d+ hands written")
+    tail = term.expect(r"log: \d+ hands? written")
     assert "(the hand in progress is dropped)" in tail
     assert term.close() == 0
     records = read_log(log)
-    n = int(re.search(r"log: (\d+) hands", tail)[1])
+    n = int(re.search(r"log: (\d+) hand", tail)[1])
     assert len(records) == n
     assert all(check.ok for check in replay_game(records))

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import pickle
 from pathlib import Path
 
 import pytest
 from support.tune_objective import MIX_SPEC, OPTIMUM, SPEC, Synthetic, SyntheticMix, kill_mid_tune
 
 from sim.cli import main
-from sim.tune import CHECKPOINT, load_tune, tune
+from sim.tune import CHECKPOINT, HOLDOUT_FIRST_GAME, load_tune, tune
+from sim.tune.output import best_measured
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -177,19 +179,98 @@ def test_a_result_worse_than_the_start_is_saved_with_a_warning(
     assert json.loads((tmp_path / "good" / "summary.json").read_text())["warning"] is None
 
 
-def test_the_headline_says_the_result_is_the_distribution_mean(tmp_path: Path) -> None:
-    """The last progress line's incumbent is the mean before the last update; the headline
-    names the result and, when the two differ, that incumbent too."""
+def _held_out_rate(values: tuple[int, ...]) -> float:
+    """The synthetic objective's win rate on the held-out games, played directly."""
+    return float(Synthetic().outcomes(values, HOLDOUT_FIRST_GAME, SPEC["holdout_games"]).mean())
+
+
+def test_the_best_measured_strategy_is_checked_beside_the_mean_and_kept_when_better(
+        tmp_path: Path) -> None:
+    """Three generations leave cma's mean short of a candidate the search measured well:
+    both play the held-out games and the better one is the result, the other reported."""
     result = tune({**SPEC, "generations": 3}, out=tmp_path / "t", evaluator=Synthetic(),
                   quiet=True)
-    last = result.history[-1]["incumbent"]
-    note = ("the result: the search distribution's mean after the last generation (cma's "
-            "estimate of the best under noise)")
-    if last != result.tuned:
-        note += f"; the last progress line's incumbent, {last}, is the mean before it"
-    assert f"tuned: {result.tuned}\n  ({note})\n" in result.headline()
-    assert result.summary()["result"] == note
-    assert last != result.tuned  # this seed shows the case the note is for
+    assert result.best == best_measured(result.history) == {
+        "strategy": "discard-tracking:knock_at=3,slack=14,caution=3", "values": [3, 14, 3],
+        "generation": 3, "win_rate": 0.656, "low": pytest.approx(0.64114, abs=1e-5),
+        "high": pytest.approx(0.67057, abs=1e-5)}
+    assert result.mean == (2, 11, 4) and result.values == (3, 14, 3)
+    h = result.holdout
+    assert h is not None and h["kept"] == "best measured" and h["result"] == [3, 14, 3]
+    assert h["tuned_win_rate"] == _held_out_rate((3, 14, 3)) == 0.63875
+    other = h["not_kept"]
+    assert other["strategy"] == "discard-tracking:knock_at=2,slack=11,caution=4"
+    assert other["tuned_win_rate"] == _held_out_rate((2, 11, 4)) == 0.56675
+    assert other["kept_minus"] == pytest.approx(0.63875 - 0.56675)
+    text = result.headline()
+    assert ("tuned: discard-tracking:knock_at=3,slack=14,caution=3\n  (the result: the best "
+            "strategy the search measured, 65.6% (64.1% - 67.1%) in generation 3; on the "
+            "held-out games it did better than the search distribution's mean after the last "
+            "generation, discard-tracking:knock_at=2,slack=11,caution=4)\n") in text
+    assert ("  not kept  discard-tracking:knock_at=2,slack=11,caution=4   56.7%  95% CI "
+            "55.1% - 58.2%  (the distribution's mean)\n  tuned minus not kept (paired)  "
+            "+7.2%  95% CI +6.4% .. +8.0%") in text
+    summary = json.loads((tmp_path / "t" / "summary.json").read_text())
+    assert (summary["tuned"], summary["kept"], summary["mean"]) == (
+        result.tuned, "best measured", "discard-tracking:knock_at=2,slack=11,caution=4")
+    assert summary["best_measured"]["generation"] == 3 and summary["warnings"] == []
+    assert (tmp_path / "t" / "tuned.txt").read_text() == result.tuned + "\n"
+
+
+def test_the_mean_is_kept_when_it_does_better_on_the_held_out_games(tmp_path: Path) -> None:
+    result = tune({**SPEC, "generations": 8, "seed": 7}, out=tmp_path / "t",
+                  evaluator=Synthetic(), quiet=True)
+    h = result.holdout
+    assert h is not None and h["kept"] == "mean" and result.values == result.mean == (7, 14, 1)
+    assert result.best is not None and result.best["values"] == [7, 11, 1]
+    assert (h["tuned_win_rate"], h["not_kept"]["tuned_win_rate"]) == (
+        _held_out_rate((7, 14, 1)), _held_out_rate((7, 11, 1))) == (0.736, 0.73175)
+    assert result.result_note().endswith(
+        "; on the held-out games it did better than the best strategy the search measured, "
+        "discard-tracking:knock_at=7,slack=11: 74.1% (72.7% - 75.5%) in "
+        "generation 8")
+
+
+def test_an_unchecked_result_warns_of_a_better_measured_strategy(tmp_path: Path) -> None:
+    result = tune({**SPEC, "generations": 3, "holdout_games": 0}, out=tmp_path / "t",
+                  evaluator=Synthetic(), quiet=True)
+    assert result.holdout is None and result.values == result.mean == (2, 11, 4)
+    warning = ("WARNING: the result is unchecked (holdout_games = 0) and the search measured a "
+               "better strategy: discard-tracking:knock_at=3,slack=14,caution=3, 65.6% (64.1% "
+               "- 67.1%) in generation 3, against 47.4% (45.9% - 49.0%) for the distribution's "
+               "mean in the last generation; set holdout_games to compare them on games the "
+               "search never saw")
+    assert result.warnings == [warning] and result.headline().endswith("\n\n" + warning)
+    assert (tmp_path / "t" / "tuned.txt").read_text() == f"{result.tuned}\n# {warning}\n"
+
+
+class _StopInTheHeldOutCheck(Synthetic):
+    """Interrupted (Ctrl-C) in the held-out check, after every generation is saved."""
+
+    def compare(self, strategies, first_game, games, **field):  # type: ignore[no-untyped-def]
+        raise KeyboardInterrupt
+
+
+def test_a_tune_stopped_in_the_held_out_check_resumes_to_the_same_result(
+        tmp_path: Path) -> None:
+    spec = {**SPEC, "generations": 3}
+    whole = tune(spec, out=tmp_path / "whole", evaluator=Synthetic(), quiet=True)
+    out = tmp_path / "stopped"
+    with pytest.raises(KeyboardInterrupt):
+        tune(spec, out=out, evaluator=_StopInTheHeldOutCheck(), quiet=True)
+    state = pickle.loads((out / CHECKPOINT).read_bytes())
+    assert len(state["history"]) == 3 and state["holdout"] is None
+    evaluator = Synthetic()
+    resumed = tune(spec, out=out, evaluator=evaluator, quiet=True, resume=True)
+    assert evaluator.calls == 0  # no generation played again
+    assert (resumed.values, resumed.holdout) == (whole.values, whole.holdout)
+    # a checkpoint of a ginbox that checked the mean alone is checked again, the new way
+    state = pickle.loads((out / CHECKPOINT).read_bytes())
+    state["holdout"] = {k: v for k, v in state["holdout"].items()
+                        if k not in ("kept", "result", "not_kept")}
+    (out / CHECKPOINT).write_bytes(pickle.dumps(state))
+    again = tune(spec, out=out, evaluator=Synthetic(), quiet=True, resume=True)
+    assert (again.values, again.holdout) == (whole.values, whole.holdout)
 
 
 def test_a_field_given_twice_in_other_spellings_and_empty_params_are_refused() -> None:

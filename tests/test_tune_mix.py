@@ -207,7 +207,8 @@ def test_the_shipped_tuning_files_load_and_the_eaai_stages_chain() -> None:
 
 def test_the_progress_counts_every_field_and_the_held_out_games(tmp_path: Path) -> None:
     """Plain progress lines (not a terminal) end at the planned total: generations x
-    (population + 1) x games x fields, plus both seatings of the held-out games per field."""
+    (population + 1) x games x fields, plus the held-out games per field of the three
+    strategies checked (the mean, the best measured, the strategy as written)."""
     import io
 
     from sim.play import progress
@@ -220,7 +221,7 @@ def test_the_progress_counts_every_field_and_the_held_out_games(tmp_path: Path) 
         patch.setattr(progress, "PLAIN_EVERY_S", 0.0)
         tune(spec, out=tmp_path / "b", jobs=1, stream=stream)
     lines = stream.getvalue().splitlines()
-    total = 2 * 4 * 40 * 2 + 2 * 30 * 2
+    total = 2 * 4 * 40 * 2 + 3 * 30 * 2
     counts = [line for line in lines if line.startswith("bar: ") and " games (" in line]
     assert counts[-1] == f"bar: {total:,}/{total:,} games (100%)"
     assert sum("generation 2/2" in line and "incumbent by field: simple" in line

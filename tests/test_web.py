@@ -139,12 +139,15 @@ def server() -> Any:
     proc.wait(timeout=30)
 
 
+NO_BROWSER = ("this test needs Chromium and its driver: `make test` installs them when missing, "
+              "or run: sudo apt-get install chromium chromium-driver")
+
+
 def _browser() -> Any:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
-    assert shutil.which("chromium") and shutil.which("chromedriver"), \
-        "Chromium and its driver are needed: apt-get install chromium chromium-driver"
+    assert shutil.which("chromium") and shutil.which("chromedriver"), NO_BROWSER
     opts = webdriver.ChromeOptions()
     opts.binary_location = shutil.which("chromium")
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -153,6 +156,15 @@ def _browser() -> Any:
         opts.add_argument(flag)
     opts.add_argument(f"--user-data-dir={tempfile.mkdtemp(prefix='ginbox-chromium-')}")
     return webdriver.Chrome(options=opts, service=Service(shutil.which("chromedriver")))
+
+
+def test_without_chromium_the_browser_test_fails_saying_how_to_get_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never a skip: a suite that passes without its browser test would hide a broken page."""
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(AssertionError, match="`make test` installs them when missing, or run: "
+                                             "sudo apt-get install chromium chromium-driver"):
+        _browser()
 
 
 def test_a_two_player_hand_by_clicks_in_a_browser(server: str) -> None:

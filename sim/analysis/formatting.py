@@ -10,6 +10,12 @@ from __future__ import annotations
 import math
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 hand``, ``2 hands``, ``1,000 games``: a count and its noun, in the plural unless the
+    count is one (the noun's last word takes the ``s``)."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def fmt_pct(x: float, digits: int = 1) -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else \
         f"{100 * x:.{digits}f}%"

@@ -44,6 +44,7 @@ from sim.analysis.formatting import (
     fmt_pct,
     md_table,
     pct_digits,
+    plural,
     text_table,
 )
 from sim.analysis.runs import Arm, arms_of, games_per_arm, open_run
@@ -121,7 +122,7 @@ class Report:
     def what(self) -> str:
         """What was run, for titles: name, games, seed."""
         arms = len(self.arms)
-        per = f"{self.games:,} games" + (f" per arm x {arms} arms" if arms > 1 else "")
+        per = plural(self.games, "game") + (f" per arm x {arms} arms" if arms > 1 else "")
         return f"{self.name}: {per}, seed {self.seed}"
 
     @property
@@ -229,10 +230,12 @@ class Report:
         if m["spec"].get("description"):
             out += [str(m["spec"]["description"]), ""]
         wall = m.get("timings", {}).get("wall_seconds")
+        sessions = len(m.get("sessions", []))
         arms = len(self.arms)
         out += [f"{self.what}; {arms} arm{'s' if arms > 1 else ''}, "
-                f"{self.games * arms:,} games in all"
+                f"{plural(self.games * arms, 'game')} in all"
                 + (f", {wall:,.1f} s of wall time" if wall else "")
+                + (f" over {sessions} sessions" if wall and sessions > 1 else "")
                 + f"; ginbox {m.get('ginbox_version', '?')}; status {m.get('status', '?')}.",
                 "", "All arms play game g from the same decks (common random numbers). Rates "
                 "carry n and a Wilson 95% interval; means a normal 95% interval over games; "

@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 from sim.play.driver import (
     check_timeout,
 )
+from sim.records.limits import shorten
 
 PROG = "ginbox"
 
@@ -132,7 +133,9 @@ def terminate_as_interrupt() -> Iterator[list[int]]:
 
 
 def one_line(message: str) -> str:
-    return " ".join(str(message).split())
+    """An error message as one line of stderr, its long values cut short (a damaged file's
+    field of millions of items must not fill the terminal)."""
+    return " ".join(shorten(str(message)).split())
 
 
 class OutputError(OSError):

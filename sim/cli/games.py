@@ -11,6 +11,7 @@ import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from sim.analysis.formatting import plural
 from sim.analysis.statistics import wilson
 from sim.cli.common import UsageError, add_cwd_to_path, stderr_is_terminal
 from sim.engine.rules import Rules
@@ -23,10 +24,11 @@ from sim.play.driver import (
 from sim.records.log import LogWriter, iter_log
 from strategies.registry import (
     ALIASES,
-    HUMAN,
     StrategySpec,
     build_strategy,
+    check_no_person,
     describe,
+    is_person,
     parse_strategies,
     parse_strategy,
 )
@@ -47,7 +49,7 @@ def format_summary(result: PlayResult, seconds: float, seed: int) -> str:
     time, loading or compiling the engine excluded."""
     games = result.n_games
     rate = games / seconds if seconds > 0 else float("inf")
-    lines = [f"{games} games of {result.rules.name} gin, seed {seed}: "
+    lines = [f"{plural(games, 'game')} of {result.rules.name} gin, seed {seed}: "
              f"{seconds:.2f} s, {rate:,.0f} games/s"]
     table = result.summary()
     width = max(8, *(len(s) for s in table["strategy"]))
@@ -96,7 +98,7 @@ def _check_strategies(strategies: str, rules: Rules) -> list[StrategySpec]:
     specs = parse_strategies(strategies)
     if len(specs) != rules.players:
         names = ", ".join(s.text for s in specs)
-        raise ValueError(f"{rules.name} rules seat {rules.players} players, so --strategies "
+        raise ValueError(f"{rules.players_text()}, so --strategies "
                          f"needs {rules.players} names separated by commas: got {len(specs)} "
                          f"({names})")
     for seat, spec in enumerate(specs):
@@ -149,7 +151,8 @@ def _play(specs: list[StrategySpec], rules: Rules, games: int, seed: int, log: b
     if not quiet and stderr_is_terminal():  # no bar for pipes, CI, tests
         from tqdm import tqdm
 
-        bar = tqdm(total=games, unit="game", file=sys.stderr, leave=False)
+        bar = tqdm(total=games, unit=" games", desc=f"play ({rules.name})", file=sys.stderr,
+                   leave=False)
     try:
         start = time.perf_counter()
         result = play_games(specs, rules, games=games, seed=seed, log=log,
@@ -173,7 +176,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.log is not None and not args.log.strip():
         raise UsageError(f"--log needs a file name, got {args.log!r}")
     specs = _check_strategies(args.strategies, rules)
-    if any(spec.name == HUMAN for spec in specs):  # a person at this terminal
+    if any(is_person(spec) for spec in specs):  # a person at this terminal
+        check_no_person(specs, batch=False)
         from sim.table.terminal import play_session  # the judge, pandas and plots: only here
 
         return play_session(rules, args.strategies, args.seed, args.games or 1, args.log)
@@ -193,16 +197,24 @@ def cmd_play(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write the log {args.log}: {exc.strerror or exc}") from None
     print(format_summary(result, seconds, args.seed))
-    print(f"log: {writer.count} hands written to {args.log}")
+    print(f"log: {plural(writer.count, 'hand')} written to {args.log}")
     return 0
 
 
-def _stream_log(path: str) -> Iterator[dict[str, Any]]:
-    """The log's records one by one (never the whole log in memory); read errors name it."""
+def _stream_games(path: str) -> Iterator[list[dict[str, Any]]]:
+    """The log's games one by one (never the whole log in memory), each line checked as the
+    replay needs it: a malformed line is named by file and line, a game whose hands are out
+    of order by file and game; read errors name the file."""
+    from sim.records import replay
+
     try:
-        yield from iter_log(path)
+        yield from replay.stream_games(iter_log(path, check=replay.check_hand_record))
     except OSError as exc:
         raise UsageError(f"cannot read the log {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        message = str(exc)
+        raise UsageError(message if message.startswith(f"{path}:") else f"{path}: {message}"
+                         ) from None
 
 
 def _ranges(numbers: Sequence[int]) -> str:
@@ -219,19 +231,28 @@ def _ranges(numbers: Sequence[int]) -> str:
     return ", ".join(spans)
 
 
+def _replayed(path: str, records: list[dict[str, Any]]) -> list[Any]:
+    """``replay_game(records)``; a game that cannot be replayed (its hands out of order, its
+    rules changing) is bad input naming the file."""
+    from sim.records import replay
+
+    try:
+        return replay.replay_game(records)
+    except ValueError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     """``ginbox replay``: render and check hands; exit 1 if any differs from the rules. The
     log is read one game at a time and only the game asked for is kept."""
-    from sim.records import replay
-
     if args.all and (args.game is not None or args.hand is not None):
         raise UsageError("--all checks every game and hand: leave out --game and --hand")
     seen: set[int] = set()
     if args.all:
         checked = bad = 0
-        for recs in replay.stream_games(_stream_log(args.file)):
+        for recs in _stream_games(args.file):
             seen.add(recs[0]["game"])
-            for check in replay.replay_game(recs):
+            for check in _replayed(args.file, recs):
                 checked += 1
                 if not check.ok:
                     bad += 1
@@ -241,11 +262,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
             raise UsageError(f"the log {args.file} holds no hands")
         verdict = ("all match the rules" if not bad else
                    f"{bad} differ from the rules")
-        print(f"{args.file}: {checked} hands in {len(seen)} games checked: {verdict}")
+        print(f"{args.file}: {plural(checked, 'hand')} in {plural(len(seen), 'game')} "
+              f"checked: {verdict}")
         return 1 if bad else 0
     game = args.game
     wanted: list[dict[str, Any]] = []
-    for recs in replay.stream_games(_stream_log(args.file)):  # reads (and checks) it all
+    for recs in _stream_games(args.file):  # reads (and checks) it all
         seen.add(recs[0]["game"])
         if game is None:
             game = recs[0]["game"]
@@ -255,7 +277,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         raise UsageError(f"the log {args.file} holds no hands")
     if not wanted:
         raise UsageError(f"{args.file} has no game {game}: it holds games {_ranges(list(seen))}")
-    checks = replay.replay_game(wanted)
+    checks = _replayed(args.file, wanted)
     if args.hand is not None:
         if not 0 <= args.hand < len(checks):
             raise UsageError(f"game {game} has no hand {args.hand}: it has hands "
@@ -270,7 +292,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if len(checks) == 1:
         print(checks[0].verdict)
     elif bad:
-        print(f"game {game}: {len(bad)} of {len(checks)} hands differ from the rules "
+        print(f"game {game}: {len(bad)} of {plural(len(checks), 'hand')} differ from the rules "
               f"(hands {', '.join(map(str, bad))})")
     else:
         print(f"game {game}: all {len(checks)} hands match the rules")
@@ -306,6 +328,14 @@ def cmd_strategies(args: argparse.Namespace) -> int:
     if aliases:
         print(f"Aliases: {aliases}")
     print("Example: ginbox play --strategies greedy-knock:knock_at=6,simple,random")
+    print()
+    print("A person's seat (not a bot):")
+    print(f"  {'human':<{width}}  you, at this terminal (ginbox play --strategies human,mc,tuned) "
+          "or in a web page (ginbox serve)")
+    print(f"  {'':<{width}}    hint_samples=1..1024 (default the judge's): worlds valued for "
+          "each hint")
+    print(f"  {'':<{width}}    batch commands (run, tune, league, exploit) refuse it: "
+          "nobody answers in their worker processes")
     print()
     print("Your own strategy: a Python class with take_upcard(view), draw_from_discard(view), "
           "knock(view) and discard(view)")

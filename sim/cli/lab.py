@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 import shlex
 import signal
+import sys
 
+from sim.analysis.formatting import plural
 from sim.cli.common import Interrupted, add_cwd_to_path, terminate_as_interrupt
 
 
@@ -77,11 +79,16 @@ def cmd_exploit(args: argparse.Namespace) -> int:
 
 def cmd_league(args: argparse.Namespace) -> int:
     """``ginbox league``: play what the league's folder lacks, rate, print, write the files."""
-    from sim.league import leaderboard_text, run_league
+    from sim.league import leaderboard_text, load_league, run_league
     from sim.league.output import FILES
     from sim.play.cluster import ClusterLost
+    from sim.play.experiment import rotation_warning
 
     add_cwd_to_path()
+    spec = load_league(args.file)  # ValueError (exit 2) before anything is written
+    warning = rotation_warning(args.games or spec.games, spec.players)
+    if warning is not None:
+        print(f"ginbox: warning: {warning}", file=sys.stderr, flush=True)
     with terminate_as_interrupt() as terminated:
         try:
             result = run_league(args.file, games=args.games, seed=args.seed, jobs=args.jobs,
@@ -98,7 +105,7 @@ def cmd_league(args: argparse.Namespace) -> int:
                               128 + (signal.SIGTERM if terminated else signal.SIGINT)
                               ) from None
     already = result.games_total - result.games_played
-    print(f"played {result.games_played:,} games into {result.out}"
+    print(f"played {plural(result.games_played, 'game')} into {result.out}"
           + (f"; {already:,} were already played" if already else ""))
     print()
     print(leaderboard_text(result.spec, result.leaderboard))

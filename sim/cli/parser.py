@@ -99,8 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="no progress (else a bar on a terminal, a plain line every 30 s "
                           "otherwise)")
     run.add_argument("--break-lock", action="store_true",
-                     help="take over DIR's lock from a run that is no longer running (a lost "
-                          "machine, a reused pid)")
+                     help="take over DIR's lock from a run on another host that is gone (a "
+                          "lost machine); a live run on this host is never taken over")
     run.add_argument("--log", action="store_true",
                      help="also write every chunk's hand log (arm=<i>/chunk-<c>.jsonl); plays "
                           "through the Python driver, far slower: for small runs")
@@ -138,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Tune an exploiter (CMA-ES, as ginbox tune) against TARGET alone (one copy "
                     "two-handed, two three-handed), then play it, its start and the general "
                     "strategies on the same mirrored held-out deals (another seed, seats "
-                    "rotated) and print their win rates and the exploitability gap with 95%% "
+                    "rotated) and print their win rates and the exploitability gap with 95% "
                     "intervals (docs/exploit.md).")
     exp.add_argument("target", metavar="TARGET",
                      help="the strategy to exploit, e.g. simple or greedy-knock:knock_at=0")
@@ -192,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     league = sub.add_parser(
         "league", help="play a league (TOML) among strategies and print the ratings",
         description="Play the tables of a league its folder does not hold yet (paired deals, "
-                    "resumable), fit ratings (Elo scale, the anchor at 1500, bootstrap 95%% "
+                    "resumable), fit ratings (Elo scale, the anchor at 1500, bootstrap 95% "
                     "intervals), print the leaderboard and write it (docs/league.md).")
     league.add_argument("file", metavar="FILE", help="league TOML file (see experiments/)")
     league.add_argument("--games", type=int_at_least(1), metavar="N",

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sim.analysis.formatting import plural
 from sim.cli.common import (
     PROG,
     Interrupted,
@@ -85,12 +86,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     ``python -m sim`` both guard their entry point, so the workers do not rerun the command."""
     from sim.analysis.report import report
     from sim.play.cluster import ClusterLost
+    from sim.play.experiment import load_experiment
     from sim.play.runner import run_experiment
 
     add_cwd_to_path()
+    spec = load_experiment(args.file)  # ValueError (exit 2) before anything is written
+    for warning in spec.replace(games=args.games or spec.games).warnings:
+        print(f"{PROG}: warning: {warning}", file=sys.stderr, flush=True)
     with terminate_as_interrupt() as terminated:
         try:
-            result = run_experiment(args.file, games=args.games, seed=args.seed,
+            result = run_experiment(spec, games=args.games, seed=args.seed,
                                     jobs=args.jobs, backend=args.backend,
                                     scheduler=args.scheduler, out=args.out, resume=args.resume,
                                     force=args.force, quiet=args.quiet, log=args.log,
@@ -118,11 +123,16 @@ def _run_summary(result: Any) -> str:
     total = result.manifest["total_games"]
     played = session.get("games") or 0
     if played == 0:
-        return f"nothing to run: all {total:,} games in {result.out} were already played"
+        return (f"nothing to run: {'the' if total == 1 else 'all'} {plural(total, 'game')} in "
+                f"{result.out} {'was' if total == 1 else 'were'} already played")
     wall, rate = session.get("wall_seconds"), session.get("games_per_s")
-    return (f"ran {played:,} games into {result.out}"
+    sessions = result.manifest["sessions"]
+    overall = result.manifest.get("timings", {}).get("wall_seconds")
+    return (f"ran {plural(played, 'game')} into {result.out}"
             + (f" in {wall:.1f} s ({rate:,.0f} games/s)" if wall and rate else "")
-            + (f"; {total - played:,} were already played" if played < total else ""))
+            + (f"; {total - played:,} were already played" if played < total else "")
+            + (f"; {len(sessions)} sessions, {overall:,.1f} s of wall time in all"
+               if len(sessions) > 1 and overall else ""))
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ Parsing also accepts lower case and ``10`` for ``T``; printing is always canonic
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import groupby
 
 import numpy as np
 
@@ -120,8 +121,18 @@ def mask_cards(mask: int) -> list[int]:
 
 
 def sort_for_display(cards: Iterable[int]) -> list[int]:
-    """Cards sorted by suit, then rank, the way a player fans a hand."""
+    """Cards in the order a card player fans a hand: by suit (S H D C), and within a suit by
+    rank A 2 .. 9 T J Q K. The one order every front end shows a hand in (the terminal, the
+    web table, replay and review)."""
     return sorted(_check_code(c) for c in cards)
+
+
+def fan(cards: Iterable[int | str]) -> str:
+    """Cards as text in :func:`sort_for_display` order, suits apart by two spaces:
+    ``AS 2S 3S  6H  4C``; ``(none)`` for no cards."""
+    codes = sort_for_display(parse_card(c) if isinstance(c, str) else c for c in cards)
+    suits = groupby(codes, key=suit_of)
+    return "  ".join(" ".join(card_str(c) for c in suit) for _, suit in suits) or "(none)"
 
 
 def _check_code(card: int) -> int:

@@ -283,6 +283,15 @@ class Rules:
         overrides = dict(d)
         return cls.resolve(overrides.pop("preset", None), overrides)
 
+    def players_text(self) -> str:
+        """``eaai rules seat 2 players``, for messages about the table's size; when the
+        preset was changed to another size, that is said too, so the name does not read as
+        a contradiction: ``three-handed rules, with players=2, seat 2 players``."""
+        preset = _PRESET_OVERRIDES.get(self.name)
+        changed = preset is not None and preset.get("players", 3) != self.players
+        return (f"{self.name} rules{f', with players={self.players},' if changed else ''} "
+                f"seat {self.players} players")
+
     # ----------------------------------------------------------------- engine helpers
 
     def hand_knock_limit(self, upcard_value: int) -> int:

@@ -325,7 +325,7 @@ def opponent_specs(rules: Rules, learner: int, opponents: Any) -> list[StrategyS
     if len(specs) != others:
         expected = ("1 opponent" if others == 1 else
                     f"1 opponent (for every other seat) or {others}")
-        raise ValueError(f"{rules.name} rules seat {rules.players} players: expected "
+        raise ValueError(f"{rules.players_text()}: expected "
                          f"{expected}, got {len(specs)}")
     if not isinstance(learner, int | np.integer) or not 0 <= learner < rules.players:
         raise ValueError(f"seat={learner!r} is not valid: expected 0..{rules.players - 1}")

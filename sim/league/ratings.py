@@ -19,6 +19,15 @@ wins (``random``) would otherwise have a rating of minus infinity. Log-strengths
 on the Elo scale, ``1500 + (400 / ln 10) * (theta - theta_anchor)``, so a 400-point gap means
 10:1 odds, as in Elo tables.
 
+Bounds: a strategy that beat no other in any comparison (``random``, two-handed) has no
+finite maximum-likelihood rating; its fitted rating is set by the prior and its bootstrap
+interval, every replicate set the same way, is no measurement. Its row says so (``bound``
+``"upper"``) and gives a one-sided 95% bound instead: the rating at which it would win, against
+the strategies it met, a share of its comparisons equal to the exact (Clopper-Pearson) 95%
+upper limit for 0 successes in the games it played, ``1 - 0.05 ** (1 / games)`` (games, not
+comparisons: a game's comparisons are dependent, so this is the wider bound). A strategy that
+lost no comparison gets the lower bound the same way (``"lower"``).
+
 Intervals: a cluster bootstrap over deals. Game ``g`` of every table in a league is dealt from
 the same decks, so a deal (all tables' game ``g``) is the independent unit: each replicate
 resamples deals with replacement (a fixed seed), refits, and the 2.5% and 97.5% quantiles of a
@@ -139,9 +148,12 @@ def ratings(results: pd.DataFrame, strategies: Sequence[str] | None = None,
     missing or null for two players). ``strategies`` fixes the order (default: as they appear);
     ``anchor`` must be one of them and is rated exactly 1500. ``bootstrap`` replicates resample
     deals with ``numpy.random.default_rng(seed)``: the same inputs give the same table.
-    Columns: ``rank``, ``strategy``, ``rating``, ``ci_low``, ``ci_high``, ``games`` (seats
-    played: a game with two seats of it counts twice), ``wins`` (games won by one of its
-    seats), ``win_rate`` (wins per seat played) and ``comparisons``.
+    Columns: ``rank``, ``strategy``, ``rating``, ``ci_low``, ``ci_high``, ``bound`` (``""``,
+    or ``"upper"``/``"lower"`` for a strategy that beat none or lost to none: its ``rating``
+    is then the one-sided 95% bound, with the interval ``(-inf, bound]`` or ``[bound, inf)``;
+    its rank stays the fit's), ``games`` (seats played: a game with two seats of it counts
+    twice), ``wins`` (games won by one of its seats), ``win_rate`` (wins per seat played) and
+    ``comparisons``.
     """
     results = _complete(results)
     if strategies is None:
@@ -170,16 +182,46 @@ def ratings(results: pd.DataFrame, strategies: Sequence[str] | None = None,
         low, high = np.quantile(reps, [0.025, 0.975], axis=0)
         low[k] = high[k] = ANCHOR_RATING
     games, wins = _seat_counts(results, strategies)
+    order = point.copy()  # the rank: the fit's order, the prior's place for a bounded one
+    rating, low, high = point.copy(), np.array(low, float), np.array(high, float)
+    bound = np.full(len(strategies), "", dtype=object)
+    for i, side in _unbeaten(total, k):
+        bound[i] = side
+        rating[i] = one_sided_bound(total, i, k, side, int(games[i]), prior)
+        low[i], high[i] = (-np.inf, rating[i]) if side == "upper" else (rating[i], np.inf)
     table = pd.DataFrame({
-        "strategy": strategies, "rating": point, "ci_low": low, "ci_high": high,
-        "games": games, "wins": wins,
+        "strategy": strategies, "rating": rating, "ci_low": low, "ci_high": high,
+        "bound": bound, "games": games, "wins": wins,
         "win_rate": np.divide(wins, games, out=np.full(len(games), np.nan), where=games > 0),
-        "comparisons": total.sum(axis=1) + total.sum(axis=0),
+        "comparisons": total.sum(axis=1) + total.sum(axis=0), "_order": order,
     })
-    table = table.sort_values(["rating", "strategy"], ascending=[False, True],
-                              kind="stable").reset_index(drop=True)
+    table = table.sort_values(["_order", "strategy"], ascending=[False, True],
+                              kind="stable").drop(columns="_order").reset_index(drop=True)
     table.insert(0, "rank", np.arange(1, len(table) + 1))
     return table
+
+
+def _unbeaten(total: np.ndarray, anchor: int) -> list[tuple[int, str]]:
+    """The strategies (not the anchor) that won no comparison (``"upper"``: only an upper
+    bound on the rating exists) or lost none (``"lower"``)."""
+    won, lost = total.sum(axis=1), total.sum(axis=0)
+    return [(i, "upper" if won[i] == 0 else "lower") for i in range(len(won))
+            if i != anchor and (won[i] == 0) != (lost[i] == 0)]
+
+
+def one_sided_bound(total: np.ndarray, i: int, anchor: int, side: str, games: int,
+                    prior: float = PRIOR) -> float:
+    """The one-sided 95% bound on strategy ``i``'s rating when it won no comparison
+    (``side="upper"``) or lost none (``"lower"``): the fit in which it wins (or loses) the
+    Clopper-Pearson limit ``1 - 0.05 ** (1 / games)`` of its comparisons with every
+    strategy it met (module docstring)."""
+    share = 1.0 - 0.05 ** (1.0 / max(games, 1))
+    matrix = total.astype(float).copy()
+    if side == "upper":
+        matrix[i, :] = total[:, i] * share / (1.0 - share)
+    else:
+        matrix[:, i] = total[i, :] * share / (1.0 - share)
+    return float(fit(matrix, anchor, prior)[i])
 
 
 def _complete(results: pd.DataFrame) -> pd.DataFrame:

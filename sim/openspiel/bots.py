@@ -348,11 +348,11 @@ def bot(spec: str, game: pyspiel.Game, player: int, seed: int = 0,
 
 
 def resampler(seed: int = 0) -> Callable[[GinboxState, int], GinboxState]:
-    """ISMCTS's resampler for ``python_ginbox``: a copy of the state with the opponent's
-    hidden cards and the stock dealt afresh by ``mc``'s world sampler
-    (``strategies.mc_worlds.sample_world``, no inference) from the deciding seat's view.
-    The opponent's own private history (its dealt cards and stock draws) is blanked in the
-    copy, so no search node is keyed by the real hidden cards."""
+    """ISMCTS's resampler for ``python_ginbox``: a state of the deciding seat's information
+    set with the opponent's hidden cards and the stock dealt afresh by ``mc``'s world sampler
+    (``strategies.mc_worlds.sample_world``, no inference) from that seat's view, rebuilt by
+    replaying the game with them (:meth:`sim.openspiel.game.GinboxState.resampled`), so
+    nothing in it (history included) holds the real hidden cards."""
     rng = np.random.default_rng(seed)
 
     def resample(state: GinboxState, player: int) -> GinboxState:

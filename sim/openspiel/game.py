@@ -39,6 +39,7 @@ from sim.engine.cards import DECK, card_str, mask_cards
 from sim.engine.game import SITTER
 from sim.engine.hand import (
     DEC_DISCARD,
+    DEC_KNOCK,
     MOVE_DRAW_DISCARD,
     MOVE_DRAW_STOCK,
     MOVE_KNOCK,
@@ -252,6 +253,7 @@ class GinboxState(pyspiel.State):
         self._unseated: _Episode | None = _Episode(game)  # the game's listener once seated
         self.game: GameState | None = None  # seated by the first chance node
         self._laid: list[int] = []  # the next hand's deck as chance has laid it out so far
+        self._hand_start = 0  # where this hand's deal begins in history()
         if self._seatings == 1:
             self._seat_players(None)
 
@@ -325,6 +327,8 @@ class GinboxState(pyspiel.State):
             self._seat_players(int(action))
             return
         if self.game.needs_deal:
+            if not self._laid:
+                self._hand_start = len(self.history())  # this action's place: the deal's
             self._laid.append(int(DECK[int(action)]))
             if len(self._laid) == N_CARDS:
                 deck, self._laid = self._laid, []
@@ -391,27 +395,39 @@ class GinboxState(pyspiel.State):
         return _view_text(view, hidden, self.game.discard_pile)
 
     def resampled(self, player: int, seed: int) -> GinboxState:
-        """A copy with the hidden cards dealt afresh from ``player``'s view by ``mc``'s world
-        sampler (:meth:`sim.play.state.GameState.sample_world`, no inference): the other hand
-        player's unseen cards and the stock order. ``player`` must be the deciding seat (its
-        view is the one the step filled). The other hand player's private history (its dealt
-        cards, stock draws) is blanked in the copy, so nothing is keyed by the real cards."""
-        world = self.clone()
+        """A state of ``player``'s information set: the other hand player's unseen cards and
+        the stock order dealt afresh by ``mc``'s world sampler
+        (:meth:`sim.play.state.GameState.resampled_deal`, no inference) from ``player``'s view
+        (``player`` must be the deciding seat).
+
+        The state is rebuilt, not patched: the game's actions are replayed on a new state
+        with the sampled cards in the deck positions the real hidden ones held, so its
+        hands, deck, deadwood, events and ``history()`` all tell the sampled world and none
+        of them the real hidden cards (a copy would keep them, in its history for one). The
+        other player's answers to the knock question, which ``player`` never sees, are
+        replayed as his sampled hand allows: "no" where it is asked, dropped where not."""
         if self.dealing() or self._episode.over:
-            return world
+            return self.clone()
         assert self.game is not None
         if player != self.game.seat:
             raise pyspiel.SpielError(f"resampling is from the deciding seat's view "
                                      f"({self.game.seat}), not seat {player}'s")
-        episode = world._episode
-        world.game = self.game.sample_world(seed)
-        world.game.listener = episode
-        p = self.game.hand_player
-        assert p is not None
-        seat = world.roles[1 - p]
-        world._episode.events = [
-            [(s, k, (0 if k == "dealt" else -1) if s == seat and seen != ALL else c, seen)
-             for s, k, c, seen in hand] for hand in world.events]
+        deck = self.game.resampled_deal(seed)
+        history = self.history()
+        world = self.get_game().new_initial_state()
+        for action in history[:self._hand_start]:  # the seating and the hands before
+            world.apply_action(action)
+        for card in deck:
+            world.apply_action(int(INDEX_OF_CARD[card]))
+        for action in history[self._hand_start + N_CARDS:]:
+            if action == A_NO_KNOCK and world.game.decision_code != DEC_KNOCK:
+                continue  # his sampled hand cannot knock here: the question is not asked
+            while world.game.decision_code == DEC_KNOCK and action not in (A_KNOCK, A_NO_KNOCK):
+                world.apply_action(A_NO_KNOCK)  # it can: he declines, as he played on
+            world.apply_action(action)
+        if world.game.seat != self.game.seat or \
+                world.game.decision_code != self.game.decision_code:
+            raise pyspiel.SpielError("the resampled world does not reach the decision")
         return world
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> GinboxState:

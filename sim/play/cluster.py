@@ -25,6 +25,7 @@ What each fault does:
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -123,12 +124,17 @@ def dask_client(scheduler: Any, jobs: int) -> Iterator[Any]:
             yield client
         return
     if isinstance(scheduler, str):
+        failure = ""
         try:
             client = Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT_S}s")
         except (OSError, TimeoutError, ValueError) as exc:
-            raise ValueError(f"cannot connect to the Dask scheduler {scheduler!r}: "
-                             f"{' '.join(str(exc).split()) or type(exc).__name__}"
-                             " (expected an address such as tcp://host:8786)") from None
+            failure = " ".join(str(exc).split()) or type(exc).__name__
+        if failure:
+            # The half-made Client's finaliser stops its event-loop thread: run it now, not
+            # whenever the collector next runs (inside another Dask loop's start, it deadlocks).
+            gc.collect()
+            raise ValueError(f"cannot connect to the Dask scheduler {scheduler!r}: {failure}"
+                             " (expected an address such as tcp://host:8786)")
     elif hasattr(scheduler, "scheduler_address"):
         client = Client(scheduler)
     else:

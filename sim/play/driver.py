@@ -43,7 +43,14 @@ from sim.play.seating import Seeds as Seeds
 from sim.play.seating import check_seed as check_seed
 from sim.play.state import GameListener, GameState
 from sim.records.log import hand_record as hand_record  # its home since 0.1: sim.records.log
-from strategies.registry import StrategySpec, build_strategy, parse_strategies, resolve
+from strategies.registry import (
+    StrategySpec,
+    build_strategy,
+    canonical_strategy,
+    check_no_person,
+    parse_strategies,
+    resolve,
+)
 
 #: The most games one call may play: game numbers are 64-bit signed integers in the compiled
 #: code and index the seed streams, so no run can go past them.
@@ -127,8 +134,9 @@ def _as_specs(strategies: Sequence[Any] | str) -> list[StrategySpec]:
 def _check_seats(rules: Rules, specs: Sequence[StrategySpec]) -> None:
     if len(specs) != rules.players:
         raise ValueError(
-            f"{rules.name} rules seat {rules.players} players: got {len(specs)} strategies"
+            f"{rules.players_text()}: got {len(specs)} strategies"
         )
+    check_no_person(specs, batch=False)  # a person's seat needs someone to answer it
 
 
 def strategy_answer(player: Any, decision: int, view: View) -> Any:
@@ -291,6 +299,15 @@ class GameTally:
             self.sums[key] += int(rows[:, c[key]].sum())
 
 
+def strategy_label(text: str) -> str:
+    """How a report names a seat's strategy: its canonical text (``Simple`` and ``simple``
+    read ``simple``, ``greedy`` reads ``greedy-knock``); a strategy object's own name."""
+    try:
+        return canonical_strategy(text)
+    except ValueError:  # a strategy object passed by value: its name is all there is
+        return text
+
+
 @dataclass
 class PlayResult:
     """Games played by :func:`play_games`: one row per game (None when the call asked for
@@ -316,7 +333,8 @@ class PlayResult:
         return self.tally
 
     def summary(self) -> pd.DataFrame:
-        """Games won per seat and strategy, with hands and hand outcomes.
+        """Games won per seat and strategy (its :func:`strategy_label`), with hands and hand
+        outcomes.
 
         Under Hollywood scoring a game is a match of three: ``games_won`` and ``win_rate``
         count matches, and two columns are added, ``hollywood_games_won`` (games of the three
@@ -328,7 +346,7 @@ class PlayResult:
         for seat, name in enumerate(self.strategies):
             row = {
                 "seat": seat,
-                "strategy": name,
+                "strategy": strategy_label(name),
                 "games_won": t.wins[seat],
                 "win_rate": t.wins[seat] / t.games if t.games else float("nan"),
                 "hands_won": t.hands_won[seat],

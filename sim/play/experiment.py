@@ -98,7 +98,12 @@ from typing import Any
 from sim.engine.rules import PRESETS, Rules, is_int
 from sim.io.specs import MAX_NAME as MAX_NAME
 from sim.io.specs import check_int, check_keys, check_run_name, check_text, load_toml
-from strategies.registry import parse_strategies, parse_strategy, resolve_texts
+from strategies.registry import (
+    check_no_person,
+    parse_strategies,
+    parse_strategy,
+    resolve_texts,
+)
 
 #: Default games per chunk: large enough that per-chunk overhead is negligible, small enough
 #: that a kill loses little work and memory per worker stays small.
@@ -122,6 +127,21 @@ ARM_KEYS: tuple[str, ...] = ("name", "rules", "overrides", "strategies", "seatin
 DEFAULT_KEYS: tuple[str, ...] = ("rules", "overrides", "strategies", "seating")
 
 _PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def rotation_warning(games: int, players: int, key: str = "games") -> str | None:
+    """Why ``games`` rotated games leave the roles unbalanced, or None: the rotation comes
+    round every 6 games three-handed (every seat in every initial role) and every 2
+    two-handed (every seat deals first), so any other count gives some seat a role more
+    often than others."""
+    period = 6 if players == 3 else 2
+    if games % period == 0:
+        return None
+    roles = ("hold each initial role (box, captain, sitter)" if players == 3
+             else "deal the first hand")
+    return (f"{key} = {games:,} is not a multiple of {period}: the seats are rotated game by "
+            f"game, so they do not {roles} equally often; a multiple of {period} balances "
+            "the roles")
 
 
 def apply_overrides(base: Rules, overrides: Mapping[str, Any], where: str = "overrides.",
@@ -193,7 +213,7 @@ class ArmSpec:
         if not isinstance(strategies, list | tuple) or not strategies:
             raise ValueError(f"strategies={strategies!r} is not valid: expected a list of "
                              "strategy names, one per seat")
-        texts = []
+        texts, specs = [], []
         for i, text in enumerate(strategies):
             if not isinstance(text, str):
                 raise ValueError(f"strategies[{i}]={text!r} is not valid: expected a strategy "
@@ -209,6 +229,8 @@ class ArmSpec:
                     raise ValueError(f"strategies[{i}]={text!r}: cannot create the strategy: "
                                      f"{type(exc).__name__}: {exc}") from None
             texts.append(spec.text)
+            specs.append(spec)
+        check_no_person(specs)  # the one gate of every batch run: run, tune, league, exploit
         object.__setattr__(self, "strategies", tuple(texts))
 
     def _apply_seating(self, rules: Rules) -> Rules:
@@ -314,6 +336,14 @@ class ExperimentSpec:
     def chunks_per_arm(self) -> int:
         """Chunks of each arm; the last one may hold fewer than ``chunk_size`` games."""
         return -(-self.games // self.chunk_size)
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the spec leaves unbalanced, one line each: rotated arms whose ``games`` is
+        not a whole number of rotations (:func:`rotation_warning`)."""
+        found = (rotation_warning(self.games, arm.resolved_rules.players)
+                 for arm in self.arms if arm.rotate)
+        return list(dict.fromkeys(w for w in found if w is not None))
 
     @property
     def total_games(self) -> int:

@@ -25,6 +25,7 @@ import contextlib
 import json
 import os
 import platform
+import socket
 import sys
 import time
 from collections.abc import Iterator
@@ -52,6 +53,7 @@ from sim.play.storage import (
     MANIFEST,
     SCHEMA,
     Chunk,
+    Lock,
     RunResult,
     check_lock,
     chunk_table,
@@ -172,7 +174,9 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
     refused unless ``resume`` (finish the missing chunks of the same experiment) or ``force``
     (delete the old results and rerun); a directory that is neither empty nor a ginbox run is
     refused, so a user's files are never overwritten. ``break_lock`` takes over the lock of a
-    run that is not running any more on another host (or a reused pid). ``quiet`` hides the
+    run on another host that is gone (this machine cannot check it); a gone holder on this
+    host is taken over anyway, a live one never (:func:`sim.play.storage.lock`). A session
+    killed outright is closed by the resume (``interrupted``). ``quiet`` hides the
     progress (a bar on a terminal's stderr, else a plain line every half minute).
     ``log`` also writes the full hand log of every chunk, ``arm=<i>/chunk-<c>.jsonl`` (the
     format of ``ginbox play --log``), playing through the Python driver: the same games, far
@@ -211,7 +215,7 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
         if client is not None:
             check_workers(client, [s for arm in spec.arms for s in arm.strategies])
         out.mkdir(parents=True, exist_ok=True)
-        with lock(out, break_lock):
+        with lock(out, break_lock) as held:
             if force:
                 wipe(out, old)
             clean_temporaries(out)
@@ -225,6 +229,7 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
             # an existing Dask cluster's workers decide the parallelism, not jobs
             used = None if backend == "dask" and scheduler is not None else jobs
             runner = _Session(out, spec, plan, manifest, done, used, backend, quiet, log)
+            runner.lock = held
             runner.run(client, if_cluster_lost, jobs)
     return RunResult(out, manifest)
 
@@ -245,6 +250,8 @@ class _Session:
             entry["status"] = "done" if chunk in done else "pending"
             entry["sha256"] = done.get(chunk)
         self.last_save = 0.0
+        self.lock: Lock | None = None  # the directory's lock, checked before every write
+        self.session: dict[str, Any] = {}
 
     def run(self, client: Any, if_cluster_lost: str = "stop", local_jobs: int = 1) -> None:
         pending = [c for c in self.plan if c not in self.done]
@@ -254,6 +261,8 @@ class _Session:
                    "games_per_s": None}
         if client is not None:  # Dask: the cluster's workers, of which there are
             session["workers"] = len(client.scheduler_info().get("workers", {}))
+        self._note_lock_taken_over(session)
+        self.session = session
         self.manifest["sessions"].append(session)
         self.manifest["status"] = "running"
         self.save()
@@ -325,6 +334,8 @@ class _Session:
                 raise RuntimeError(f"arm {chunk.arm} chunk {chunk.index} arrived damaged from "
                                    f"{where[0] if where else 'a worker'} (its sha256 differs "
                                    "from the worker's); resume the run to play it again")
+            if self.lock is not None:
+                self.lock.check()
             if self.log:  # before the parquet file, whose presence marks the chunk done
                 (self.out / chunk.log_file).parent.mkdir(parents=True, exist_ok=True)
                 write_log(self.out / chunk.log_file, records)
@@ -342,7 +353,20 @@ class _Session:
         seeds = self.manifest["arms"][arm]["seeds"]
         return seeds["deck"], seeds["strategy"]
 
+    def _note_lock_taken_over(self, session: dict[str, Any]) -> None:
+        """Say on stderr and in the session whose lock on another host ``--break-lock`` took
+        over (a gone holder on this host is taken over without a word)."""
+        gone = self.lock.replaced if self.lock is not None else None
+        if gone and gone.get("host") != socket.gethostname():
+            session["lock_taken_over"] = {k: gone.get(k) for k in ("host", "pid", "since")}
+            print(f"ginbox: warning: took over the lock of the run on host {gone.get('host')!r} "
+                  f"(pid {gone.get('pid')}), as --break-lock asks", file=sys.stderr)
+
     def save(self) -> None:
+        """Write the manifest, unless another run has taken the lock over (then LockLost)."""
+        if self.lock is not None:
+            self.lock.check()
+        self.session["last_saved"] = _now()
         write_manifest(self.out, self.manifest)
         self.last_save = time.perf_counter()
 
@@ -546,9 +570,30 @@ def _new_manifest(spec: ExperimentSpec, plan: list[Chunk],
             "wall_seconds": None,
             "chunk_seconds": None,
         },
-        "sessions": list((old or {}).get("sessions", [])),
+        "sessions": _closed_sessions((old or {}).get("sessions", [])),
         "machine": _machine(),
     }
+
+
+def _closed_sessions(sessions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The earlier sessions of a run being resumed. One still "running" was killed (``kill
+    -9``, a lost machine: the lock says its holder is gone, or it would not be resumed): it is
+    marked interrupted, ended at its last manifest save, whose time also gives its wall time
+    (a lower bound: it may have played on a little after)."""
+    closed = []
+    for old in sessions:
+        session = dict(old)
+        if session.get("status") == "running":
+            last = session.get("last_saved")
+            session.update(status="interrupted", finished=last,
+                           stopped="ended without recording its end (killed); closed by "
+                                   "the next session")
+            if last and session.get("started"):
+                seconds = (datetime.fromisoformat(last)
+                           - datetime.fromisoformat(session["started"])).total_seconds()
+                session["wall_seconds"] = round(max(seconds, 0.0), 3)
+        closed.append(session)
+    return closed
 
 
 __all__ = ["BACKENDS", "COLUMNS", "FORMAT", "LOCK", "MANIFEST", "SCHEMA", "Chunk", "RunResult",

@@ -9,7 +9,7 @@ Layout of a results directory (``results/<name>/`` unless ``out`` is given)::
     manifest.json              spec, resolved rules and seeds per arm, chunk list and status,
                                ginbox version, timings, machine (written atomically)
     arm=<i>/chunk-<c>.parquet  one row per game of chunk c of arm i (c zero-padded to 5 digits)
-    .lock                      pid and host of the run writing the directory, while it runs
+    .lock                      the run writing the directory, while it runs (see below)
 
 The manifest records each chunk file's sha256 when it is written: a resumed run and a report
 verify every chunk by content, so a damaged or replaced file is named (and replayed by
@@ -17,6 +17,14 @@ verify every chunk by content, so a damaged or replaced file is named (and repla
 its own manifest, and deletes only files it can prove it wrote: the chunk files and hand logs
 the manifest lists, the report files listed in ``.ginbox-written.json``, and temporaries named
 as :func:`sim.io.files.temp_path` names them.
+
+The lock (:func:`lock`) records the holder's pid, host, process identity (boot id and start
+time, where the system tells them), since when and a random token. A run finding a lock takes
+it over when its holder is gone: a dead pid, or a live pid that is another process. A live
+holder on this host is refused, ``--break-lock`` or not. A holder on another host cannot be
+checked from here: it is refused unless ``--break-lock`` says that run is gone. A run removes
+the lock on exit only while it is still its own, and stops (:class:`LockLost`) rather than
+write on when another run has taken it over.
 
 A chunk file is written to a hidden temporary name and renamed into place
 (:mod:`sim.io.files`), so a file exists only when complete: after any interruption,
@@ -42,8 +50,10 @@ import json
 import os
 import re
 import socket
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -61,6 +71,7 @@ from sim.io.files import (
     atomic_write_bytes,
     atomic_write_text,
     is_temp,
+    temp_path,
     written_files,
 )
 from sim.play.aggregates import with_aggregates
@@ -280,27 +291,55 @@ def foreign_files(out: Path) -> list[str]:
     return sorted(p.name for p in out.iterdir() if p.name != LOCK and not is_temp(p))
 
 
-def check_lock(out: Path, break_lock: bool = False) -> None:
-    """Refuse to write where another live run is writing; ``break_lock`` takes it over."""
-    try:
-        info = json.loads((out / LOCK).read_text())
-    except (OSError, ValueError):
-        return
-    if break_lock or not isinstance(info, dict):
-        return
-    pid, host = info.get("pid"), info.get("host")
+def check_lock(out: Path, break_lock: bool = False) -> dict[str, Any] | None:
+    """Refuse, in one line, to write where another run holds the lock and may be alive;
+    return the lock of a holder that is gone (or, with ``break_lock``, on another host),
+    which may be taken over, or None when there is no lock (see :func:`lock`)."""
+    info = _read_lock(out)
+    if info is None:
+        return None
+    pid, host, since = info.get("pid"), info.get("host"), _since(info)
     if host != socket.gethostname():
-        raise ValueError(f"{out} is locked by a run on host {host!r} (pid {pid}), which this "
-                         "machine cannot check: if no run is active there (a lost machine), "
-                         "take the lock over with --break-lock")
+        if break_lock:
+            return info
+        raise ValueError(f"{out} is locked by a run on host {host!r} (pid {pid}{since}), which "
+                         "this machine cannot check: if no run is active there (a lost "
+                         "machine), take the lock over with --break-lock")
     if pid == os.getpid():  # our own pid: a lock we hold, or one left by an earlier life of
         if out.resolve() in _HELD:  # this pid (ginbox as PID 1 in a restarted container)
             raise ValueError(f"{out} is in use by a run in this process")
-        return
-    if isinstance(pid, int) and _alive(pid):
-        raise ValueError(f"{out} is in use by another ginbox run (pid {pid}): wait for it to "
-                         f"finish or stop it; if pid {pid} is not a ginbox run, take the lock "
-                         "over with --break-lock")
+        return info
+    if not (isinstance(pid, int) and _alive(pid)):
+        return info
+    recorded, now = info.get("process"), _process_identity(pid)
+    if recorded is not None and now is not None and recorded != now:
+        return info  # the pid is alive but is another process: the holder is gone
+    unsure = ("" if recorded is not None and now is not None else
+              f"; this system cannot tell a reused pid: if pid {pid} is no ginbox run, delete "
+              f"{out / LOCK}")
+    raise ValueError(f"{out} is in use by another ginbox run (pid {pid} on this host{since}): "
+                     f"wait for it to finish or stop it; --break-lock takes over only the lock "
+                     f"of a run that is gone{unsure}")
+
+
+def _read_lock(out: Path) -> dict[str, Any] | None:
+    """The lock's content; None when there is none, ``{}`` when it cannot be read (damaged:
+    a lock is created whole, so it is never seen half-written)."""
+    try:
+        text = (out / LOCK).read_text()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return {}
+    try:
+        info = json.loads(text)
+    except ValueError:
+        return {}
+    return info if isinstance(info, dict) else {}
+
+
+def _since(info: dict[str, Any]) -> str:
+    return f", since {info['since']}" if isinstance(info.get("since"), str) else ""
 
 
 def _alive(pid: int) -> bool:
@@ -313,30 +352,96 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _process_identity(pid: int) -> str | None:
+    """Which life of process ``pid`` this is: the kernel's boot id and the process's start
+    time (Linux's /proc), so a pid reused by another program is told from the lock's holder;
+    None where the system does not say."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (OSError, ValueError):
+        return None
+    fields = stat[stat.rfind(")") + 2:].split()  # after the command, which may hold spaces
+    return f"{boot}/{fields[19]}" if len(fields) > 19 else None  # field 22: start time
+
+
+@dataclass
+class Lock:
+    """A held ``.lock``: its ``token``, and the lock of a gone holder it replaced
+    (``replaced``), for the caller to report."""
+
+    out: Path
+    token: str
+    replaced: dict[str, Any] | None = None
+
+    def held(self) -> bool:
+        """True while the lock on disk is still this one (another host's run may take it
+        over with ``--break-lock``)."""
+        return (_read_lock(self.out) or {}).get("token") == self.token
+
+    def check(self) -> None:
+        """Raise ``LockLost`` (one line) when another run has taken the lock over."""
+        if not self.held():
+            holder = _read_lock(self.out) or {}
+            raise LockLost(f"the lock of {self.out} was taken over by another run (pid "
+                           f"{holder.get('pid')} on host {holder.get('host')!r}): this run "
+                           "stopped without writing more; the chunks it wrote are valid")
+
+
+class LockLost(ValueError):
+    """Another run took over the lock of a directory this run was writing."""
+
+
 @contextlib.contextmanager
-def lock(out: Path, break_lock: bool = False) -> Iterator[None]:
-    """Hold ``out/.lock`` (pid and host) while running; a dead holder's lock is stale."""
+def lock(out: Path, break_lock: bool = False) -> Iterator[Lock]:
+    """Hold ``out/.lock`` while running: pid, host, the process's identity (start time),
+    since when, and a token. A lock whose holder is gone (a dead pid, or one reused by another
+    program) is taken over; a live holder on this host is refused whatever ``break_lock``
+    says; a holder on another host, which this machine cannot check, only with
+    ``break_lock``. On exit the lock is removed if it is still this one."""
     path = out / LOCK
-    text = json.dumps({"pid": os.getpid(), "host": socket.gethostname()})
-    for _ in range(2):
+    token = uuid.uuid4().hex
+    text = json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                       "process": _process_identity(os.getpid()),
+                       "since": datetime.now(UTC).isoformat(timespec="seconds"),
+                       "token": token})
+    replaced = None
+    for _ in range(3):
         try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            _create(path, text)
         except FileExistsError:
-            check_lock(out, break_lock)
-            path.unlink(missing_ok=True)  # stale: its process is gone (or taken over)
+            replaced = check_lock(out, break_lock)
+            if _read_lock(out) == replaced:  # still the lock judged gone (not a new one)
+                path.unlink(missing_ok=True)
             continue
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
         break
     else:
         raise ValueError(f"cannot lock {out}: another run keeps taking it")
     held = out.resolve()
     _HELD.add(held)
     try:
-        yield
+        yield Lock(out, token, replaced)
     finally:
         _HELD.discard(held)
-        path.unlink(missing_ok=True)
+        if (_read_lock(out) or {}).get("token") == token:
+            path.unlink(missing_ok=True)
+
+
+def _create(path: Path, text: str) -> None:
+    """Create ``path`` holding ``text`` whole, or raise FileExistsError: the text goes to a
+    temporary that is hard-linked to ``path`` (atomic), so no reader sees it half-written."""
+    tmp = temp_path(path)
+    tmp.write_text(text)
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError:  # a file system without hard links: create exclusively, then write
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def wipe(out: Path, manifest: dict[str, Any] | None) -> None:
@@ -428,6 +533,7 @@ def write_manifest(out: Path, manifest: dict[str, Any]) -> None:
     atomic_write_text(out / MANIFEST, json.dumps(manifest, indent=1), mkdir=True)
 
 
-__all__ = ["COLUMNS", "FORMAT", "LOCK", "MANIFEST", "SCHEMA", "Chunk", "RunResult",
+__all__ = ["COLUMNS", "FORMAT", "LOCK", "MANIFEST", "SCHEMA", "Chunk", "Lock", "LockLost",
+           "RunResult",
            "chunk_table", "encode_table", "load_results", "read_manifest", "write_chunk",
            "write_manifest"]

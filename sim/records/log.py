@@ -19,10 +19,11 @@ True
 from __future__ import annotations
 
 import errno
+import itertools
 import json
 import os
 import stat
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -68,7 +69,9 @@ from sim.engine.hand import (
 from sim.engine.hand import MOVE_NAMES as ENGINE_MOVE_NAMES
 from sim.engine.rules import Rules, is_int
 from sim.engine.showdown import describe_layout
+from sim.records import limits
 from sim.records.files import clean_stale_temps, fsync_path, temp_path
+from sim.records.limits import shown
 
 #: Top-level keys every hand record has, in the order they are written.
 RECORD_KEYS: tuple[str, ...] = (
@@ -135,7 +138,8 @@ def _json_default(obj: Any) -> Any:
         return float(obj)
     if isinstance(obj, np.ndarray):
         return obj.tolist()
-    raise TypeError(f"a hand record holds {type(obj).__name__} {obj!r}, which JSON cannot store")
+    raise TypeError(f"a hand record holds {type(obj).__name__} {shown(obj)}, which JSON cannot "
+                    "store")
 
 
 def dumps_record(record: dict[str, Any]) -> str:
@@ -387,18 +391,20 @@ def load_hollywood(value: Any, gs: np.ndarray, players: int) -> None:
     def ints(v: Any, where: str) -> list[int]:
         if not isinstance(v, list) or len(v) != players or not all(
                 is_int(x, numpy=False) and x >= 0 for x in v):
-            raise ValueError(f"'hollywood.{where}' is {v!r}, not {players} integers >= 0")
+            raise ValueError(f"'hollywood.{where}' is {shown(v)}, not {players} integers >= 0")
         return v
 
     if not isinstance(value, dict) or not isinstance(value.get("games"), list) or len(
             value["games"]) != 3 or not all(isinstance(g, dict) for g in value["games"]):
-        raise ValueError(f"'hollywood' is {value!r}, not an object with 'opened' and 3 'games'")
+        raise ValueError(f"'hollywood' is {shown(value)}, not an object with 'opened' and 3 "
+                         "'games'")
     for s, v in enumerate(ints(value.get("opened"), "opened")):
         gs[GS_HW_OPENED + s] = v
     for k, game in enumerate(value["games"]):
         winner = game.get("winner")
         if winner is not None and not (is_int(winner, numpy=False) and 0 <= winner < players):
-            raise ValueError(f"'hollywood.games[{k}].winner' is {winner!r}, not a seat or null")
+            raise ValueError(f"'hollywood.games[{k}].winner' is {shown(winner)}, not a seat or "
+                             "null")
         gs[GS_HW_WINNER + k] = -1 if winner is None else winner
         for at, key in ((GS_HW_SCORE, "scores"), (GS_HW_HANDS_WON, "hands_won"),
                         (GS_HW_FINAL, "final")):
@@ -413,7 +419,7 @@ def rules_of(record: dict[str, Any]) -> Rules:
     config = record.get("rules_config")
     if config is not None:
         if not isinstance(config, dict):
-            raise ValueError(f"'rules_config' is {config!r}, not an object of rules fields")
+            raise ValueError(f"'rules_config' is {shown(config)}, not an object of rules fields")
         return Rules.from_dict(config)
     return Rules.preset(record["rules"])
 
@@ -427,7 +433,7 @@ def _opt_int(value: Any) -> bool:
 
 def _check_card(value: Any, where: str) -> None:
     if not isinstance(value, str):
-        raise ValueError(f"'{where}' is {value!r}, not a card string such as 'KD'")
+        raise ValueError(f"'{where}' is {shown(value)}, not a card string such as 'KD'")
     try:
         parse_card(value)
     except ValueError as exc:
@@ -436,14 +442,14 @@ def _check_card(value: Any, where: str) -> None:
 
 def _check_cards(value: Any, where: str) -> None:
     if not isinstance(value, list):
-        raise ValueError(f"'{where}' is {value!r}, not a list of cards")
+        raise ValueError(f"'{where}' is {shown(value)}, not a list of cards")
     for i, card in enumerate(value):
         _check_card(card, f"{where}[{i}]")
 
 
 def _check_melds(value: Any, where: str) -> None:
     if not isinstance(value, list):
-        raise ValueError(f"'{where}' is {value!r}, not a list of melds")
+        raise ValueError(f"'{where}' is {shown(value)}, not a list of melds")
     for i, meld in enumerate(value):
         _check_cards(meld, f"{where}[{i}]")
 
@@ -459,24 +465,25 @@ def check_record(record: Any) -> None:
     missing = [k for k in RECORD_KEYS if k not in record]
     if missing:
         raise ValueError("missing key(s) " + ", ".join(repr(k) for k in missing))
-    for key in ("game", "hand"):
-        if not is_int(record[key], numpy=False) or record[key] < 0:
-            raise ValueError(f"'{key}' is {record[key]!r}, not an integer >= 0")
+    for key in ("game", "hand"):  # numbered as the engine numbers them: 64-bit, from 0
+        if not is_int(record[key], numpy=False) or not 0 <= record[key] <= limits.INT_MAX:
+            raise ValueError(f"'{key}' is {shown(record[key])}, not an integer "
+                             f"0..{limits.INT_MAX}")
     if not isinstance(record["rules"], str):
-        raise ValueError(f"'rules' is {record['rules']!r}, not a preset name")
+        raise ValueError(f"'rules' is {shown(record['rules'])}, not a preset name")
     seats = record["seats"]
     if not isinstance(seats, list) or len(seats) not in (2, 3) or not all(
             isinstance(s, str) for s in seats):
-        raise ValueError(f"'seats' is {seats!r}, not a list of 2 or 3 strategy names")
+        raise ValueError(f"'seats' is {shown(seats)}, not a list of 2 or 3 strategy names")
     n = len(seats)
     for key in ("dealer", "nondealer"):
         if not is_int(record[key], numpy=False) or not 0 <= record[key] < n:
-            raise ValueError(f"'{key}' is {record[key]!r}, not a seat 0..{n - 1}")
+            raise ValueError(f"'{key}' is {shown(record[key])}, not a seat 0..{n - 1}")
     if not _opt_int(record["sitter"]):
-        raise ValueError(f"'sitter' is {record['sitter']!r}, not a seat or null")
+        raise ValueError(f"'sitter' is {shown(record['sitter'])}, not a seat or null")
     deal = record["deal"]
     if not isinstance(deal, dict):
-        raise ValueError(f"'deal' is {deal!r}, not an object")
+        raise ValueError(f"'deal' is {shown(deal)}, not an object")
     missing = [k for k in DEAL_KEYS if k not in deal]
     if missing:
         raise ValueError("missing key(s) " + ", ".join(f"'deal.{k}'" for k in missing))
@@ -486,14 +493,14 @@ def check_record(record: Any) -> None:
     _check_cards(deal["stock"], "deal.stock")
     moves = record["moves"]
     if not isinstance(moves, list):
-        raise ValueError(f"'moves' is {moves!r}, not a list")
+        raise ValueError(f"'moves' is {shown(moves)}, not a list")
     for i, move in enumerate(moves):
         if not isinstance(move, dict) or "seat" not in move or "move" not in move:
-            raise ValueError(f"'moves[{i}]' is {move!r}, not an object with 'seat' and 'move'")
+            raise ValueError(f"'moves[{i}]' is {shown(move)}, not an object with 'seat' and 'move'")
         if not is_int(move["seat"], numpy=False):
-            raise ValueError(f"'moves[{i}].seat' is {move['seat']!r}, not a seat number")
+            raise ValueError(f"'moves[{i}].seat' is {shown(move['seat'])}, not a seat number")
         if move["move"] not in MOVE_NAMES:
-            raise ValueError(f"'moves[{i}].move' is {move['move']!r}: expected one of "
+            raise ValueError(f"'moves[{i}].move' is {shown(move['move'])}: expected one of "
                              + ", ".join(MOVE_NAMES))
         if move["move"] == DISCARD_NAME:
             if "card" not in move:
@@ -501,58 +508,69 @@ def check_record(record: Any) -> None:
             _check_card(move["card"], f"moves[{i}].card")
     result = record["result"]
     if not isinstance(result, dict):
-        raise ValueError(f"'result' is {result!r}, not an object")
+        raise ValueError(f"'result' is {shown(result)}, not an object")
     missing = [k for k in RESULT_KEYS if k not in result]
     if missing:
         raise ValueError("missing key(s) " + ", ".join(f"'result.{k}'" for k in missing))
     if result["end"] not in END_NAMES:
-        raise ValueError(f"'result.end' is {result['end']!r}: expected one of "
+        raise ValueError(f"'result.end' is {shown(result['end'])}: expected one of "
                          + ", ".join(END_NAMES))
     for key in ("knocker", "winner", "knocker_deadwood", "defender_deadwood"):
         if not _opt_int(result[key]):
-            raise ValueError(f"'result.{key}' is {result[key]!r}, not an integer or null")
+            raise ValueError(f"'result.{key}' is {shown(result[key])}, not an integer or null")
     if not is_int(result["points"], numpy=False):
-        raise ValueError(f"'result.points' is {result['points']!r}, not an integer")
+        raise ValueError(f"'result.points' is {shown(result['points'])}, not an integer")
     _check_melds(result["knocker_melds"], "result.knocker_melds")
     _check_melds(result["defender_melds"], "result.defender_melds")
     _check_cards(result["layoffs"], "result.layoffs")
     scores = record["scores"]
     if not isinstance(scores, list) or len(scores) != n or not all(
             is_int(s, numpy=False) for s in scores):
-        raise ValueError(f"'scores' is {scores!r}, not a list of {n} integers (one per seat)")
+        raise ValueError(f"'scores' is {shown(scores)}, not a list of {n} integers (one per seat)")
     if not isinstance(record["game_over"], bool):
-        raise ValueError(f"'game_over' is {record['game_over']!r}, not true or false")
+        raise ValueError(f"'game_over' is {shown(record['game_over'])}, not true or false")
     if not _opt_int(record["game_winner"]):
-        raise ValueError(f"'game_winner' is {record['game_winner']!r}, not a seat or null")
+        raise ValueError(f"'game_winner' is {shown(record['game_winner'])}, not a seat or null")
 
 
-def iter_log(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+def iter_log(path: str | os.PathLike[str], max_line_bytes: int | None = None,
+             check: Callable[[Any], None] | None = None) -> Iterator[dict[str, Any]]:
     """Yield the hand records of a log one by one, validating each line.
 
     Blank lines are skipped. A line that is not UTF-8, not JSON, not an object or not a
-    well-formed hand record raises ``ValueError("FILE:LINE: what is wrong")``. A file that
-    cannot be opened raises ``OSError``.
+    well-formed hand record (:func:`check_record`, or ``check`` when given: the replay's
+    fuller check of one line), a line longer than ``max_line_bytes`` (default
+    :data:`sim.records.limits.MAX_LINE_BYTES`), an integer beyond 64 bits or values nested
+    too deep raise ``ValueError("FILE:LINE: what is wrong")``, with long values cut short
+    (:mod:`sim.records.limits`). Memory holds one line at a time. A file that cannot be
+    opened raises ``OSError``.
     """
+    limit = limits.MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
     with open(path, "rb") as f:
-        for lineno, raw in enumerate(f, 1):
+        lines = limits.bounded_lines(f, limit)
+        for lineno in itertools.count(1):
             try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise ValueError(f"{path}:{lineno}: not UTF-8 text; is this a hand log?"
-                                 ) from None
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as exc:
-                short = "; the line is cut short" if exc.pos >= len(text.rstrip()) else ""
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg} at character "
-                                 f"{exc.pos + 1}{short})") from None
-            try:
-                check_record(record)
+                raw = next(lines, None)
+                if raw is None:
+                    return
+                record = _read_line(raw, check or check_record)
             except ValueError as exc:
-                raise ValueError(f"{path}:{lineno}: {exc}") from None
-            yield record
+                raise ValueError(limits.shorten(f"{path}:{lineno}: {exc}")) from None
+            if record is not None:
+                yield record
+
+
+def _read_line(raw: bytes, check: Callable[[Any], None]) -> dict[str, Any] | None:
+    """One line's hand record, checked (None for a blank line); ValueError says why not."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text; is this a hand log?") from None
+    if not text.strip():
+        return None
+    record = limits.parse_line(text)
+    check(record)
+    return record  # type: ignore[no-any-return]
 
 
 def read_log(path: str | os.PathLike[str]) -> list[dict[str, Any]]:

@@ -1,6 +1,7 @@
 """A logged hand told the way a card player would: :func:`render_hand`.
 
-It prints a hand move by move: the seats and their roles, both hands sorted by suit and rank,
+It prints a hand move by move: the seats and their roles, both hands in hand order
+(:func:`sim.engine.cards.fan`: by suit, A 2 .. 9 T J Q K within a suit),
 every draw and discard (stock cards are known from the deal), the knock, the showdown with
 melds, layoffs and deadwood, who scored what and why, and the scores after it.
 :func:`sim.records.replay.replay_hand` adds it to its verdict.
@@ -8,26 +9,13 @@ melds, layoffs and deadwood, who scored what and why, and the scores after it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import Any
 
-from sim.engine.cards import CARD_VALUE, card_str, parse_card, sort_for_display
+from sim.engine.cards import CARD_VALUE, card_str, fan, parse_card
 from sim.engine.melds import min_deadwood
 from sim.engine.rules import Rules
 from sim.records.log import check_record, rules_of
-
-
-def fan(cards: Iterable[int | str]) -> str:
-    """Cards sorted by suit and rank, suits separated by two spaces: ``AS 2S 3S  6H  4C``."""
-    codes = sort_for_display(parse_card(c) if isinstance(c, str) else c for c in cards)
-    groups: list[list[str]] = []
-    last = -1
-    for c in codes:
-        if c // 16 != last:
-            groups.append([])
-            last = c // 16
-        groups[-1].append(card_str(c))
-    return "  ".join(" ".join(g) for g in groups) or "(none)"
 
 
 def _melds_text(melds: list[list[str]]) -> str:
@@ -44,21 +32,27 @@ def _role_names(record: dict[str, Any], players: int) -> dict[int, str]:
 
 
 def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
-                next_roles: tuple[int, int, int | None] | None = None) -> str:
+                next_roles: tuple[int, int, int | None] | None = None,
+                names: Mapping[int, str] | None = None) -> str:
     """A logged hand, move by move, as a card player would tell it.
 
     ``previous`` (the game's previous record) adds the scores before the hand; ``next_roles``
-    (from :func:`replay_hand`) adds who holds which role next.
+    (from :func:`replay_hand`) adds who holds which role next; ``names`` calls seats by a
+    name instead of ``seat N, strategy`` (the terminal seat's ``{0: "you"}``).
     """
     check_record(record)
     rules = rules_of(record)
     seats = record["seats"]
     n = rules.players
     role = _role_names(record, n)
+    names = names or {}
 
     def who(seat: int) -> str:
         name = seats[seat] if 0 <= seat < len(seats) else "?"
-        return f"{role.get(seat, 'Seat')} (seat {seat}, {name})"
+        return f"{role.get(seat, 'Seat')} ({names.get(seat, f'seat {seat}, {name}')})"
+
+    def called(seat: int) -> str:
+        return names.get(seat, f"seat {seat} ({seats[seat] if seat < len(seats) else '?'})")
 
     dealer, nondealer, sitter = record["dealer"], record["nondealer"], record["sitter"]
     out: list[str] = []
@@ -166,8 +160,7 @@ def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
         out.extend(_hollywood_lines(hollywood, rules.target))
     else:
         out.append("Scores after the hand: " + ", ".join(
-            f"seat {s} ({seats[s] if s < len(seats) else '?'}) {v}"
-            for s, v in enumerate(scores)) + f"   (target {rules.target})")
+            f"{called(s)} {v}" for s, v in enumerate(scores)) + f"   (target {rules.target})")
     if hollywood is not None and record["game_over"] and record["game_winner"] is not None:
         totals = record.get("final_scores") or []
         out.append(f"Match over: all three games have ended; {who(record['game_winner'])} wins "

@@ -173,6 +173,21 @@ def deck_of(record: dict[str, Any]) -> np.ndarray:
 _ALL_CARDS = [s * 16 + r for s in range(4) for r in range(13)]
 
 
+def check_hand_record(record: Any) -> None:
+    """What one hand-log line must hold on its own before it can be replayed, ``ValueError``
+    saying what is wrong: its structure (:func:`sim.records.log.check_record`), rules that
+    load, roles that fit them and a 52-card deal. A reader passes it to
+    :func:`sim.records.log.iter_log`, so a malformed line is named by file and line."""
+    _read_hand(record)
+
+
+def _read_hand(record: Any) -> tuple[Rules, tuple[int, int, int | None], np.ndarray]:
+    """A well-formed record's rules, roles (dealer, non-dealer, sitter) and deck."""
+    check_record(record)
+    rules = rules_of(record)
+    return rules, _roles(record, rules), deck_of(record)
+
+
 def _norm_melds(melds: Any) -> Any:
     """Melds compared as sets of cards, with touching runs joined (3+3 = a run of 6)."""
     try:
@@ -275,10 +290,7 @@ def _replay(record: dict[str, Any], previous: dict[str, Any] | None,
             previous_over: bool) -> ReplayCheck:
     where = _where(record)
     try:
-        check_record(record)
-        rules = rules_of(record)
-        dealer, nondealer, sitter = _roles(record, rules)
-        deck = deck_of(record)
+        rules, (dealer, nondealer, sitter), deck = _read_hand(record)
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}") from None
     n = rules.players
@@ -469,6 +481,6 @@ def replay_log(records: Iterable[dict[str, Any]]) -> list[ReplayCheck]:
 
 
 __all__ = [
-    "ReplayCheck", "deck_of", "fan", "group_games", "render_hand", "replay_game", "replay_hand",
-    "replay_log", "rules_of", "stream_games",
+    "ReplayCheck", "check_hand_record", "deck_of", "fan", "group_games", "render_hand",
+    "replay_game", "replay_hand", "replay_log", "rules_of", "stream_games",
 ]

@@ -35,6 +35,7 @@ from matplotlib.figure import Figure
 from sim.analysis.plots import save
 from sim.io.files import atomic_write, atomic_write_text, fsync_path
 from sim.play.progress import Progress
+from sim.records.limits import shown
 from sim.review import report
 from sim.review.judge import DEFAULT_JUDGE, judge_text
 from sim.review.table import MAX_GAMES, frame, iter_log_games, review_rows
@@ -118,9 +119,10 @@ def _check_seats(seats: Sequence[int] | None) -> tuple[int, ...] | None:
     if seats is None:
         return None
     checked = tuple(seats)
-    if not checked or any(isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= 2
+    if not checked or any(isinstance(s, bool) or not isinstance(s, int) or s < 0
                           for s in checked):
-        raise ValueError(f"seats {list(checked)!r} are not valid: expected seat numbers 0, 1, 2")
+        raise ValueError(f"seats {shown(list(checked))} are not valid: expected seat numbers "
+                         "of the log, from 0 (0, 1 two-handed; 0, 1, 2 three-handed)")
     return checked
 
 
@@ -201,10 +203,14 @@ def review(log: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
         players = len(game_records[0]["seats"])
         if seats is not None and max(seats) >= players:
             raise ValueError(f"seat {max(seats)} is not a seat of this log: its games seat "
-                             f"{players} players, seats 0..{players - 1}")
+                             f"{players} players, seats "
+                             + ", ".join(map(str, range(players))))
         if len(order) == games or len(order) > MAX_GAMES:
             break
     total = len(order)
+    if not total:
+        raise ValueError(f"the log {source} holds no hands" if source else
+                         "the log holds no hands: nothing to review")
     if total > MAX_GAMES:
         raise ValueError(f"the log holds more than {MAX_GAMES:,} games, more than one review "
                          "holds in memory: review part of it (games=N, --games N)")

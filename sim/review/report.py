@@ -17,12 +17,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from sim.analysis.formatting import md_table
+from sim.analysis.formatting import md_table, plural
 from sim.analysis.plots import _figure
 from sim.analysis.statistics import Z95
-from sim.engine.melds import best_arrangement
-from sim.records.render import fan
+from sim.engine.cards import parse_cards
 from sim.review.judge import COUNTED_LABELS, THRESHOLDS
+from strategies.human import melds_text
 
 LABELS = ("blunder", "mistake", "inaccuracy")
 PLURALS = {"blunder": "blunders", "mistake": "mistakes", "inaccuracy": "inaccuracies"}
@@ -103,14 +103,12 @@ def _ordered(levels: Any, by: str) -> list[Any]:
 
 def position_text(row: pd.Series | dict[str, Any]) -> str:
     """One costly decision as a player would look at it: the hand in its best melds with its
-    deadwood, what was played, the judge's best and every option's value."""
-    cards = str(row["cards"]).split()
-    melds, deadwood = best_arrangement(cards)
-    in_melds = {c for meld in melds for c in meld}
-    loose = [c for c in cards if c not in in_melds]
+    deadwood, shown as the terminal and the web table show it
+    (:func:`strategies.human.melds_text`), what was played, the judge's best and every
+    option's value."""
+    hand, deadwood = melds_text(parse_cards(str(row["cards"])))
     values = json.loads(row["values"])
     options = ", ".join(f"{k} {v:.3f}" for k, v in sorted(values.items(), key=lambda kv: -kv[1]))
-    hand = "  ".join(" ".join(m) for m in melds) + ("  |  " if melds else "") + fan(loose)
     return (f"game {row['game']} hand {row['hand']} move {row['move']}: seat {row['seat']} "
             f"({row['strategy']}, {row['role']}), {row['kind']} with {row['stock_left']} in the "
             f"stock, score {row['score']}, pile top {row['top'] or '-'}\n"
@@ -151,8 +149,9 @@ def markdown(table: pd.DataFrame, judge: str, seed: int, source: str = "",
     bars = ", ".join(f"{name} from {least:.2f}" for name, least in reversed(THRESHOLDS))
     counted = table[table["counted"]]
     lines = [f"# Decision review{' of ' + source if source else ''}", "",
-             f"Judge `{judge}`, seed {seed}: {table['game'].nunique()} games, {len(table)} "
-             f"decisions of which {len(counted)} counted (the others forced or equal). "
+             f"Judge `{judge}`, seed {seed}: {plural(table['game'].nunique(), 'game')}, "
+             f"{plural(len(table), 'decision')} of which {len(counted)} counted (the others "
+             "forced or equal). "
              "Loss in game-win probability; error rate = 1000 x mean loss per counted decision "
              f"(95% interval by game); labels: {bars}.", "",
              "## By seat", "", _summary_table(table, ("seat", "strategy")), "",

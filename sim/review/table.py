@@ -21,11 +21,10 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from sim.analysis.positions import DecisionPoint, iter_decision_points
-from sim.engine.cards import card_str
+from sim.engine.cards import card_str, fan
 from sim.play.pool import loky_config
 from sim.records.log import iter_log, rules_of
-from sim.records.render import fan
-from sim.records.replay import replay_game
+from sim.records.replay import check_hand_record, replay_game
 from sim.review.judge import Judgment, judge_point
 
 #: The table's columns, in order (``docs/review.md`` says what each holds).
@@ -42,9 +41,9 @@ def iter_log_games(log: str | os.PathLike[str] | Sequence[Path] | Iterable[dict[
     first difference); ``log`` is a path, a list of paths read one after the other, or the
     records. A game's hands must be consecutive lines, as every ginbox front end writes them."""
     if isinstance(log, (str, os.PathLike)):
-        records: Iterator[dict[str, Any]] = iter_log(log)
+        records: Iterator[dict[str, Any]] = iter_log(log, check=check_hand_record)
     elif isinstance(log, (list, tuple)) and log and isinstance(log[0], Path):
-        records = chain.from_iterable(iter_log(p) for p in log)
+        records = chain.from_iterable(iter_log(p, check=check_hand_record) for p in log)
     else:
         records = iter(log)
     game: list[dict[str, Any]] = []

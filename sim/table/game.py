@@ -96,7 +96,7 @@ class Table(GameListener):
         self.rules = rules
         self.specs: list[StrategySpec] = resolve(parse_strategies(strategies), rules)
         if len(self.specs) != rules.players:
-            raise ValueError(f"{rules.name} rules seat {rules.players} players: got "
+            raise ValueError(f"{rules.players_text()}: got "
                              f"{len(self.specs)} strategies")
         for spec in self.specs:
             if spec.name != HUMAN and not spec.compiled:
@@ -211,7 +211,7 @@ class Table(GameListener):
         """``you`` (the one human seat) or ``seat 1 (mc)``."""
         if seat in self.humans and len(self.humans) == 1:
             return "you"
-        return f"seat {seat} ({self.specs[seat].text})"
+        return f"seat {seat} ({self.specs[seat].canonical})"
 
     def _who(self, seat: int) -> str:
         """``Box seat 1 (mc)``, ``You (captain)``."""
@@ -265,11 +265,14 @@ class Table(GameListener):
     def hand_ended(self, state: GameState, result: HandResult) -> None:
         records = state.records
         previous = records[-2] if len(records) > 1 else None
-        self.events.append(Event(result.hand, showdown_text(records[-1], previous), "showdown"))
+        you = {s: "you" for s in range(self.rules.players) if self.label(s) == "you"}
+        self.events.append(Event(result.hand, showdown_text(records[-1], previous, you),
+                                 "showdown"))
         game = state.result
         if game is not None:
-            self.events.append(Event(result.hand, f"Game over: {self.label(game.winner)} "
-                                     "wins", "game"))
+            winner = self.label(game.winner)
+            self.events.append(Event(result.hand, f"Game over: {winner} "
+                                     f"{'win' if winner == 'you' else 'wins'}", "game"))
 
     def _advice(self) -> str | None:
         """A bot advisor's suggestion to a human captain under consensus (asked on copies)."""
@@ -298,6 +301,24 @@ class Table(GameListener):
     def scores(self) -> list[int]:
         """Each seat's score."""
         return list(self.state.scores)
+
+    def opponent_play(self) -> tuple[list[int], list[int]]:
+        """The cards the asked seat's opponent took from the pile and discarded this hand,
+        each in the order played (a view holds them as sets)."""
+        opponent = 1 - (self.state.hand_player or 0)
+        pile = [self.state.upcard]
+        took: list[int] = []
+        threw: list[int] = []
+        for player, move in self.state.hand_moves():
+            if move < 64:
+                pile.append(move)
+                if player == opponent:
+                    threw.append(move)
+            elif move == MOVE_DRAW_DISCARD:
+                card = pile.pop()
+                if player == opponent:
+                    took.append(card)
+        return took, threw
 
     def legal(self) -> list[str]:
         """The asked seat's legal answers in the notation."""
@@ -335,10 +356,12 @@ def _hints(options: list[Any], decision: int, prefix: str = "x") -> list[Hint]:
     return sorted(out, key=lambda h: -h.value)
 
 
-def showdown_text(record: dict[str, Any], previous: dict[str, Any] | None) -> str:
+def showdown_text(record: dict[str, Any], previous: dict[str, Any] | None,
+                  names: dict[int, str] | None = None) -> str:
     """The end of a logged hand as :func:`sim.records.render.render_hand` tells it: the
-    showdown (melds, layoffs, deadwood, points) or the draw, and the scores after it."""
-    lines = render_hand(record, previous).splitlines()
+    showdown (melds, layoffs, deadwood, points) or the draw, and the scores after it;
+    ``names`` calls seats by a name (``{0: "you"}``)."""
+    lines = render_hand(record, previous, names=names).splitlines()
     start = next((i for i, line in enumerate(lines)
                   if line.startswith(("Showdown", "End:"))), 0)
     return "\n".join(lines[start:])

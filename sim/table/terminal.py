@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from sim.analysis.formatting import plural
 from sim.engine.hand import DEC_DISCARD, DEC_DRAW, DEC_KNOCK, DEC_OFFER
 from sim.engine.rules import Rules
 from sim.records.log import LogWriter
@@ -42,7 +43,7 @@ def status_lines(table: Table) -> list[str]:
                   "advisor": "the sitter decides for the captain",
                   "consensus": "the sitter advises the captain"}[table.rules.team_policy]
         lines[-1] += f"; {policy}"
-    lines += view_lines(table.view())
+    lines += view_lines(table.view(), *table.opponent_play())
     if table.suggestion:
         lines.append(table.suggestion)
     lines.append(f"Legal: {legal_text(table.view())}")
@@ -57,6 +58,11 @@ def hint_lines(table: Table) -> list[str]:
     return [f"hint (chance of winning the game; {worlds} worlds): {shown}"]
 
 
+#: Said where the session's hands meet the log: the log, replay and review count from 0.
+NUMBERING = ("games and hands count from 0 there, as replay and review show them: game 1, "
+             "hand 1 here is game 0, hand 0 in the log")
+
+
 def play_session(rules: Rules, strategies: Sequence[str] | str, seed: int, games: int,
                  log: str | None = None, stdin: TextIO | None = None,
                  stdout: TextIO | None = None) -> int:
@@ -67,11 +73,12 @@ def play_session(rules: Rules, strategies: Sequence[str] | str, seed: int, games
     Table(rules, strategies, seed, 0)  # refuse bad settings before a log file is created
     if log is None:
         records, stopped = _games(rules, strategies, seed, games, inp, out, None)
-        print(f"{len(records)} hands finished (pass --log FILE to keep them)", file=out)
+        print(f"{plural(len(records), 'hand')} finished (pass --log FILE to keep them)",
+              file=out)
         return 0
     with LogWriter(log) as writer:
         records, stopped = _games(rules, strategies, seed, games, inp, out, writer)
-    print(f"log: {writer.count} hands written to {log}", file=out)
+    print(f"log: {plural(writer.count, 'hand')} written to {log} ({NUMBERING})", file=out)
     return 0
 
 
@@ -86,33 +93,63 @@ def _games(rules: Rules, strategies: Sequence[str] | str, seed: int, games: int,
             writer.write_all(table.records)
         if stopped:
             dropped = " (the hand in progress is dropped)" if table.in_hand else ""
-            print(f"quit: {len(table.records)} finished hands of game {game + 1} kept"
-                  f"{dropped}", file=out)
+            print(f"quit: {plural(len(table.records), 'finished hand')} of game {game + 1} "
+                  f"kept{dropped}", file=out)
             return kept, True
         scores = ", ".join(f"{table.label(s)} {v}" for s, v in enumerate(
             table.records[-1].get("final_scores", table.scores())))
         print(f"Game {game + 1} final scores: {scores}", file=out)
+        if game + 1 < games and not wait_for_enter("the next game", inp, out):
+            return kept, True
     return kept, False
+
+
+def _read(prompt: str, inp: TextIO, out: TextIO) -> str | None:
+    """The person's line after ``prompt``; None when he quits (``quit``, Ctrl-C or the end
+    of input)."""
+    print(f"{prompt}> ", end="", file=out, flush=True)
+    try:
+        line = inp.readline()
+    except KeyboardInterrupt:
+        line = ""
+    if not line or line.strip().lower() == "quit":
+        print("", file=out)
+        return None
+    return line
+
+
+def wait_for_enter(what: str, inp: TextIO, out: TextIO) -> bool:
+    """Hold the screen until the person presses Enter; False when he quits."""
+    return _read(f"Enter for {what} (or quit)", inp, out) is not None
+
+
+def _show_events(table: Table, shown: int, inp: TextIO, out: TextIO) -> bool:
+    """Print the events from ``shown`` on, holding after a showdown until Enter when
+    another hand follows; False when the person quits there."""
+    events = table.events
+    for i in range(shown, len(events)):
+        event = events[i]
+        print(("\n" if event.kind in ("hand", "showdown") else "") + event.text, file=out)
+        follows = events[i + 1].kind if i + 1 < len(events) else None
+        if event.kind == "showdown" and follows == "hand" and \
+                not wait_for_enter("the next hand", inp, out):
+            return False
+    return True
 
 
 def _play_game(table: Table, inp: TextIO, out: TextIO) -> bool:
     """Play one game; True when the person quit."""
     shown = 0
     while True:
-        for event in table.events[shown:]:
-            print(("\n" if event.kind in ("hand", "showdown") else "") + event.text, file=out)
+        if not _show_events(table, shown, inp, out):
+            return True
         shown = len(table.events)
         if table.over:
             return False
         print("\n".join(status_lines(table)), file=out)
         while True:
-            print(f"{PROMPTS[table.decision]}> ", end="", file=out, flush=True)
-            try:
-                line = inp.readline()
-            except KeyboardInterrupt:
-                line = ""
-            if not line or line.strip().lower() == "quit":
-                print("", file=out)
+            line = _read(PROMPTS[table.decision], inp, out)
+            if line is None:
                 return True
             word = line.strip().lower()
             if word == "help":

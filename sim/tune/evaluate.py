@@ -2,7 +2,8 @@
 
 An :class:`Evaluator` answers two questions: how many of games ``first .. first + n - 1`` does
 each candidate win (every candidate on the very same deals: common random numbers), and, for
-the held-out check, how two strategies fare on the same games, as paired counts. Both are asked
+the held-out check, how several strategies fare on the same games, as counts any two of them
+pair (:class:`MatchCounts`). Both are asked
 per field (``field``: the index of one of the spec's fields, each with its own deals). The
 search needs nothing else, so a synthetic objective can stand in for games (the tests do).
 
@@ -16,6 +17,8 @@ counts only, so memory does not grow with the number of games.
 from __future__ import annotations
 
 import contextlib
+import functools
+import operator
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -49,6 +52,35 @@ class PairCounts:
 
     def astuple(self) -> tuple[int, int, int, int, int]:
         return self.games, self.a_wins, self.b_wins, self.a_only, self.b_only
+
+
+@dataclass(frozen=True)
+class MatchCounts:
+    """Several strategies in seat 0 on the same ``games``: the wins of each, and for every
+    ordered pair ``(i, j)`` the games ``i`` won and ``j`` did not (``only[i][j]``), from which
+    any two of them give their :class:`PairCounts`."""
+
+    games: int
+    wins: tuple[int, ...]
+    only: tuple[tuple[int, ...], ...]
+
+    @classmethod
+    def of(cls, outcomes: Sequence[np.ndarray]) -> MatchCounts:
+        """The counts of per-game outcomes (True where seat 0 won), one array per strategy."""
+        won = [np.asarray(o, bool) for o in outcomes]
+        return cls(len(won[0]) if won else 0, tuple(int(w.sum()) for w in won),
+                   tuple(tuple(int((a & ~b).sum()) for b in won) for a in won))
+
+    def pair(self, i: int, j: int) -> PairCounts:
+        """Strategy ``i`` against strategy ``j``, paired game by game."""
+        return PairCounts(self.games, self.wins[i], self.wins[j], self.only[i][j],
+                          self.only[j][i])
+
+    def __add__(self, other: MatchCounts) -> MatchCounts:
+        return MatchCounts(self.games + other.games,
+                           tuple(a + b for a, b in zip(self.wins, other.wins, strict=True)),
+                           tuple(tuple(a + b for a, b in zip(x, y, strict=True))
+                                 for x, y in zip(self.only, other.only, strict=True)))
 
 
 class Evaluator:
@@ -86,10 +118,14 @@ class Evaluator:
                games: int, **field: int) -> PairCounts:
         """``a`` and ``b`` on the same games, as paired counts; None is the strategy as
         written (the baseline)."""
-        x = self.outcomes(a, first_game, games, **field)
-        y = self.outcomes(b, first_game, games, **field)
-        return PairCounts(games, int(x.sum()), int(y.sum()), int((x & ~y).sum()),
-                          int((y & ~x).sum()))
+        return self.compare([a, b], first_game, games, **field).pair(0, 1)
+
+    def compare(self, strategies: Sequence[tuple[int, ...] | None], first_game: int,
+                games: int, **field: int) -> MatchCounts:
+        """Every one of ``strategies`` on the same games (the held-out check: the result, the
+        best strategy measured, the strategy as written), each pair countable."""
+        return MatchCounts.of([self.outcomes(s, first_game, games, **field)
+                               for s in strategies])
 
     def close(self) -> None:
         """Release workers (nothing by default)."""
@@ -110,19 +146,17 @@ def count_wins(rules: Rules, seats: tuple[str, ...], seed: int, first_game: int,
     return int((game_column(rows, "winner") == 0).sum())
 
 
-def count_pair(rules: Rules, seats_a: tuple[str, ...], seats_b: tuple[str, ...], seed: int,
-               first_game: int, games: int) -> PairCounts:
-    """Paired counts of two seatings on the same games (played in a worker)."""
+def count_match(rules: Rules, seatings: Sequence[tuple[str, ...]], seed: int,
+                first_game: int, games: int) -> MatchCounts:
+    """:class:`MatchCounts` of several seatings on the same games (played in a worker)."""
     seeds = Seeds.from_seed(seed)
     chunk = Chunk(0, 0, first_game, games)
-    wins = []
-    for seats in (seats_a, seats_b):
+    outcomes = []
+    for seats in seatings:
         _, rows, _, _ = play_chunk(rules, seats, int(seeds.deck), int(seeds.strategy), True,
                                    chunk)
-        wins.append(game_column(rows, "winner") == 0)
-    x, y = wins
-    return PairCounts(games, int(x.sum()), int(y.sum()), int((x & ~y).sum()),
-                      int((y & ~x).sum()))
+        outcomes.append(game_column(rows, "winner") == 0)
+    return MatchCounts.of(outcomes)
 
 
 class GameEvaluator(Evaluator):
@@ -225,15 +259,14 @@ class GameEvaluator(Evaluator):
         return (self.spec.seats(values, field) if values is not None
                 else (self.spec.strategy, *self.spec.fields[field]))
 
-    def paired(self, a: tuple[int, ...] | None, b: tuple[int, ...] | None, first_game: int,
-               games: int, field: int = 0) -> PairCounts:
+    def compare(self, strategies: Sequence[tuple[int, ...] | None], first_game: int,
+                games: int, field: int = 0) -> MatchCounts:
         chunks = self._chunks(first_game, games)
-        tasks = [delayed(count_pair)(self.rules, self.seats(a, field), self.seats(b, field),
-                                     self.spec.field_seed(field), f, n) for f, n in chunks]
-        total = PairCounts(0, 0, 0, 0, 0)
-        for part in self._run(tasks, [2 * n for _, n in chunks]):
-            total = total + part
-        return total
+        seatings = [self.seats(s, field) for s in strategies]
+        tasks = [delayed(count_match)(self.rules, seatings, self.spec.field_seed(field), f, n)
+                 for f, n in chunks]
+        parts = self._run(tasks, [len(strategies) * n for _, n in chunks])
+        return functools.reduce(operator.add, parts)
 
     def outcomes(self, values: tuple[int, ...] | None, first_game: int,
                  games: int, field: int = 0) -> np.ndarray:
@@ -243,4 +276,5 @@ class GameEvaluator(Evaluator):
         return np.asarray(game_column(rows, "winner") == 0)
 
 
-__all__ = ["Evaluator", "GameEvaluator", "PairCounts", "count_pair", "count_wins"]
+__all__ = ["Evaluator", "GameEvaluator", "MatchCounts", "PairCounts", "count_match",
+           "count_wins"]

@@ -106,10 +106,29 @@ def mixed_holdout(spec: TuneSpec, counts: list[PairCounts]) -> dict[str, Any]:
     return out
 
 
+def best_measured(history: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The best strategy the search measured: the candidate or incumbent with the highest
+    training objective in any generation (the first on a tie), with its generation (from 1),
+    win rate and Wilson interval. Biased upwards by the selection: the held-out check says
+    what it is worth."""
+    best: dict[str, Any] | None = None
+    for row in history:
+        for who in ("best", "incumbent"):
+            rate = float(row[f"{who}_win_rate"])
+            if best is None or rate > best["win_rate"]:
+                best = {"strategy": row[who], "values": [int(v) for v in row[f"{who}_values"]],
+                        "generation": int(row["generation"]) + 1, "win_rate": rate,
+                        "low": float(row[f"{who}_low"]), "high": float(row[f"{who}_high"])}
+    return best
+
+
 @dataclass
 class TuneResult:
     """A finished tune: the spec, the learning curve rows, the tuned values and the held-out
-    check (None when ``holdout_games`` is 0)."""
+    check (None when ``holdout_games`` is 0). ``mean`` is the search distribution's mean
+    after the last generation, ``best`` the best strategy it measured
+    (:func:`best_measured`); the tuned values are the better of the two on the held-out
+    games (the mean without them)."""
 
     out: Path
     spec: TuneSpec
@@ -117,6 +136,8 @@ class TuneResult:
     values: tuple[int, ...]
     holdout: dict[str, Any] | None
     seconds: float
+    mean: tuple[int, ...] | None = None
+    best: dict[str, Any] | None = None
 
     @property
     def tuned(self) -> str:
@@ -128,28 +149,65 @@ class TuneResult:
         return {p.name: v for p, v in zip(self.spec.infos, self.values, strict=True)}
 
     @property
-    def warning(self) -> str | None:
-        """One line when the tuned strategy did worse than the strategy as written on the
-        held-out games (a lower win rate, significantly or not), else None: such a result is
-        no improvement to adopt, whatever the training figures said."""
+    def kept(self) -> str:
+        """Which strategy the result is: ``"mean"`` or ``"best measured"``."""
+        return str((self.holdout or {}).get("kept", "mean"))
+
+    @property
+    def warnings(self) -> list[str]:
+        """One line per reason not to adopt the result: it did worse than the strategy as
+        written on the held-out games (significantly or not); or, with no held-out games to
+        compare them, the search measured a strategy clearly better (Wilson intervals apart)
+        than its distribution mean's last measurement."""
+        out = []
         h = self.holdout
-        if h is None or h["difference"] >= 0:
-            return None
-        how = ("worse than" if h["difference_high"] < 0
-               else "not better than (the interval includes no difference)")
-        return (f"WARNING: the tuned strategy is {how} the strategy as written on the "
-                f"held-out games ({h['difference']:+.1%}, 95% CI {h['difference_low']:+.1%} .. "
-                f"{h['difference_high']:+.1%}): keep {self.spec.baseline}")
+        if h is not None and h["difference"] < 0:
+            how = ("worse than" if h["difference_high"] < 0
+                   else "not better than (the interval includes no difference)")
+            out.append(f"WARNING: the tuned strategy is {how} the strategy as written on the "
+                       f"held-out games ({h['difference']:+.1%}, 95% CI "
+                       f"{h['difference_low']:+.1%} .. {h['difference_high']:+.1%}): keep "
+                       f"{self.spec.baseline}")
+        best, last = self.best, self.history[-1] if self.history else None
+        if h is None and best is not None and last is not None and \
+                best["strategy"] != self.tuned and best["low"] > last["incumbent_high"]:
+            out.append(f"WARNING: the result is unchecked (holdout_games = 0) and the search "
+                       f"measured a better strategy: {best['strategy']}, "
+                       f"{_interval(best)} in generation {best['generation']}, against "
+                       f"{_interval(last, 'incumbent_')} for the distribution's mean in the "
+                       "last generation; set holdout_games to compare them on games the "
+                       "search never saw")
+        return out
+
+    @property
+    def warning(self) -> str | None:
+        """:attr:`warnings` as one text (None when there is none)."""
+        return "\n".join(self.warnings) or None
 
     def result_note(self) -> str:
-        """Which strategy the result is: cma's distribution mean after the last generation,
-        which differs from the incumbent of the last progress line (the mean before that
-        generation's update) whenever the last update moved it."""
-        note = ("the result: the search distribution's mean after the last generation "
-                "(cma's estimate of the best under noise)")
+        """Which strategy the result is and why: the search distribution's mean after the last
+        generation (cma's estimate of the best under noise) or the best strategy the search
+        measured, whichever did better on the held-out games; the other one is named."""
+        mean = self.spec.strategy_text(self.mean) if self.mean is not None else self.tuned
+        best = self.best
+        found = (f"{best['strategy']}: {_interval(best)} in generation {best['generation']}"
+                 if best is not None else None)
+        if self.kept == "best measured" and best is not None:
+            return (f"the result: the best strategy the search measured, "
+                    f"{_interval(best)} in generation {best['generation']}; on the held-out "
+                    "games it did better than the search distribution's mean after the last "
+                    f"generation, {mean}")
+        note = ("the result: the search distribution's mean after the last generation (cma's "
+                "estimate of the best under noise)")
         last = self.history[-1]["incumbent"] if self.history else None
         if last is not None and last != self.tuned:
             note += f"; the last progress line's incumbent, {last}, is the mean before it"
+        if best is not None and best["strategy"] == self.tuned:
+            note += "; it is also the best strategy the search measured"
+        elif found is not None:
+            checked = ("on the held-out games it did better than the best strategy the search "
+                       if self.holdout is not None else "unchecked against the best the search ")
+            note += f"; {checked}measured, {found}"
         return note
 
     def curve(self) -> pd.DataFrame:
@@ -178,13 +236,15 @@ class TuneResult:
             {"fields": [list(f) for f in spec.fields], "weights": list(spec.weights)}
             if spec.mixed else {"field": list(spec.field)})
         return {"name": spec.name, "spec": spec.to_dict(), "tuned": self.tuned,
-                "params": self.params, "baseline": spec.baseline,
+                "params": self.params, "kept": self.kept,
+                "mean": spec.strategy_text(self.mean) if self.mean is not None else None,
+                "best_measured": self.best, "baseline": spec.baseline,
                 "start": spec.strategy_text(spec.start()), **against,
                 "rules": spec.resolved_rules.to_dict(), "generations": len(self.history),
                 "training_games": sum(r["games"] * r["distinct"] for r in self.history)
                 * len(spec.fields),
                 "result": self.result_note(), "holdout": self.holdout,
-                "warning": self.warning, "seconds": self.seconds}
+                "warning": self.warning, "warnings": self.warnings, "seconds": self.seconds}
 
     def headline(self) -> str:
         """The text the command prints: the tuned name and the held-out comparison (for a mix,
@@ -205,7 +265,7 @@ class TuneResult:
         h = self.holdout
         if h is None:
             lines.append("no held-out games (holdout_games = 0): the result is unconfirmed")
-            return "\n".join(lines)
+            return "\n".join([*lines, *([""] if self.warnings else []), *self.warnings])
         width = max(len(self.tuned), len(spec.baseline))
         lines += [
             "",
@@ -214,18 +274,27 @@ class TuneResult:
         ]
         if spec.mixed:
             lines.append("objective (weighted mean win rate):")
+        other = h.get("not_kept")
+        if other is not None:
+            width = max(width, len(other["strategy"]))
         lines += [
             f"  tuned     {self.tuned:<{width}}  {_rate(h, 'tuned')}",
             f"  baseline  {spec.baseline:<{width}}  {_rate(h, 'baseline')}",
             _difference(h),
         ]
+        if other is not None:
+            what = "the distribution's mean" if self.kept != "mean" else "the best measured"
+            lines += [f"  not kept  {other['strategy']:<{width}}  {_rate(other, 'tuned')}  "
+                      f"({what})",
+                      f"  tuned minus not kept (paired)  {other['kept_minus']:+.1%}  95% CI "
+                      f"{other['kept_minus_low']:+.1%} .. {other['kept_minus_high']:+.1%}"]
         for i, part in enumerate(h.get("fields", [])):
             lines += [f"field {i + 1}: {field_label(part['field'])}",
                       f"  tuned     {_rate(part, 'tuned')}",
                       f"  baseline  {_rate(part, 'baseline')}",
                       _difference(part)]
-        if self.warning is not None:
-            lines += ["", self.warning]
+        if self.warnings:
+            lines += ["", *self.warnings]
         return "\n".join(lines)
 
 
@@ -236,6 +305,12 @@ def _difference(h: dict[str, Any]) -> str:
                "  (worse)" if h["difference_high"] < 0 else "  (not distinguishable)"))
 
 
+def _interval(h: dict[str, Any], prefix: str = "") -> str:
+    """``63.0% (61.5% - 64.5%)``: a training win rate and its Wilson interval."""
+    return (f"{h[prefix + 'win_rate']:.1%} ({h[prefix + 'low']:.1%} - "
+            f"{h[prefix + 'high']:.1%})")
+
+
 def _rate(h: dict[str, Any], who: str) -> str:
     return (f"{h[who + '_win_rate']:6.1%}  95% CI {h[who + '_low']:.1%} - "
             f"{h[who + '_high']:.1%}")
@@ -243,7 +318,8 @@ def _rate(h: dict[str, Any], who: str) -> str:
 
 def plot_curve(result: TuneResult) -> Any:
     """Win rate by generation: best candidate, population mean and incumbent, with their
-    Wilson intervals, the fair share, and the held-out result at the end."""
+    Wilson intervals, the best strategy measured (a star), the fair share, and the held-out
+    results at the end (the strategy not kept, when one was, as an open diamond)."""
     curve = result.curve()
     fig = Figure(figsize=(7.5, 4.2), dpi=100, layout="constrained")
     FigureCanvasAgg(fig)
@@ -260,6 +336,9 @@ def plot_curve(result: TuneResult) -> Any:
             ax.plot(g, curve[f"field{i + 1}_incumbent_win_rate"], ls="--", lw=1,
                     color=FIELD_COLORS[i % len(FIELD_COLORS)],
                     label=f"incumbent against {field_label(f)}")
+    if result.best is not None:
+        ax.plot([result.best["generation"]], [result.best["win_rate"]], marker="*", ms=11,
+                color="tab:green", ls="none", label="best measured")
     players = len(result.spec.fields[0]) + 1
     ax.axhline(1 / players, color="black", lw=0.8, ls=":", label="fair share")
     h = result.holdout
@@ -270,6 +349,12 @@ def plot_curve(result: TuneResult) -> Any:
             ax.errorbar([x], [v], yerr=[[v - h[f"{who}_low"]], [h[f"{who}_high"] - v]],
                         color=color, marker=marker, capsize=3,
                         label=f"held-out: {who}")
+        other = h.get("not_kept")
+        if other is not None:
+            v = other["tuned_win_rate"]
+            ax.errorbar([x - 0.15], [v], yerr=[[v - other["tuned_low"]], [other["tuned_high"] - v]],
+                        color="tab:gray", marker="D", mfc="white", capsize=3,
+                        label="held-out: the other, not kept")
         for i, part in enumerate(h.get("fields", [])):
             color = FIELD_COLORS[i % len(FIELD_COLORS)]
             for who, marker in (("tuned", "D"), ("baseline", "s")):
@@ -293,13 +378,13 @@ def plot_curve(result: TuneResult) -> Any:
 def write_outputs(result: TuneResult) -> list[Path]:
     """Write the learning curve (CSV, PNG), ``tuned.txt`` and ``summary.json`` into the
     tune's folder, each atomically. ``tuned.txt`` is the tuned strategy's name on one line,
-    followed by a ``#`` line with the warning when the held-out check found it no better."""
+    followed by a ``#`` line for each warning (:attr:`TuneResult.warnings`)."""
     out = result.out
     atomic_write(out / "learning_curve.csv",
                  lambda tmp: result.curve().to_csv(tmp, index=False, float_format="%.6g"))
     save(plot_curve(result), out / "learning_curve.png")
-    warning = "" if result.warning is None else f"# {result.warning}\n"
-    atomic_write_text(out / "tuned.txt", result.tuned + "\n" + warning)
+    warnings = "".join(f"# {w}\n" for w in result.warnings)
+    atomic_write_text(out / "tuned.txt", result.tuned + "\n" + warnings)
     atomic_write_text(out / "summary.json",
                       json.dumps(result.summary(), indent=2, default=_plain) + "\n")
     return [out / name for name in FILES]
@@ -311,5 +396,6 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-__all__ = ["CURVE_COLUMNS", "FILES", "TuneResult", "field_columns", "field_label",
+__all__ = ["CURVE_COLUMNS", "FILES", "TuneResult", "best_measured", "field_columns",
+           "field_label",
            "holdout_summary", "mixed_holdout", "plot_curve", "write_outputs"]
