@@ -169,7 +169,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     """``ginbox play``: play, print the summary, write the log atomically when asked. Only
     running totals are kept, so memory does not grow with ``--games``."""
     scoring = {} if args.scoring is None else {"scoring": args.scoring}
-    rules = Rules.resolve(args.rules, {**scoring, **parse_settings(args.settings)},
+    rules = Rules.resolve(Rules.resolve(args.rules, scoring), parse_settings(args.settings),
                           where="--set ", roles="ginbox play seats by the rules' draw (an "
                           "experiment file's seating fixes the roles)")
     add_cwd_to_path()

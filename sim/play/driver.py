@@ -318,6 +318,7 @@ class PlayResult:
     games: pd.DataFrame | None
     log: list[dict[str, Any]] | None
     tally: GameTally | None = field(default=None, repr=False)
+    labels: list[str] | None = field(default=None, repr=False)  # canonical names, if parsed
 
     @property
     def n_games(self) -> int:
@@ -343,10 +344,11 @@ class PlayResult:
         t = self._totals()
         hollywood = self.rules.scoring == "hollywood"
         rows = []
-        for seat, name in enumerate(self.strategies):
+        labels = self.labels or [strategy_label(name) for name in self.strategies]
+        for seat, label in enumerate(labels):
             row = {
                 "seat": seat,
-                "strategy": strategy_label(name),
+                "strategy": label,
                 "games_won": t.wins[seat],
                 "win_rate": t.wins[seat] / t.games if t.games else float("nan"),
                 "hands_won": t.hands_won[seat],
@@ -427,7 +429,8 @@ def play_games(strategies: Sequence[Any] | str, rules: Rules | str | None = None
     seed = check_seed(seed)
     timeout = check_timeout(decision_timeout)
     # the only parse (for these rules): the layers below take the specs
-    specs = resolve(parse_strategies(strategies), rules)
+    parsed = parse_strategies(strategies)
+    specs = resolve(parsed, rules)
     seeds = Seeds.from_seed(seed)
     tally = GameTally(rules.players)
     rows: list[np.ndarray] = []
@@ -459,4 +462,5 @@ def play_games(strategies: Sequence[Any] | str, rules: Rules | str | None = None
         frame = pd.DataFrame(table, columns=GAME_COLUMNS).drop(columns=hidden)
         frame.insert(0, "game", np.arange(len(frame)))
     kept = records if log and on_records is None else None
-    return PlayResult(rules, [s.text for s in specs], frame, kept, tally)
+    return PlayResult(rules, [s.text for s in specs], frame, kept, tally,
+                      [s.canonical for s in parsed])

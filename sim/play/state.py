@@ -319,10 +319,8 @@ class GameState:
         return int(self._dealt[20])
 
     def hand_moves(self) -> list[tuple[int, int]]:
-        """This hand's moves so far as ``(hand player, move)`` pairs, in order: public
-        knowledge (who took what from the pile and threw what, in the order played)."""
-        b = self.bufs
-        return [(int(p), int(m)) for p, m in b.moves[:int(b.hs[HS_N_MOVES])]]
+        """This hand's moves so far, ``(hand player, move)`` in order."""
+        return [(int(p), int(m)) for p, m in self.bufs.moves[:self.moves_this_hand]]
 
     @property
     def stock_left(self) -> int:
@@ -608,25 +606,17 @@ class GameState:
         return world
 
     def resampled_deal(self, seed: int) -> list[int]:
-        """This hand's deal (in :meth:`deal`'s order) with the cards the deciding seat cannot
-        see dealt afresh by ``mc``'s world sampler: the other hand player's unseen cards in
-        the deck positions his real ones were dealt from, and the stock below its top in a
-        fresh order. A game rebuilt from it by replaying the hand's moves is a world of the
-        deciding seat's information set that holds none of the real hidden cards (OpenSpiel's
-        resampler builds its worlds so). ValueError when no decision waits."""
+        """This hand's deal (:meth:`deal`'s order), what the deciding seat cannot see dealt
+        afresh by ``mc``'s world sampler where the real hidden cards were: replayed, a world
+        that holds none of them (OpenSpiel's resampler). ValueError if no decision waits."""
         if self._seat < 0:
             raise ValueError("no decision waits: there is no seat's view to resample from")
-        b = self.bufs
-        scratch = np.zeros(SCRATCH_LEN, np.int64)
+        b, scratch, deck = self.bufs, np.zeros(SCRATCH_LEN, np.int64), self._dealt.copy()
         sample_world(b.view.copy(), scratch, np.uint64(seed), 0, 0)
-        other = 1 - int(b.hs[HS_TO_MOVE])
-        hidden = int(b.hs[HS_HAND + other]) & ~int(opponent_known(b.view))
-        top = int(b.hs[HS_STOCK_TOP])
-        need = bin(hidden).count("1")
+        hidden = int(b.hs[HS_HAND + 1 - int(b.hs[HS_TO_MOVE])]) & ~int(opponent_known(b.view))
+        top, need = int(b.hs[HS_STOCK_TOP]), bin(hidden).count("1")
         unseen = scratch[S_UNSEEN:S_UNSEEN + need + 52 - top]
-        deck = self._dealt.copy()
-        held = [i for i in range(top) if (hidden >> int(deck[i])) & 1]
-        deck[held] = unseen[:need]
+        deck[[i for i in range(top) if (hidden >> int(deck[i])) & 1]] = unseen[:need]
         deck[top:] = unseen[need:]
         return [int(c) for c in deck]
 
