@@ -255,6 +255,12 @@ def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: 
     _set_world(view, scratch, best, need, n)
 
 
+def world_opponent(view: np.ndarray, scratch: np.ndarray) -> int:
+    """The opponent's hand (a mask) in the world :func:`sample_world` last dealt into
+    ``scratch`` for ``view``: what a study of the sampler compares with the true hand."""
+    return int(scratch[S_BASE + HS_HAND + 1 - int(view[V_ROLE])])
+
+
 @kernel
 def load_truth(scratch: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray) -> None:
     """Put the true hand into the base buffers of ``scratch``, where :func:`sample_world`

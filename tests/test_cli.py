@@ -358,3 +358,29 @@ def test_play_announces_compiling_and_leaves_it_out_of_the_rate(
     assert (code, err) == (0, sim.cli.games.COMPILE_NOTICE + "\n")
     seconds = float(re.search(r"seed 0: ([\d.]+) s, ", out)[1])  # type: ignore[index]
     assert seconds < 0.9
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_play_parses_the_strategy_string_once(log: bool, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """``ginbox play`` parses ``--strategies`` once: the warm-up, the games and the driver
+    take the parsed specs (every strategy text is read once; the warm-up's compiled stand-in
+    for a Python strategy is its own)."""
+    import strategies.registry
+
+    texts: list[str] = []
+    real = strategies.registry._parse_text
+
+    def counting(spec: str, load: bool) -> Any:
+        texts.append(spec)
+        return real(spec, load)
+
+    monkeypatch.setattr(strategies.registry, "_parse_text", counting)
+    argv = ["play", "--strategies", "greedy-knock:knock_at=6,simple,strategies.examples:"
+            "LowCardHoarder", "--games", "2", "--quiet"]
+    assert main(argv + (["--log", str(tmp_path / "g.jsonl")] if log else [])) == 0
+    assert "2 games of three-handed gin" in capsys.readouterr().out
+    stand_in = ["random"]  # the warm-up plays a compiled stand-in for the Python strategy
+    assert texts == ["greedy-knock:knock_at=6", "simple", "strategies.examples:LowCardHoarder",
+                     *stand_in]

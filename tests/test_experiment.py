@@ -177,7 +177,7 @@ ERRORS = [
     (with_arm(strategies=[]), r"^arms\[0\]\.strategies=\[\] is not valid"),
     (with_arm(strategies=[1, 2, 3]), r"^arms\[0\]\.strategies\[0\]=1 is not valid"),
     (with_arm(rules="four-handed"),
-     r"^arms\[0\]\.rules='four-handed' is not a preset: expected one of three-handed"),
+     r"^arms\[0\]\.rules: unknown rules preset 'four-handed': expected one of three-handed"),
     (with_arm(overrides={"gin_bonus": -1}),
      r"^arms\[0\]\.overrides\.gin_bonus=-1 is out of range: expected an integer 0\.\.1000"),
     (with_arm(overrides={"knock_limit": 11}), r"^arms\[0\]\.overrides\.knock_limit=11"),

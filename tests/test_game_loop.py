@@ -1,6 +1,7 @@
-"""The game loop written once: the batch loop, the driver and the environments pick the
-deciding seat and the built-ins' moves through one compiled step (sim.play.step), so the
-same seed plays the same games in every front end, under every team policy."""
+"""The game loop written once: the game object (sim.play.state.GameState), the batch loop and
+the environments pick the deciding seat and the built-ins' moves through one compiled step
+(sim.play.step), so the same seed plays the same games in every front end, under every team
+policy."""
 
 from __future__ import annotations
 
@@ -11,27 +12,13 @@ import numpy as np
 import pytest
 
 import sim.env
-from sim.engine.game import (
-    GO_LEN,
-    GS_OVER,
-    GS_ROLE_SEAT,
-    SITTER,
-    end_hand,
-    game_init,
-    record_game,
-    record_hand,
-    start_hand,
-)
-from sim.engine.hand import DEC_OVER, HS_TO_MOVE, OK, advance, apply_move
-from sim.engine.rng import stream_seed
 from sim.engine.rules import Rules
 from sim.env.policy import NumpyPolicy, choose
 from sim.env.vector import VectorEnv, random_actions
 from sim.play.driver import Seeds, iter_games, play_games
-from sim.play.step import CALLER, TableBuffers, seat_move, table_buffers
+from sim.play.events import Played
+from sim.play.state import GameListener, GameState
 from sim.records.log import read_log
-from strategies._dispatch import decide
-from strategies.registry import parse_strategies
 from strategies.team import team_decide
 from tests.test_env import _layers
 
@@ -102,73 +89,78 @@ def test_the_vector_env_plays_consensus_as_the_single_agent_env() -> None:
     assert same[0] and not all(same)
 
 
-# ------------------------------------------------------------------ the step, used directly
+# ------------------------------------------------------------------ the one loop: GameState
 
 
-def _state(bufs: TableBuffers) -> list[np.ndarray]:
-    """What a decision may change besides the view: memo, memory, strategy stream."""
-    return [bufs.after.copy(), bufs.mem.copy(), bufs.rng.copy()]
+class _TeamCheck(GameListener):
+    """At every captain decision of a three-handed game whose captain is a built-in, what its
+    strategy alone and the team (``team_decide`` with the sitter's) would play, asked on
+    copies; then the move the game played. Rows: (alone, together, played, sitter)."""
+
+    def __init__(self) -> None:
+        self.pending: tuple[int, int, int] | None = None
+        self.seen: list[tuple[int, int, int, int]] = []
+
+    def deciding(self, state: GameState) -> None:
+        captain, sitter = state.roles[1], state.roles[2]
+        ids, params = state.lineup.ids, state.lineup.params
+        if state.hand_player != 1 or ids[captain] < 0:
+            return
+        alone = state.ask(captain)
+        together = -1
+        if ids[sitter] >= 0:
+            b = state.bufs
+            together = int(team_decide(ids[captain], ids[sitter], state.decision_code,
+                                       params[captain], params[sitter],
+                                       state.view_array.copy(), state.after.copy(),
+                                       state.memory.copy(), b.rng[1:2].copy(),
+                                       b.scratch.copy()))
+        assert alone is not None
+        self.pending = (alone, together, sitter)
+
+    def moved(self, state: GameState, played: Played) -> None:
+        if self.pending is not None and played.decision >= 0:
+            alone, together, sitter = self.pending
+            self.seen.append((alone, together, played.move, sitter))
+            self.pending = None
 
 
-def _restore(bufs: TableBuffers, saved: list[np.ndarray]) -> None:
-    bufs.after[:], bufs.mem[:], bufs.rng[:] = saved
-
-
-def test_seat_move_steps_the_batch_game_and_consensus_needs_two_built_ins() -> None:
-    """The module doc's recipe, played with three built-ins under consensus, gives the batch
-    loop's game; at every captain decision the step's move is team_decide's, and the
-    captain's own decide() once the sitter is controlled or not a built-in; a controlled
-    captain is asked (CALLER)."""
-    rules = THREE.replace(team_policy="consensus", target=60)
+def test_the_game_object_plays_the_batch_game_under_every_team_policy() -> None:
+    """A GameState of built-ins plays the batch kernel's game (the same statistics row) and
+    writes ginbox play's log; under consensus each captain move is the team's
+    (``team_decide`` with the sitter), and differs from the captain's own choice at times."""
     lineup = ["mc:samples=4", "mc:samples=4,develop=0", "mc:samples=6"]
-    specs = parse_strategies(lineup)
-    ids = np.array([s.strategy_id for s in specs], np.int64)
-    params = np.stack([s.params_array() for s in specs])
-    seeds = Seeds.from_seed(5)
-    r = rules.to_array()
-    bufs = table_buffers(r)
-    bufs.rng[0] = stream_seed(seeds.deck, 0)
-    bufs.rng[1] = stream_seed(seeds.strategy, 0)
-    row = np.zeros(GO_LEN, np.int64)
-    game_init(bufs.gs, r, bufs.rng[0:1], -1)
-    captain_decisions = differ = 0
-    while not bufs.gs[GS_OVER]:
-        start_hand(bufs.gs, bufs.hs, bufs.pile, bufs.deck, r, bufs.rng[0:1], bufs.game_info)
-        bufs.mem[:] = 0
-        while (decision := advance(bufs.hs, bufs.pile, bufs.deck, bufs.after,
-                                   bufs.moves)) != DEC_OVER:
-            args = (bufs.gs, bufs.hs, bufs.pile, bufs.game_info, bufs.view, bufs.after,
-                    bufs.mem, bufs.rng[1:2], bufs.scratch)
-            p = int(bufs.hs[HS_TO_MOVE])
-            seat, sitter = int(bufs.gs[GS_ROLE_SEAT + p]), int(bufs.gs[GS_ROLE_SEAT + SITTER])
-            if p == 1:
-                captain_decisions += 1
-                saved = _state(bufs)
-                assert seat_move(decision, r, ids, params, 1 << seat, *args) == (seat, CALLER)
-                _restore(bufs, saved)
-                together = team_decide(ids[seat], ids[sitter], decision, params[seat],
-                                       params[sitter], bufs.view, bufs.after, bufs.mem[1],
-                                       bufs.rng[1:2], bufs.scratch)
-                _restore(bufs, saved)
-                alone = decide(ids[seat], decision, params[seat], bufs.view, bufs.after,
-                               bufs.mem[1], bufs.rng[1:2], bufs.scratch)
-                _restore(bufs, saved)
-                assert seat_move(decision, r, ids, params, 1 << sitter, *args) == (seat, alone)
-                _restore(bufs, saved)
-                outside = ids.copy()
-                outside[sitter] = -1
-                assert seat_move(decision, r, outside, params, 0, *args) == (seat, alone)
-                _restore(bufs, saved)
-                differ += together != alone
-            got_seat, move = seat_move(decision, r, ids, params, 0, *args)
-            assert got_seat == seat and move != CALLER
-            if p == 1:
-                assert move == together
-            assert apply_move(bufs.hs, bufs.pile, bufs.deck, bufs.after, bufs.moves,
-                              move) == OK
-        record_hand(row, bufs.gs, bufs.hs)
-        end_hand(bufs.gs, bufs.hs, r)
-    record_game(row, bufs.gs)
-    batch = next(iter_games(rules, specs, 1, seeds))[0][0]
-    assert np.array_equal(row, batch)
-    assert captain_decisions > 20 and differ > 0
+    for policy in ("captain", "advisor", "consensus"):
+        rules = THREE.replace(team_policy=policy, target=60)
+        check = _TeamCheck()
+        state = GameState(rules, lineup, seed=5, listener=check)
+        assert state.game_over and state.result is not None
+        batch = next(iter_games(rules, lineup, 1, Seeds.from_seed(5)))[0][0]
+        assert np.array_equal(state.stats_row, batch)
+        assert state.records == play_games(lineup, rules, games=1, seed=5, log=True).log
+        alone, together, played, _ = zip(*check.seen, strict=True)
+        assert len(played) > 20
+        if policy == "consensus":
+            assert played == together and played != alone
+        elif policy == "captain":
+            assert played == alone
+
+
+def test_a_caller_sitter_leaves_the_captain_alone_under_consensus() -> None:
+    """The step's ruling, through the object: the seat the caller plays is the only one it
+    stops at; a built-in captain whose sitter is the caller's decides alone (as under
+    ``captain``), with a built-in sitter as the team."""
+    rules = THREE.replace(team_policy="consensus", target=40)
+    cases = set()
+    for seat in range(3):
+        lineup: list[str | None] = ["mc:samples=4", "mc:samples=4,develop=0", "mc:samples=6"]
+        lineup[seat] = None
+        check = _TeamCheck()
+        state = GameState(rules, lineup, seed=9, listener=check)
+        while state.waiting:
+            assert state.seat == seat and not state.advised
+            state.play(state.legal_moves()[0])
+        for alone, together, played, sitter in check.seen:
+            cases.add(sitter == seat)
+            assert played == (alone if sitter == seat else together)
+    assert cases == {True, False}

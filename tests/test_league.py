@@ -186,7 +186,8 @@ def test_league_file_errors_name_the_field() -> None:
              ({"strategies": ["simple", "simple"]}, "repeats"),
              ({"strategies": ["simple", "nope"]}, "strategies[1]='nope'"),
              ({"games": 0}, "games=0"),
-             ({"rules": "poker"}, "rules='poker'"),
+             ({"rules": "poker"}, "rules: unknown rules preset 'poker'"),
+             ({"overrides": {"gin": 1}}, "overrides.gin is not a rules field"),
              ({"seats": 3}, "unknown key(s) 'seats'")]
     for change, text in cases:
         with pytest.raises(ValueError) as info:

@@ -53,11 +53,11 @@ def replay(state: pyspiel.State, moves: list[dict[str, Any]]) -> None:
         action = LOGGED.get(move["move"])
         if action is None:
             action = int(INDEX_OF_CARD[parse_card(move["card"])])
-        while state._decision == DEC_KNOCK and action != A_KNOCK:
+        while state.game.decision_code == DEC_KNOCK and action != A_KNOCK:
             state.apply_action(A_NO_KNOCK)
-        if action == A_DRAW_STOCK and state._decision != DEC_DRAW:
+        if action == A_DRAW_STOCK and state.game.decision_code != DEC_DRAW:
             continue
-        assert state.roles[int(state.bufs.hs[HS_TO_MOVE])] == move["seat"]
+        assert state.roles[int(state.game.bufs.hs[HS_TO_MOVE])] == move["seat"]
         state.apply_action(action)
 
 
@@ -98,7 +98,7 @@ def test_game_type_and_bounds_are_honest() -> None:
     whole = pyspiel.load_game(GAME_NAME, {"episode": "game"})
     assert (whole.min_utility(), whole.max_utility()) == (-0.5, 1.0)
     assert not whole.get_type().provides_information_state_tensor
-    with pytest.raises(ValueError, match="not a ginbox preset"):
+    with pytest.raises(ValueError, match="unknown rules preset 'no-such-preset'"):
         pyspiel.load_game(GAME_NAME, {"rules": "no-such-preset"})
 
 
@@ -152,10 +152,10 @@ def test_redealing_hidden_cards_changes_no_observation(rules: str, policy: str) 
     for a in deck:
         state.apply_action(a)
     replay(state, moves)
-    hs = state.bufs.hs
+    hs = state.game.bufs.hs
     p = int(hs[HS_TO_MOVE])
     hidden = int(hs[HS_HAND + 1 - p]) & ~int(hs[HS_TOOK + 1 - p])
-    positions = [i for i, c in enumerate(state.bufs.deck)
+    positions = [i for i, c in enumerate(state.game.bufs.deck)
                  if (hidden >> int(c)) & 1 or i >= int(hs[HS_STOCK_TOP])]
     rng = np.random.default_rng(0)
     other = list(deck)
@@ -225,8 +225,8 @@ def test_the_resampler_keeps_the_deciders_view() -> None:
     world = sim.openspiel.resampler(1)(state, seat)
     assert world.information_state_string(seat) == state.information_state_string(seat)
     assert world.observation_tensor(seat) == state.observation_tensor(seat)
-    p = int(state.bufs.hs[HS_TO_MOVE])
-    hands = [int(w.bufs.hs[HS_HAND + 1 - p]) for w in (state, world)]
+    p = int(state.game.bufs.hs[HS_TO_MOVE])
+    hands = [int(w.game.bufs.hs[HS_HAND + 1 - p]) for w in (state, world)]
     assert bin(hands[1]).count("1") == 10 and hands[0] != hands[1]
 
 

@@ -202,7 +202,7 @@ def _build(game: pyspiel.Game, record: dict[str, Any], players: int, deck: list[
 def _unseen_positions(state: Any, seat: int) -> list[int]:
     """Deck positions of the cards ``seat`` cannot see now: the cards of the hand players
     it does not see that never showed (taken from or thrown on the pile), and the stock."""
-    hs = state.bufs.hs
+    hs = state.game.bufs.hs
     shown = int(hs[HS_PILE_MASK]) | int(hs[HS_TOOK]) | int(hs[HS_TOOK + 1]) | \
         int(hs[HS_DISCARDED]) | int(hs[HS_DISCARDED + 1])
     hidden = 0
@@ -210,7 +210,7 @@ def _unseen_positions(state: Any, seat: int) -> list[int]:
         if not (state.viewers(q) >> seat) & 1:
             hidden |= int(hs[HS_HAND + q]) & ~shown
     top = int(hs[HS_STOCK_TOP])
-    return [i for i, c in enumerate(state.bufs.deck) if (hidden >> int(c)) & 1 or i >= top]
+    return [i for i, c in enumerate(state.game.bufs.deck) if (hidden >> int(c)) & 1 or i >= top]
 
 
 VIEWS = ("observation_string", "observation_tensor", "information_state_string",
@@ -235,7 +235,7 @@ def test_python_ginbox_shows_no_seat_what_it_cannot_see_at_any_decision(
         if state.is_terminal():
             break
         decisions += 1
-        asked.add(DECISION_NAMES[state._decision])
+        asked.add(DECISION_NAMES[state.game.decision_code])
         for seat in range(n):
             positions = _unseen_positions(state, seat)
             other = list(deck)
@@ -255,13 +255,13 @@ def test_python_ginbox_shows_no_seat_what_it_cannot_see_at_any_decision(
             worlds = [s.resample_from_infostate(seat, lambda: 0.375) for s in (state, twin)]
             assert worlds[0].history() == worlds[1].history(), cut
             for name in ("hs", "deck", "pile", "moves", "view"):
-                assert np.array_equal(getattr(worlds[0].bufs, name),
-                                      getattr(worlds[1].bufs, name)), (cut, name)
+                assert np.array_equal(getattr(worlds[0].game.bufs, name),
+                                      getattr(worlds[1].game.bufs, name)), (cut, name)
             assert worlds[0].events == worlds[1].events
             for view in VIEWS:
                 assert getattr(worlds[0], view)(seat) == getattr(state, view)(seat)
-            p = int(state.bufs.hs[HS_TO_MOVE])
-            assert worlds[0].bufs.hs[HS_HAND + 1 - p] != state.bufs.hs[HS_HAND + 1 - p]
+            p = int(state.game.bufs.hs[HS_TO_MOVE])
+            assert worlds[0].game.bufs.hs[HS_HAND + 1 - p] != state.game.bufs.hs[HS_HAND + 1 - p]
     assert decisions == len(record["moves"]) and redeals > 0
     assert asked == {"offer", "draw", "knock", "discard"}  # every decision of the engine
 
@@ -277,7 +277,7 @@ def test_a_resampled_world_is_a_state_of_its_own_history() -> None:
     world = sim.openspiel.resampler(3)(state, seat)
     again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, world))[1]
     assert again.history() == world.history() != state.history()
-    assert str(again) == str(world) and np.array_equal(again.bufs.hs, world.bufs.hs)
+    assert str(again) == str(world) and np.array_equal(again.game.bufs.hs, world.game.bufs.hs)
     assert world.information_state_string(seat) == state.information_state_string(seat)
-    p = int(state.bufs.hs[HS_TO_MOVE])
-    assert world.bufs.hs[HS_HAND + 1 - p] != state.bufs.hs[HS_HAND + 1 - p]
+    p = int(state.game.bufs.hs[HS_TO_MOVE])
+    assert world.game.bufs.hs[HS_HAND + 1 - p] != state.game.bufs.hs[HS_HAND + 1 - p]

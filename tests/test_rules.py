@@ -374,7 +374,7 @@ def test_replace_unknown_field() -> None:
     with pytest.raises(ValueError) as exc:
         Rules().replace(gin=20)
     assert str(exc.value) == (
-        "unknown rules field(s) 'gin': expected one of name, players, gin_bonus, undercut_bonus, "
+        "gin is not a rules field: expected one of name, players, gin_bonus, undercut_bonus, "
         "knock_limit, target, wall, max_turns, forbid_taken_discard, oklahoma, spade_doubling, "
         "team_policy, initial_roles, hand_bonus, game_bonus, shutout_bonus, scoring, "
         "shutout_doubling"
@@ -415,7 +415,7 @@ def test_from_dict_does_not_modify_input() -> None:
 
 
 def test_from_dict_unknown_keys() -> None:
-    pattern = r"^unknown rules field\(s\) 'gin', 'knock': expected one of name, players, "
+    pattern = r"^gin is not a rules field: expected one of name, players, "
     with pytest.raises(ValueError, match=pattern):
         Rules.from_dict({"gin": 20, "knock": 5, "target": 50})
 
@@ -430,6 +430,51 @@ def test_from_dict_bad_preset_and_values() -> None:
 def test_from_dict_not_a_mapping() -> None:
     with pytest.raises(ValueError, match="rules must be a mapping"):
         Rules.from_dict([("gin_bonus", 20)])  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------- the one resolver
+
+
+def test_resolve_is_a_preset_with_overrides() -> None:
+    assert Rules.resolve() == Rules()
+    assert Rules.resolve("EAAI") == Rules.preset("eaai")
+    assert Rules.resolve("classic", {"target": 250}) == Rules.preset("classic").replace(target=250)
+    base = Rules.preset("oklahoma")
+    assert Rules.resolve(base, {}) is base and Rules.resolve(base) is base
+    assert Rules.resolve(None, {"team_policy": "advisor"}).team_policy == "advisor"
+
+
+@pytest.mark.parametrize(("preset", "overrides", "where", "message"), [
+    ("texas", None, "", "unknown rules preset 'texas': expected one of three-handed, "
+     "three-handed-20, classic, eaai, oklahoma, hollywood, three-handed-hollywood"),
+    ("eaai", {"gin": 20}, "--set ", "--set gin is not a rules field: expected one of name, "
+     "players, gin_bonus, "),
+    ("eaai", {"gin_bonus": -1}, "overrides.", "overrides.gin_bonus=-1 is out of range: "
+     "expected an integer 0..1000"),
+    ("eaai", {"team_policy": "advisor"}, "", "team_policy='advisor' needs players=3"),
+    ("eaai", [("gin_bonus", 1)], "", "overrides=[('gin_bonus', 1)] is not valid: expected a "
+     "table of rules fields"),
+])
+def test_resolve_gives_one_line_naming_the_field(preset: str, overrides: object, where: str,
+                                                 message: str) -> None:
+    with pytest.raises(ValueError) as exc:
+        Rules.resolve(preset, overrides, where=where)  # type: ignore[arg-type]
+    assert str(exc.value).startswith(message) and "\n" not in str(exc.value)
+
+
+def test_resolve_refuses_initial_roles_only_when_told_why() -> None:
+    assert Rules.resolve("eaai", {"initial_roles": [1, 0]}).initial_roles == (1, 0)
+    with pytest.raises(ValueError) as exc:
+        Rules.resolve("eaai", {"initial_roles": [1, 0]}, where="--set ", roles="use a seating")
+    assert str(exc.value) == "--set initial_roles is not accepted: use a seating"
+    with pytest.raises(ValueError, match="^colour is not a rules field") as exc:
+        Rules.resolve("eaai", {"colour": 1}, roles="use a seating")
+    assert "initial_roles" not in str(exc.value)  # not offered where it is refused
+
+
+def test_presets_are_the_keys_of_one_table() -> None:
+    assert PRESETS == tuple(rules_mod._PRESET_OVERRIDES)
+    assert [Rules.preset(p).name for p in PRESETS] == list(PRESETS)
 
 
 @given(st.integers(min_value=0, max_value=10))

@@ -89,7 +89,7 @@ def test_the_human_name_parses_with_its_hint_budget() -> None:
 def test_bad_moves_are_refused_and_change_nothing() -> None:
     table = Table(EAAI, "human,simple", seed=1)
     assert table.legal() == ["pass", "p"]
-    before = (table.bufs.hs.copy(), list(table.events))
+    before = (table.state.bufs.hs.copy(), list(table.events))
     for line, message in [
         ("zz", "malformed: 'zz' is not a move"),
         ("x 9H", "illegal: draw first"),
@@ -98,7 +98,7 @@ def test_bad_moves_are_refused_and_change_nothing() -> None:
     ]:
         with pytest.raises(MoveError, match=re.escape(message)):
             table.play(line)
-    assert (table.bufs.hs == before[0]).all() and table.events == before[1]
+    assert (table.state.bufs.hs == before[0]).all() and table.events == before[1]
     table.play("p")  # takes the upcard 3H: it may not go back this turn
     with pytest.raises(MoveError, match="3H was just taken from the pile"):
         table.play("x 3H")

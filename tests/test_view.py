@@ -21,7 +21,7 @@ from support.referee import Referee
 from support.scripted import SpyStrategy, protocol_policy, random_policy
 from support.views import ArraySpy, check_view_array, check_views, python_step
 
-import sim.play.driver as driver_mod
+import sim.play.state as state_mod
 import sim.play.step as step_mod
 from sim.engine.hand import HS_DEADWOOD, HS_HAND, HS_PILE_MASK, HS_TO_MOVE, HS_TOOK
 from sim.engine.rules import Rules
@@ -202,9 +202,9 @@ BREAKS = {
 
 @pytest.mark.parametrize("name", list(BREAKS))
 def test_view_check_catches_a_broken_engine(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Break one engine piece the driver calls: the view check must fail, naming the field."""
+    """Break one engine piece a game calls: the view check must fail, naming the field."""
     attr, make, field = BREAKS[name]
-    module = step_mod if attr == "fill_view" else driver_mod  # the step fills the views
+    module = step_mod if attr == "fill_view" else state_mod  # the step fills the views
     python_step(monkeypatch)
     monkeypatch.setattr(module, attr, make(getattr(module, attr)))
     rules = Rules.preset("oklahoma").replace(target=30)

@@ -69,7 +69,7 @@ def test_forged_input_is_refused_with_one_line() -> None:
     api = client()
     s = api.post("/api/state", json={"game": EAAI, "moves": []}).json()
     cases = [
-        ({"game": {**EAAI, "rules": "poker"}}, "rules 'poker' is not a preset"),
+        ({"game": {**EAAI, "rules": "poker"}}, "unknown rules preset 'poker'"),
         ({"game": {**EAAI, "bots": ["os:system"]}}, "bot 'os:system' is not a built-in"),
         ({"game": {**EAAI, "bots": ["simple", "simple"]}}, "eaai rules need 1 bots"),
         ({"game": {**EAAI, "seed": -1}}, "seed -1 is not valid"),

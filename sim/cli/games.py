@@ -21,7 +21,6 @@ from sim.play.driver import (
     iter_games,
     play_games,
 )
-from sim.play.experiment import apply_overrides
 from sim.records.log import LogWriter, iter_log
 from strategies.registry import (
     ALIASES,
@@ -139,13 +138,12 @@ COMPILE_NOTICE = "compiling the engine (first run only)..."
 COMPILE_NOTICE_AFTER = 2.0
 
 
-def _play(strategies: str, rules: Rules, games: int, seed: int, log: bool,
+def _play(specs: list[StrategySpec], rules: Rules, games: int, seed: int, log: bool,
           quiet: bool, on_records: Any = None, keep_games: bool = True,
           decision_timeout: float | None = None) -> tuple[PlayResult, float]:
-    """Play, timing the games alone: the engine is loaded (compiled, when the cache is cold,
-    with a line on stderr saying so, ``--quiet`` or not) before the clock starts, so the
-    rate printed is the games' own."""
-    specs = parse_strategies(strategies)
+    """Play ``specs`` (parsed once, by the caller), timing the games alone: the engine is
+    loaded (compiled, when the cache is cold, with a line on stderr saying so, ``--quiet``
+    or not) before the clock starts, so the rate printed is the games' own."""
     announce_if_slow(lambda: _warm_up(specs, rules, log),
                      lambda: print(COMPILE_NOTICE, file=sys.stderr, flush=True),
                      COMPILE_NOTICE_AFTER)
@@ -157,7 +155,7 @@ def _play(strategies: str, rules: Rules, games: int, seed: int, log: bool,
                    leave=False)
     try:
         start = time.perf_counter()
-        result = play_games(strategies, rules, games=games, seed=seed, log=log,
+        result = play_games(specs, rules, games=games, seed=seed, log=log,
                             progress=bar.update if bar is not None else None,
                             on_records=on_records, keep_games=keep_games,
                             decision_timeout=decision_timeout)
@@ -170,12 +168,10 @@ def _play(strategies: str, rules: Rules, games: int, seed: int, log: bool,
 def cmd_play(args: argparse.Namespace) -> int:
     """``ginbox play``: play, print the summary, write the log atomically when asked. Only
     running totals are kept, so memory does not grow with ``--games``."""
-    rules = Rules.preset(args.rules)
-    if args.scoring is not None:
-        rules = rules.replace(scoring=args.scoring)
-    rules = apply_overrides(rules, parse_settings(args.settings), where="--set ",
-                            roles="ginbox play seats by the rules' draw (an experiment "
-                            "file's seating fixes the roles)")
+    scoring = {} if args.scoring is None else {"scoring": args.scoring}
+    rules = Rules.resolve(Rules.resolve(args.rules, scoring), parse_settings(args.settings),
+                          where="--set ", roles="ginbox play seats by the rules' draw (an "
+                          "experiment file's seating fixes the roles)")
     add_cwd_to_path()
     if args.log is not None and not args.log.strip():
         raise UsageError(f"--log needs a file name, got {args.log!r}")
@@ -188,7 +184,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     args.games = args.games or DEFAULT_GAMES
     options = {"keep_games": False, "decision_timeout": args.decision_timeout}
     if args.log is None:
-        result, seconds = _play(args.strategies, rules, args.games, args.seed, False,
+        result, seconds = _play(specs, rules, args.games, args.seed, False,
                                 args.quiet, **options)
         print(format_summary(result, seconds, args.seed))
         return 0
@@ -196,7 +192,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         # The temporary file is created first, so an unwritable destination fails before
         # any game is played; it replaces FILE only when every line is written.
         with LogWriter(args.log) as writer:
-            result, seconds = _play(args.strategies, rules, args.games, args.seed, True,
+            result, seconds = _play(specs, rules, args.games, args.seed, True,
                                     args.quiet, on_records=writer.write_all, **options)
     except OSError as exc:
         raise UsageError(f"cannot write the log {args.log}: {exc.strerror or exc}") from None
@@ -375,7 +371,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print(f"ginbox demo: {DEMO_GAMES} games of three-handed gin, {DEMO_STRATEGIES} "
           f"(seed {DEMO_SEED})")
     print()
-    result, seconds = _play(DEMO_STRATEGIES, rules, DEMO_GAMES, DEMO_SEED, True, True)
+    result, seconds = _play(parse_strategies(DEMO_STRATEGIES), rules, DEMO_GAMES, DEMO_SEED,
+                            True, True)
     print(format_summary(result, seconds, DEMO_SEED))
     records = result.log or []
     i = _interesting(records)

@@ -5,13 +5,14 @@ who scores, the target and end bonuses, and Hollywood scoring's three games at o
 the compiled functions :func:`game_init`, :func:`start_hand` and :func:`end_hand`. Under
 Hollywood scoring the unit played here (a "game" of the tables and logs) is the match of three
 games; its winner has the highest total over the three (docs/rules.md, "Hollywood scoring").
-Two drivers use them:
+Two loops use them:
 
 * ``sim.play.batch.play_batch_kernel`` plays a batch of games inside one compiled call,
   built-in strategies only, recording per-game statistics with :func:`record_hand` and
   :func:`record_game`;
-* ``sim.play.driver.GameDriver`` plays one game from Python, asking plain-Python strategies
-  (and the compiled built-ins) for decisions, and can record the hand log.
+* ``sim.play.state.GameState`` is one game as a Python object, stopping at the decisions
+  its caller plays (a Python strategy, a person, a learning seat, OpenSpiel), with the same
+  statistics and the hand log; the compiled environments of ``sim.env`` step tables alike.
 
 Seats are numbered 0, 1, 2 (0, 1 in two-player mode). Roles: 0 the box (dealer), 1 the captain
 (non-dealer), 2 the sitter. In a hand, hand player 0 is the dealer and 1 the non-dealer.
@@ -136,6 +137,14 @@ GO_GAMES_WON = GAME_COLUMNS.index("games_won_0")
 GO_ERROR = GAME_COLUMNS.index("error")
 #: Columns with meaning only under Hollywood scoring: tables of standard play leave them out.
 HOLLYWOOD_COLUMNS: tuple[str, ...] = tuple(f"games_won_{s}" for s in range(3))
+_COLUMN_INDEX = {name: i for i, name in enumerate(GAME_COLUMNS)}
+
+
+def game_column(rows: np.ndarray, name: str) -> np.ndarray:
+    """Column ``name`` of per-game statistics rows (one row per game, ``GAME_COLUMNS``, as
+    the batch kernel and :class:`sim.play.state.GameState` write them): ``"winner"``,
+    ``"knocks_1"``, ``"pair_hands_02"``, ... by name, as the tables of ``play_games`` show."""
+    return rows[:, _COLUMN_INDEX[name]]
 
 
 #: The six seatings (box, captain, sitter) of the rotation.

@@ -236,6 +236,25 @@ def deal(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, rules: np.ndarray) 
 
 
 @kernel(inline="always")
+def to_move(hs: np.ndarray) -> int:
+    """The hand player who moves now (0 the dealer, 1 the non-dealer)."""
+    return hs[HS_TO_MOVE]
+
+
+@kernel(inline="always")
+def held(hs: np.ndarray, player: int) -> int:
+    """The cards hand player ``player`` holds (a mask)."""
+    return hs[HS_HAND + player]
+
+
+@kernel(inline="always")
+def hand_outcome(hs: np.ndarray) -> tuple[int, int, int]:
+    """A finished hand's ``(end, winner, points)``: its ``END_*``, the hand player who scored
+    (-1 for a draw) and the points he scored."""
+    return hs[HS_END], hs[HS_WINNER], hs[HS_POINTS]
+
+
+@kernel(inline="always")
 def stock_count(hs: np.ndarray) -> int:
     """Cards left in the stock."""
     return 52 - hs[HS_STOCK_TOP]

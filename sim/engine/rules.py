@@ -47,10 +47,6 @@ from sim.engine.cards import CARD_VALUE
 from sim.engine.jit import kernel
 from sim.engine.layout import Layout
 
-#: Names accepted by :meth:`Rules.preset`, the default first.
-PRESETS: tuple[str, ...] = ("three-handed", "three-handed-20", "classic", "eaai", "oklahoma",
-                            "hollywood", "three-handed-hollywood")
-
 #: Values accepted for ``Rules.team_policy``.
 TEAM_POLICIES: tuple[str, ...] = ("captain", "advisor", "consensus")
 
@@ -226,10 +222,40 @@ class Rules:
             )
         return cls(name=key, **_PRESET_OVERRIDES[key])
 
+    @classmethod
+    def resolve(cls, preset: str | Rules | None = None,
+                overrides: Mapping[str, Any] | None = None, *, where: str = "",
+                roles: str | None = None) -> Rules:
+        """The rules a front end plays: ``preset`` (a name as :meth:`preset` takes it, a
+        ``Rules``, or None for the default) with the fields of ``overrides`` changed.
+
+        Every front end resolves its rules here (``ginbox play --set``, experiment, league
+        and tuning files, the web table, the environments, the OpenSpiel game), so a bad
+        input reads the same everywhere, as one line: an unknown preset as in :meth:`preset`;
+        an unknown field ``{where}{key} is not a rules field: expected one of ...``; a bad
+        value ``{where}{field}=... is out of range: expected ...`` (``where`` names the place,
+        e.g. ``--set `` or ``overrides.``). ``roles``, when given, refuses ``initial_roles``
+        and says what sets them instead.
+        """
+        base = preset if isinstance(preset, Rules) else (
+            cls() if preset is None else cls.preset(preset))
+        if overrides is None:
+            return base
+        if not isinstance(overrides, Mapping):
+            raise ValueError(f"overrides={overrides!r} is not valid: expected a table of "
+                             "rules fields")
+        for key in overrides:
+            if key == "initial_roles" and roles is not None:
+                raise ValueError(f"{where}initial_roles is not accepted: {roles}")
+            _check_field_name(key, where, "initial_roles" if roles is not None else None)
+        try:
+            return dataclasses.replace(base, **overrides) if overrides else base
+        except ValueError as exc:
+            raise ValueError(f"{where}{exc}") from None
+
     def replace(self, **overrides: Any) -> Rules:
         """A validated copy with the given fields changed (the object itself is immutable)."""
-        _check_field_names(overrides)
-        return dataclasses.replace(self, **overrides)
+        return Rules.resolve(self, overrides)
 
     def to_dict(self) -> dict[str, Any]:
         """All fields as plain JSON/TOML-friendly values (``initial_roles`` a list or None).
@@ -255,10 +281,7 @@ class Rules:
         if not isinstance(d, Mapping):
             raise ValueError(f"rules must be a mapping of field names to values, got {d!r}")
         overrides = dict(d)
-        base_name = overrides.pop("preset", None)
-        _check_field_names(overrides)
-        base = cls() if base_name is None else cls.preset(base_name)
-        return dataclasses.replace(base, **overrides)
+        return cls.resolve(overrides.pop("preset", None), overrides)
 
     def players_text(self) -> str:
         """``eaai rules seat 2 players``, for messages about the table's size; when the
@@ -352,21 +375,18 @@ _PRESET_OVERRIDES: dict[str, dict[str, Any]] = {
     "hollywood": {**_CLASSIC, **_HOLLYWOOD},  # classic play, scored Hollywood
     "three-handed-hollywood": _HOLLYWOOD,  # the ruling for three players (docs/rules.md)
 }
-assert tuple(_PRESET_OVERRIDES) == PRESETS
+#: Names accepted by :meth:`Rules.preset`, the default first: the keys of the one preset table.
+PRESETS: tuple[str, ...] = tuple(_PRESET_OVERRIDES)
 
 _FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Rules))
 
 
-def _check_field_names(keys: Mapping[str, Any]) -> None:
-    """Reject unknown field names, so that typos fail loudly instead of being ignored."""
-    unknown = [k for k in keys if k not in _FIELD_NAMES]
-    if unknown:
-        raise ValueError(
-            "unknown rules field(s) "
-            + ", ".join(repr(k) for k in unknown)
-            + ": expected one of "
-            + ", ".join(_FIELD_NAMES)
-        )
+def _check_field_name(key: str, where: str = "", refused: str | None = None) -> None:
+    """Reject an unknown field name, so that a typo fails loudly instead of being ignored
+    (``refused``: a field that is not accepted here, left out of the list)."""
+    if key not in _FIELD_NAMES:
+        accepted = ", ".join(f for f in _FIELD_NAMES if f != refused)
+        raise ValueError(f"{where}{key} is not a rules field: expected one of {accepted}")
 
 
 def is_int(value: object, *, numpy: bool = True) -> bool:

@@ -18,6 +18,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from sim.engine.cards import N_CODES, card_str, mask_cards
 from sim.engine.hand import (
     DEC_DISCARD,
+    DEC_KNOCK,
     HS_DEADWOOD,
     HS_DECLINED,
     HS_DISCARDED,
@@ -120,11 +121,28 @@ GI_LAYOUT.check(globals())
 GI_LEN = GI_LAYOUT.length
 
 
+@kernel
+def fill_hand_info(game_info: np.ndarray, target: int, players: int) -> None:
+    """The game facts of a hand played on its own, every score 0 (a study's or a test's
+    hand outside any game): the target and the players the views show."""
+    for j in range(GI_LEN):
+        game_info[j] = 0
+    game_info[GI_TARGET] = target
+    game_info[GI_PLAYERS] = players
+
+
 @kernel(inline="always")
 def fill_view(view: np.ndarray, hs: np.ndarray, pile: np.ndarray, game_info: np.ndarray,
               decision: int) -> None:
     """Fill ``view`` for the player to move from the hand state and the public game facts."""
-    p = hs[HS_TO_MOVE]
+    fill_player_view(view, hs, pile, game_info, hs[HS_TO_MOVE], decision)
+
+
+@kernel(inline="always")
+def fill_player_view(view: np.ndarray, hs: np.ndarray, pile: np.ndarray,
+                     game_info: np.ndarray, p: int, decision: int) -> None:
+    """Fill ``view`` as hand player ``p`` sees the hand now (:func:`fill_view` for the
+    mover): what an observer of any seat is shown."""
     o = 1 - p
     view[V_HAND] = hs[HS_HAND + p]
     view[V_ROLE] = p
@@ -222,6 +240,9 @@ def legal_moves(view: np.ndarray, after: np.ndarray, out: np.ndarray) -> int:
 
 
 DECISION_NAMES = ("offer", "draw", "knock", "discard")
+#: A view's ``decision`` text by code: the four decisions, then ``"none"`` for the view of a
+#: seat that has no decision to take (an observer's, or any seat's after the hand).
+_DECISION_TEXT = (*DECISION_NAMES, "none")
 
 
 @dataclass(frozen=True)
@@ -236,7 +257,7 @@ class View:
 
     hand: tuple[int, ...]
     role: str  # "dealer" (the box in three-handed play) or "nondealer" (the captain)
-    decision: str  # "offer", "draw", "knock" or "discard"
+    decision: str  # "offer", "draw", "knock" or "discard" ("none": nothing to decide)
     stock_count: int
     turn: int
     discard_pile: tuple[int, ...]  # bottom first; the last is the top
@@ -296,7 +317,7 @@ class View:
         """The facts of the view array that legality depends on (the rest left 0)."""
         view = np.zeros(V_LEN, np.int64)
         view[V_HAND] = self.hand_mask
-        view[V_DECISION] = DECISION_NAMES.index(self.decision)
+        view[V_DECISION] = _DECISION_TEXT.index(self.decision)
         view[V_PILE_LEN] = len(self.discard_pile)
         view[V_TOP] = self.discard_pile[-1] if self.discard_pile else -1
         view[V_KNOCKED] = int(self.knocked)
@@ -356,7 +377,7 @@ class View:
                 "other_games_opened": int(view[V_OPENED_OTHER]),
             }
         deadwood_after: dict[int, int] = {}
-        if decision >= 2:  # 11 cards: what each legal discard would leave
+        if DEC_KNOCK <= decision <= DEC_DISCARD:  # 11 cards: what each legal discard leaves
             table = np.empty(N_CODES, np.int64)
             fill_deadwood_after_discards(int(view[V_HAND]), table)
             forbidden = int(view[V_FORBIDDEN])
@@ -365,7 +386,7 @@ class View:
         return cls(
             hand=tuple(mask_cards(int(view[V_HAND]))),
             role="dealer" if view[V_ROLE] == 0 else "nondealer",
-            decision=DECISION_NAMES[decision],
+            decision=_DECISION_TEXT[decision],
             stock_count=int(view[V_STOCK]),
             turn=int(view[V_TURN]),
             discard_pile=tuple(int(c) for c in pile[: int(view[V_PILE_LEN])]),

@@ -33,9 +33,8 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from sim.engine.game import GS_SCORE
 from sim.engine.rules import Rules
-from sim.env.core import ES_HAND, ST_EPISODE_OVER
+from sim.env.core import ES_HAND, ST_EPISODE_OVER, seat_scores
 from sim.env.encoding import N_ACTIONS, OBS_LEN, observation_bounds
 from sim.env.table import Table, check_rules
 
@@ -114,8 +113,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for it)
     def render(self) -> str | None:
         """The game's position as text: scores, and whose decision it is."""
         table = self._table
-        scores = ", ".join(f"seat_{s} {int(table.gs[GS_SCORE + s])}"
-                           for s in range(table.players))
+        scores = ", ".join(f"seat_{s} {v}"
+                           for s, v in enumerate(seat_scores(table.gs, table.players)))
         lines = [f"game {table.game}, hand {int(table.es[ES_HAND])}: scores {scores}"]
         if not all(self.terminations.values()):
             lines.append(f"{self.agent_selection} to decide")

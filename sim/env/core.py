@@ -25,6 +25,7 @@ from sim.engine.game import (
     GS_BONUS,
     GS_OVER,
     GS_ROLE_SEAT,
+    GS_SCORE,
     GS_WINNER,
     end_hand,
     game_init,
@@ -263,6 +264,16 @@ def play_move(move: int, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
     if err == OK:
         es[ES_STATUS] = ST_RUNNING
     return err
+
+
+def game_is_over(gs: np.ndarray) -> bool:
+    """The table's game is over (its last hand scored)."""
+    return bool(gs[GS_OVER])
+
+
+def seat_scores(gs: np.ndarray, players: int) -> list[int]:
+    """Each seat's score in the table's game (hand points, what counts towards the target)."""
+    return [int(gs[GS_SCORE + s]) for s in range(players)]
 
 
 @kernel

@@ -10,9 +10,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from sim.engine.game import GS_SCORE
 from sim.engine.rules import Rules
-from sim.env.core import ST_DECIDE, ST_EPISODE_OVER
+from sim.env.core import ST_DECIDE, ST_EPISODE_OVER, seat_scores
 from sim.env.encoding import N_ACTIONS, OBS_LEN, observation_bounds
 from sim.env.table import Table, check_rules, opponent_specs
 
@@ -84,7 +83,7 @@ class SingleAgentEnv(gymnasium.Env):
     def render(self) -> str | None:
         """Scores and the learner's hand as text."""
         t = self._table
-        scores = [int(x) for x in t.gs[GS_SCORE:GS_SCORE + t.players]]
+        scores = seat_scores(t.gs, t.players)
         return (f"game {t.game}: scores {scores}, "
                 f"learner seat {self.seat}")
 

@@ -1,8 +1,8 @@
 """One game table driven from Python: what the PettingZoo and Gymnasium environments share.
 
 :class:`Table` owns the engine arrays of one game and steps them through the compiled
-functions of :mod:`sim.env.core`. It asks plain-Python opponents for their moves (the way
-``sim.play.driver.GameDriver`` does), writes the hand log through
+functions of :mod:`sim.env.core`. It asks plain-Python opponents for their moves (with
+``sim.play.driver.strategy_answer``, as ``ginbox play`` does), writes the hand log through
 ``sim.records.log.LogWriter`` with ``sim.records.log.hand_record`` (the bytes ``ginbox play
 --log`` writes), and keeps each seat's reward since it was last collected.
 """
@@ -16,10 +16,9 @@ from typing import Any
 import numpy as np
 
 from sim.engine.cards import parse_cards
-from sim.engine.game import GS_OVER
 from sim.engine.hand import DEC_DISCARD, ERROR_TEXT
 from sim.engine.rules import Rules
-from sim.engine.view import V_LEN, View
+from sim.engine.view import View
 from sim.env.core import (
     ERR_MASKED,
     ERR_NOT_DECIDING,
@@ -41,6 +40,7 @@ from sim.env.core import (
     ST_EPISODE_OVER,
     ST_ERROR,
     ST_HAND_DONE,
+    game_is_over,
     new_game,
     observe_seat,
     play_move,
@@ -49,9 +49,8 @@ from sim.env.core import (
 )
 from sim.env.encoding import N_ACTIONS, OBS_LEN, action_name
 from sim.play.driver import Seeds, StrategyError, check_seed, strategy_answer
-from sim.play.step import table_buffers
+from sim.play.step import seat_arrays, table_buffers
 from sim.records.log import LogWriter, check_log_target, hand_record
-from strategies.builtin import N_PARAMS
 from strategies.registry import StrategySpec, build_strategy, parse_strategies, resolve
 
 EPISODES = ("game", "hand")
@@ -62,13 +61,10 @@ AGENT_NAME = "agent"
 
 
 def check_rules(rules: Rules | str | Mapping[str, Any] | None) -> Rules:
-    """Rules from a preset name, a ``Rules`` or a mapping (``Rules.from_dict``)."""
-    if rules is None:
-        return Rules()
-    if isinstance(rules, Rules):
-        return rules
-    if isinstance(rules, str):
-        return Rules.preset(rules)
+    """Rules from a preset name, a ``Rules`` or a mapping of fields with an optional
+    ``preset`` key (``Rules.from_dict``), resolved by :meth:`Rules.resolve`."""
+    if rules is None or isinstance(rules, Rules | str):
+        return Rules.resolve(rules)
     if isinstance(rules, Mapping):
         return Rules.from_dict(rules)
     raise ValueError(f"rules={rules!r} is not valid: expected a preset name, a Rules or a "
@@ -116,21 +112,16 @@ class Table:
         self.controlled = sorted(set(controlled))
         self.specs = list(specs)
         self.rules_array = rules.to_array()
-        self.ids = np.full(3, -1, np.int64)
-        self.params = np.full((3, N_PARAMS), -1, np.int64)
+        self.ids, self.params = seat_arrays(self.specs, self.controlled)
         self.python: dict[int, Any] = {}
         for seat, spec in enumerate(self.specs):
-            if spec is None or seat in self.controlled:
+            if spec is None or seat in self.controlled or spec.compiled:
                 continue
-            self.params[seat] = spec.params_array()
-            if spec.compiled:
-                self.ids[seat] = spec.strategy_id
-            elif spec.kernel is not None:
+            if spec.kernel is not None:
                 raise ValueError(f"strategy {spec.text!r} is compiled but not registered: "
                                  "an environment can seat registered built-ins and "
                                  "plain-Python strategies")
-            else:
-                self.python[seat] = build_strategy(spec, seat)
+            self.python[seat] = build_strategy(spec, seat)
         self.seat_names = [AGENT_NAME if s in self.controlled or self.specs[s] is None
                            else self.specs[s].text for s in range(self.players)]  # type: ignore
         self.opts = np.zeros(OPT_LEN, np.int64)
@@ -144,7 +135,7 @@ class Table:
         (self.gs, self.hs, self.pile, self.deck, self.after, self.moves, self.view,
          self.game_info, self.mem, self.scratch, self.rng) = table_buffers(
             self.rules_array, log=log_path is not None)
-        self.obs_view = np.zeros(V_LEN, np.int64)
+        self.obs_view = np.zeros_like(self.view)
         self.buf = np.zeros(64, np.int64)
         self.es = np.zeros(ES_LEN, np.int64)
         self.rewards = np.zeros(3, np.float64)
@@ -171,12 +162,12 @@ class Table:
         elif self.seeds is None:
             self.start(new_seed())
             return
-        elif self.status == ST_EPISODE_OVER and not self.gs[GS_OVER]:
+        elif self.status == ST_EPISODE_OVER and not game_is_over(self.gs):
             self._next_hand()  # the game goes on
         else:
             self._new_game(self.game + 1)
         while self.advance() == ST_EPISODE_OVER:  # over before any controlled seat decided
-            self._new_game(self.game + 1) if self.gs[GS_OVER] else self._next_hand()
+            self._new_game(self.game + 1) if game_is_over(self.gs) else self._next_hand()
         self.take_rewards()  # nothing a controlled seat did: not its reward
 
     def _next_hand(self) -> None:

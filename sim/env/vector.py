@@ -37,6 +37,7 @@ from sim.env.core import (
     ST_HAND_DONE,
     act,
     advance_table,
+    game_is_over,
     new_game,
     observe_seat,
     seat_view,
@@ -279,7 +280,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                 held.clear()  # a game abandoned by reset() was flushed already
             held.append(env_record(self._proto, 0, self._es[i], self._deck[i], self._hs[i],
                                    self._moves[i], self._gs[i]))
-            if self._gs[i, GS_OVER]:
+            if game_is_over(self._gs[i]):
                 self._flush(int(i))
 
     def _flush(self, row: int) -> None:

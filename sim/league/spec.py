@@ -33,7 +33,7 @@ from sim.io.specs import (
     require_keys,
 )
 from sim.league.ratings import BOOTSTRAP
-from sim.play.experiment import MAX_SEED, ArmSpec, canonical_strategy
+from sim.play.experiment import MAX_SEED, ArmSpec, arm_rules, canonical_strategy
 from strategies.registry import resolve_texts
 
 KEYS = ("name", "seed", "games", "rules", "overrides", "strategies", "anchor", "chunk_size",
@@ -132,25 +132,23 @@ def _from_dict(data: Mapping[str, Any]) -> LeagueSpec:
                            1_000_000)
     bootstrap = check_int("bootstrap", data.get("bootstrap", BOOTSTRAP), 0, 100_000)
     rules = data.get("rules", "three-handed")
-    if not isinstance(rules, str) or rules not in PRESETS:
-        raise ValueError(f"rules={rules!r} is not a preset: expected one of "
+    if not isinstance(rules, str):
+        raise ValueError(f"rules={rules!r} is not valid: expected a preset name, one of "
                          + ", ".join(PRESETS))
     overrides = data.get("overrides", {})
-    if not isinstance(overrides, Mapping):
-        raise ValueError(f"overrides={overrides!r} is not valid: expected a table of Rules "
-                         "fields")
+    resolved = arm_rules(rules, overrides)  # one line naming the field
     description = check_text("description", data.get("description", ""))
     raw = data["strategies"]
     if isinstance(raw, str):
         raw = [s for s in raw.split(",") if s.strip()]
     if not isinstance(raw, list | tuple) or not all(isinstance(s, str) for s in raw):
         raise ValueError(f"strategies={raw!r} is not valid: expected a list of strategy names")
-    strategies = tuple(resolve_texts((s.strip() for s in raw), _rules_or_preset(rules, overrides)))
+    strategies = tuple(resolve_texts((s.strip() for s in raw), resolved))
     check_unique("strategies", strategies, canonical_strategy,
                  "every strategy of a league must be different")
     anchor = data.get("anchor", "simple")
     if isinstance(anchor, str):
-        anchor = resolve_texts([anchor], _rules_or_preset(rules, overrides))[0]
+        anchor = resolve_texts([anchor], resolved)[0]
     if (not isinstance(anchor, str)
             or canonical_strategy(anchor) not in map(canonical_strategy, strategies)):
         raise ValueError(f"anchor={anchor!r} is not one of the strategies: the anchor (default "
@@ -179,18 +177,6 @@ def _from_dict(data: Mapping[str, Any]) -> LeagueSpec:
     return spec
 
 
-def _rules_or_preset(preset: str, overrides: Mapping[str, Any]) -> Rules:
-    """The league's rules for resolving its strategies' sets; the bare preset while the
-    overrides are invalid (refused later, with the field named)."""
-    try:
-        return Rules.preset(preset).replace(**overrides)
-    except (TypeError, ValueError):
-        return Rules.preset(preset)
-
-
 def spec_players(spec: LeagueSpec) -> int:
     """Seats at the table, the overrides' ``players`` winning over the preset's."""
-    players = spec.overrides.get("players", Rules.preset(spec.rules).players)
-    if players not in (2, 3):
-        raise ValueError(f"overrides.players={players!r} is not valid: expected 2 or 3")
-    return int(players)
+    return arm_rules(spec.rules, spec.overrides).players

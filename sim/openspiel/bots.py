@@ -28,7 +28,6 @@ from sim.engine.hand import (
     DEC_DRAW,
     DEC_KNOCK,
     DEC_OFFER,
-    HS_TO_MOVE,
     MOVE_DRAW_DISCARD,
     MOVE_KNOCK,
     best_discards,
@@ -384,10 +383,10 @@ class BuiltinBot(pyspiel.Bot):
 
     def step(self, state: GinboxState) -> int:
         """The built-in's move for the state's decision, as an action."""
-        bufs = state.bufs
-        p = int(bufs.hs[HS_TO_MOVE])
-        move = int(decide(self.spec.strategy_id, state._decision, self.params, bufs.view,
-                          bufs.after, bufs.mem[p], self.rng, self.scratch))
+        game = state.game
+        assert game is not None
+        move = int(decide(self.spec.strategy_id, game.decision_code, self.params,
+                          game.view_array, game.after, game.memory, self.rng, self.scratch))
         return action_of_move(move)
 
 

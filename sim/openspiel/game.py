@@ -36,64 +36,22 @@ import numpy as np
 import pyspiel
 
 from sim.engine.cards import DECK, card_str, mask_cards
-from sim.engine.game import (
-    GS_OVER,
-    GS_ROLE_SEAT,
-    GS_SCORE,
-    GS_WINNER,
-    SITTER,
-    end_hand,
-    game_init,
-    start_hand,
-)
+from sim.engine.game import SITTER
 from sim.engine.hand import (
     DEC_DISCARD,
     DEC_KNOCK,
-    DEC_OVER,
-    ERROR_TEXT,
-    HS_HAND,
-    HS_N_MOVES,
-    HS_PILE_LEN,
-    HS_POINTS,
-    HS_STOCK_TOP,
-    HS_TO_MOVE,
-    HS_WINNER,
     MOVE_DRAW_DISCARD,
     MOVE_DRAW_STOCK,
     MOVE_KNOCK,
     MOVE_NO_KNOCK,
     MOVE_PASS,
-    OK,
-    advance,
-    apply_move,
-    deal,
 )
-from sim.engine.rules import PRESETS, TEAM_POLICIES, Rules
-from sim.engine.view import (
-    DECISION_NAMES,
-    V_DECISION,
-    V_HAND,
-    V_KNOCK_LIMIT,
-    V_OPP_DECLINED,
-    V_OPP_DISCARDED,
-    V_OPP_TOOK,
-    V_PILE_LEN,
-    V_ROLE,
-    V_SCORE_OPP,
-    V_SCORE_OTHER,
-    V_SCORE_SELF,
-    V_SELF_DECLINED,
-    V_SELF_DISCARDED,
-    V_STOCK,
-    V_TURN,
-    legal_moves,
-)
-from sim.env.core import ES_DECISION, ES_LEN, ES_ROLES, ES_SEAT, ES_STATUS, ST_DECIDE, observe_seat
-from sim.env.encoding import INDEX_OF_CARD, OBS_LEN
-from sim.play.step import CALLER, seat_move, table_buffers
-from sim.records.log import hand_record
-from strategies.builtin import SCRATCH_LEN
-from strategies.mc_worlds import S_UNSEEN, opponent_known, sample_world
+from sim.engine.rules import Rules
+from sim.engine.view import View
+from sim.env.encoding import INDEX_OF_CARD, OBS_LEN, encode_observation
+from sim.play.events import HandResult, IllegalMove, Played
+from sim.play.seating import Seeds
+from sim.play.state import GameListener, GameState
 
 GAME_NAME = "python_ginbox"
 N_CARDS = 52
@@ -115,6 +73,8 @@ MAX_DEADWOOD = 98
 #: Rules fields a game parameter may override; -1 (or "") keeps the preset's value.
 INT_OVERRIDES = ("gin_bonus", "undercut_bonus", "knock_limit", "target", "wall", "max_turns")
 DEFAULT_MAX_HANDS = 500
+#: The seeds of every game: its chance is laid out by OpenSpiel, so none is drawn from them.
+_SEEDS = Seeds.from_seed(0)
 # one move of the info-state history: mover (3 seats, relative), kind (5), card (52)
 MOVE_KINDS = ("pass", "draw_discard", "draw_stock", "knock", "no_knock", "discard")
 ALL = -1  # the seat mask of a public event
@@ -155,20 +115,11 @@ def action_of_move(move: int) -> int:
 
 def rules_from_params(params: dict[str, Any]) -> Rules:
     """The rules a parameter set names: the preset, then the overrides that are set."""
-    name = params.get("rules", _PARAMS["rules"])
-    if name not in PRESETS:
-        raise ValueError(f"rules={name!r} is not a ginbox preset: expected one of "
-                         + ", ".join(PRESETS))
-    rules = Rules.preset(name)
     overrides: dict[str, Any] = {k: int(params[k]) for k in INT_OVERRIDES
                                  if int(params.get(k, -1)) >= 0}
-    policy = params.get("team_policy", "")
-    if policy:
-        if policy not in TEAM_POLICIES:
-            raise ValueError(f"team_policy={policy!r}: expected one of "
-                             + ", ".join(TEAM_POLICIES))
-        overrides["team_policy"] = policy
-    return rules.replace(**overrides) if overrides else rules
+    if params.get("team_policy", ""):
+        overrides["team_policy"] = params["team_policy"]
+    return Rules.resolve(params.get("rules", _PARAMS["rules"]), overrides)
 
 
 def hand_points_bound(rules: Rules) -> int:
@@ -218,197 +169,182 @@ class GinboxGame(pyspiel.Game):
             perfect_recall=False), params)
 
 
-class GinboxState(pyspiel.State):
-    """One game in the engine's buffers (:func:`sim.play.step.table_buffers`)."""
+class _Episode(GameListener):
+    """What ``python_ginbox`` keeps beside the game: each hand's information-state events as
+    the game tells them, the returns, and whether the episode is over. It is the game's
+    listener (:class:`sim.play.state.GameListener`), reached only through the game and holding
+    no reference back to it, so a copy of a state (OpenSpiel copies a state's attributes one
+    by one, and pickles them) copies it with its game."""
 
     def __init__(self, game: GinboxGame) -> None:
-        super().__init__(game)
-        self._rules = game.rules
-        self._rules_array = game.rules_array
-        self._hand_only = game.episode == "hand"
-        self._max_hands = game.max_hands
-        self._seatings = game.seatings
-        self._n = game.rules.players
-        self.bufs = table_buffers(self._rules_array, log=True)
-        self._ids = np.full(3, -1, np.int64)
-        self._params = np.full_like(np.zeros((3, 1), np.int64), -1)
-        self._seated = False
-        self._dealt = 0  # deck positions laid out by chance in this hand
-        self._hand_start = 0  # where this hand's deal begins in history()
-        self._decision = DEC_OVER
-        self._seat = -1
-        self._over = False
-        self._returns = np.zeros(self._n)
-        self.roles: list[int] = [-1, -1, -1]
-        self.hand_index = -1
-        self.records: list[dict[str, Any]] = []
+        self.rules = game.rules
+        self.n = game.rules.players
+        self.hand_only = game.episode == "hand"
+        self.max_hands = game.max_hands
+        self.over = False
+        self.returns = np.zeros(self.n)
         # per hand: what each seat saw, for the info state (one list of events per hand)
         self.events: list[list[Event]] = []
-        if self._seatings == 1:
-            self._seat_players(-1)
 
-    # ------------------------------------------------------------------ chance
-
-    def current_player(self) -> int:
-        """The deciding seat, CHANCE while seating or dealing, TERMINAL at the end."""
-        if self._over:
-            return pyspiel.PlayerId.TERMINAL
-        if not self._seated or self._dealt < N_CARDS:
-            return pyspiel.PlayerId.CHANCE
-        return self._seat
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        """The seatings (uniform), or the cards not yet laid out (uniform)."""
-        if not self._seated:
-            return [(k, 1.0 / self._seatings) for k in range(self._seatings)]
-        left = sorted(set(range(N_CARDS)) - {int(INDEX_OF_CARD[c])
-                                             for c in self.bufs.deck[:self._dealt]})
-        return [(i, 1.0 / len(left)) for i in left]
-
-    def _seat_players(self, rotation: int) -> None:
-        bufs = self.bufs
-        game_init(bufs.gs, self._rules_array, np.zeros(1, np.uint64), rotation)
-        self._seated = True
-
-    # ------------------------------------------------------------------ moves
-
-    def _legal_actions(self, player: int) -> list[int]:
-        """The engine's legal moves (``legal_moves``) as actions, ascending."""
-        if player != self._seat or self._over:
-            return []
-        out = np.zeros(64, np.int64)
-        n = legal_moves(self.bufs.view, self.bufs.after, out)
-        moves = [int(m) for m in out[:n]]
-        if self._decision == DEC_DISCARD:
-            return sorted(int(INDEX_OF_CARD[m]) for m in moves)
-        return sorted(ACTION_OF_MOVE[m] for m in moves)
-
-    def _apply_action(self, action: int) -> None:
-        """Seat, lay out a card, or play the deciding seat's move through ``apply_move``."""
-        bufs = self.bufs
-        if not self._seated:
-            self._seat_players(int(action))
-            return
-        if self._dealt < N_CARDS:
-            if self._dealt == 0:
-                self._hand_start = len(self.history())  # this action's place: the deal's
-                self._begin_hand()
-            bufs.deck[self._dealt] = DECK[int(action)]
-            self._dealt += 1
-            if self._dealt == N_CARDS:
-                deal(bufs.hs, bufs.pile, bufs.deck, self._rules_array)
-                self._record_deal()
-                self._step()
-            return
-        move = int(DECK[action]) if action < N_CARDS else MOVE_OF_ACTION[int(action)]
-        hs = bufs.hs
-        mover = int(hs[HS_TO_MOVE])
-        top = int(bufs.pile[hs[HS_PILE_LEN] - 1]) if hs[HS_PILE_LEN] > 0 else -1
-        stock_top = int(hs[HS_STOCK_TOP])
-        err = apply_move(hs, bufs.pile, bufs.deck, bufs.after, bufs.moves, move)
-        if err != OK:
-            raise pyspiel.SpielError(f"illegal action {action}: {ERROR_TEXT[err]}")
-        self._log_event(mover, move, top, stock_top)
-        self._step()
-
-    def _begin_hand(self) -> None:
-        """The engine's start of a hand (game facts for the views), before the deck is laid
-        out; :func:`start_hand` deals from a throw-away shuffle that ``deal`` then replaces."""
-        bufs = self.bufs
-        start_hand(bufs.gs, bufs.hs, bufs.pile, np.zeros(N_CARDS, np.int64), self._rules_array,
-                   np.ones(1, np.uint64), bufs.game_info)
-        bufs.mem[:, :] = 0
-        self.hand_index += 1
-        self.roles = [int(bufs.gs[GS_ROLE_SEAT + r]) for r in range(3)]
-
-    def _step(self) -> None:
-        """Play forced moves; stop at the next decision, or score the hand that ended."""
-        bufs = self.bufs
-        while True:
-            stock_top = int(bufs.hs[HS_STOCK_TOP])
-            n_moves = int(bufs.hs[HS_N_MOVES])
-            decision = advance(bufs.hs, bufs.pile, bufs.deck, bufs.after, bufs.moves)
-            if int(bufs.hs[HS_N_MOVES]) > n_moves:  # the forced stock draw
-                self._log_event(int(bufs.moves[n_moves, 0]), MOVE_DRAW_STOCK, -1, stock_top)
-            if decision != DEC_OVER:
-                seat, move = seat_move(decision, self._rules_array, self._ids, self._params, 0,
-                                       bufs.gs, bufs.hs, bufs.pile, bufs.game_info, bufs.view,
-                                       bufs.after, bufs.mem, bufs.rng[1:2], bufs.scratch)
-                assert move == CALLER
-                self._decision, self._seat = int(decision), int(seat)
-                return
-            self._end_hand()
-            return
-
-    def _end_hand(self) -> None:
-        bufs = self.bufs
-        hs, gs = bufs.hs, bufs.gs
-        scorer = int(end_hand(gs, hs, self._rules_array))
-        self.records.append({"roles": list(self.roles), "deck": bufs.deck.copy(),
-                             "hs": hs.copy(), "moves": bufs.moves.copy(), "gs": gs.copy()})
-        self._decision, self._seat = DEC_OVER, -1
-        points = int(hs[HS_POINTS])
-        if self._hand_only:
-            if scorer >= 0:
-                loser = self.roles[1 - int(hs[HS_WINNER])]
-                self._returns[scorer] += points
-                self._returns[loser] -= points
-            self._over = True
-        elif gs[GS_OVER]:
-            winner = int(gs[GS_WINNER])
-            self._returns[:] = -1.0 / (self._n - 1)
-            self._returns[winner] = 1.0
-            self._over = True
-        elif self.hand_index + 1 >= self._max_hands:
-            self._over = True  # cut: no winner, every return 0
-        scores = " ".join(str(int(gs[GS_SCORE + s])) for s in range(self._n))
-        self.events[-1].append((-1, f"hand {self.hand_index} over: scores {scores}", -1, ALL))
-        if not self._over:
-            self._dealt = 0
-
-    # ------------------------------------------------------------------ info-state events
-
-    def viewers(self, hand_player: int) -> int:
+    def viewers(self, roles: tuple[int, ...], hand_player: int) -> int:
         """Bit mask of the seats that see ``hand_player``'s cards: its seat, and the sitter
         when it advises the captain (as ``sim.env.core.observe_seat``)."""
-        mask = 1 << self.roles[hand_player]
-        if (hand_player == 1 and self._n == 3 and self._rules.team_policy == "advisor"):
-            mask |= 1 << self.roles[SITTER]
+        mask = 1 << roles[hand_player]
+        if hand_player == 1 and self.n == 3 and self.rules.team_policy == "advisor":
+            mask |= 1 << roles[SITTER]
         return mask
 
-    def _record_deal(self) -> None:
+    def hand_started(self, state: GameState) -> None:
         """The hand's public opening (roles, upcard) and each hand player's private cards."""
-        roles = ", ".join(f"{name} seat {self.roles[r]}" for r, name in
-                          enumerate(("box", "captain", "sitter")[:self._n]))
-        upcard = card_str(int(self.bufs.deck[20]))
-        hand: list[Event] = [(-1, f"hand {self.hand_index}: {roles}; upcard {upcard}", -1, ALL)]
+        roles = ", ".join(f"{name} seat {state.roles[r]}" for r, name in
+                          enumerate(("box", "captain", "sitter")[:self.n]))
+        upcard = card_str(state.discard_pile[0])
+        hand: list[Event] = [(-1, f"hand {state.hand}: {roles}; upcard {upcard}", -1, ALL)]
         for q in range(2):
-            hand.append((self.roles[q], "dealt", int(self.bufs.hs[HS_HAND + q]),
-                         self.viewers(q)))
+            cards = sum(1 << c for c in state.hand_cards(q))
+            hand.append((state.roles[q], "dealt", cards, self.viewers(state.roles, q)))
         self.events.append(hand)
 
-    def _log_event(self, mover: int, move: int, top: int, stock_top: int) -> None:
+    def moved(self, state: GameState, played: Played) -> None:
         """One move as the seats see it: (seat, kind, card, seats that see it). A stock
         draw's card, and the answer "no" to the knock question (which tells that knocking
         was legal), are seen only by the mover's viewers; the rest is public."""
-        private = self.viewers(mover)
+        move = played.move
+        private = self.viewers(state.roles, played.player)
         if move == MOVE_NO_KNOCK:
             kind, card, seen = "no_knock", -1, private
         elif move < 64:
             kind, card, seen = "discard", move, ALL
         elif move == MOVE_DRAW_STOCK:
-            kind, card, seen = "draw_stock", int(self.bufs.deck[stock_top]), private
+            kind, card, seen = "draw_stock", played.drawn, private
         elif move == MOVE_DRAW_DISCARD:
-            kind, card, seen = "draw_discard", top, ALL
+            kind, card, seen = "draw_discard", played.top, ALL
         else:
             kind, card, seen = ("pass" if move == MOVE_PASS else "knock"), -1, ALL
-        self.events[-1].append((self.roles[mover], kind, card, seen))
+        self.events[-1].append((played.seat, kind, card, seen))
+
+    def hand_ended(self, state: GameState, result: HandResult) -> None:
+        """The returns of an episode that ends here; chance deals the next hand otherwise."""
+        if self.hand_only:
+            if result.winner is not None:
+                loser = result.roles[0] if result.winner == result.roles[1] else result.roles[1]
+                self.returns[result.winner] += result.points
+                self.returns[loser] -= result.points
+            self.over = True
+        elif state.result is not None:
+            self.returns[:] = -1.0 / (self.n - 1)
+            self.returns[state.result.winner] = 1.0
+            self.over = True
+        elif result.hand + 1 >= self.max_hands:
+            self.over = True  # cut: no winner, every return 0
+        scores = " ".join(str(v) for v in result.scores)
+        self.events[-1].append((-1, f"hand {result.hand} over: scores {scores}", -1, ALL))
+
+
+class GinboxState(pyspiel.State):
+    """One game as OpenSpiel sees it: a :class:`sim.play.state.GameState` whose seats are all
+    the players' and whose seating and deals come from OpenSpiel's chance nodes."""
+
+    def __init__(self, game: GinboxGame) -> None:
+        super().__init__(game)
+        self._rules = game.rules
+        self._seatings = game.seatings
+        self._n = game.rules.players
+        self._unseated: _Episode | None = _Episode(game)  # the game's listener once seated
+        self.game: GameState | None = None  # seated by the first chance node
+        self._laid: list[int] = []  # the next hand's deck as chance has laid it out so far
+        self._hand_start = 0  # where this hand's deal begins in history()
+        if self._seatings == 1:
+            self._seat_players(None)
+
+    @property
+    def roles(self) -> tuple[int, ...]:
+        """Seats of the box (dealer), captain (non-dealer) and sitter in the current hand."""
+        return self.game.roles if self.game is not None else ()
+
+    @property
+    def hand_index(self) -> int:
+        """The hand being played (or the last one), -1 before the first deal."""
+        return self.game.hand if self.game is not None else -1
+
+    @property
+    def _episode(self) -> _Episode:
+        """The episode's events, returns and end: the game's listener."""
+        episode = self._unseated if self.game is None else self.game.listener
+        return episode  # type: ignore[return-value]  # an _Episode, set by _seat_players
+
+    @property
+    def events(self) -> list[list[Event]]:
+        """Per hand, every event of the info state: (seat or -1, kind or text, card or mask,
+        the seats that see it)."""
+        return self._episode.events
+
+    def viewers(self, hand_player: int) -> int:
+        """Bit mask of the seats that see ``hand_player``'s cards this hand."""
+        return self._episode.viewers(self.roles, hand_player)
+
+    # ------------------------------------------------------------------ chance
+
+    def current_player(self) -> int:
+        """The deciding seat, CHANCE while seating or dealing, TERMINAL at the end (asked
+        often by OpenSpiel: kept to a few lookups)."""
+        game = self.game
+        if game is None:
+            return pyspiel.PlayerId.CHANCE
+        if game.listener.over:  # type: ignore[union-attr]  # an _Episode
+            return pyspiel.PlayerId.TERMINAL
+        seat = game.seat
+        return pyspiel.PlayerId.CHANCE if seat is None else seat
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The seatings (uniform), or the cards not yet laid out (uniform)."""
+        if self.game is None:
+            return [(k, 1.0 / self._seatings) for k in range(self._seatings)]
+        left = sorted(set(range(N_CARDS)) - {int(INDEX_OF_CARD[c]) for c in self._laid})
+        return [(i, 1.0 / len(left)) for i in left]
+
+    def _seat_players(self, rotation: int | None) -> None:
+        self.game = GameState(self._rules, None, seed=_SEEDS, deals="caller",
+                              listener=self._unseated, rotation=rotation,
+                              names=[f"player {s}" for s in range(self._n)])
+        self._unseated = None
+
+    # ------------------------------------------------------------------ moves
+
+    def _legal_actions(self, player: int) -> list[int]:
+        """The engine's legal moves (``legal_moves``) as actions, ascending."""
+        if self.game is None or player != self.game.seat or self._episode.over:
+            return []
+        moves = self.game.legal_moves()
+        if self.game.decision_code == DEC_DISCARD:
+            return sorted(int(INDEX_OF_CARD[m]) for m in moves)
+        return sorted(ACTION_OF_MOVE[m] for m in moves)
+
+    def _apply_action(self, action: int) -> None:
+        """Seat, lay out a card, or play the deciding seat's move (the game refuses an
+        illegal one with the engine's reason)."""
+        if self.game is None:
+            self._seat_players(int(action))
+            return
+        if self.game.needs_deal:
+            if not self._laid:
+                self._hand_start = len(self.history())  # this action's place: the deal's
+            self._laid.append(int(DECK[int(action)]))
+            if len(self._laid) == N_CARDS:
+                deck, self._laid = self._laid, []
+                self.game.deal(deck)
+            return
+        move = int(DECK[action]) if action < N_CARDS else MOVE_OF_ACTION[int(action)]
+        try:
+            self.game.play(move)
+        except IllegalMove as exc:
+            raise pyspiel.SpielError(f"illegal action {action}: {exc.reason}") from None
 
     # ------------------------------------------------------------------ results
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            if not self._seated:
+            if self.game is None:
                 return f"seating {action}"
             return f"deal {card_str(int(DECK[action]))}"
         if action < N_CARDS:
@@ -417,63 +353,52 @@ class GinboxState(pyspiel.State):
 
     def is_terminal(self) -> bool:
         """The hand (``episode=hand``) or the game is over."""
-        return self._over
+        return self._episode.over
 
     def returns(self) -> list[float]:
         """Zero until the end; then as the module docstring says."""
-        return [float(r) for r in self._returns]
+        return [float(r) for r in self._episode.returns]
 
     def hand_log(self, seats: list[str] | None = None, game: int = 0) -> list[dict[str, Any]]:
         """The finished hands as ``ginbox play --log`` writes them (``sim.records.log``)."""
-        names = seats or [f"player {s}" for s in range(self._n)]
-        return [hand_record(self._rules, names, game, h, r["roles"], r["deck"], r["hs"],
-                            r["moves"], r["gs"]) for h, r in enumerate(self.records)]
+        records = self.game.records if self.game is not None else []
+        names = list(seats or [f"player {s}" for s in range(self._n)])
+        return [{**r, "game": game, "seats": names} for r in records]
 
     def __str__(self) -> str:
-        if not self._seated or self._dealt < N_CARDS:
-            return f"hand {self.hand_index + 1}: dealing ({self._dealt} of 52)"
-        hs = self.bufs.hs
-        hands = " | ".join(" ".join(card_str(c) for c in mask_cards(int(hs[HS_HAND + p])))
+        if self.dealing():
+            return f"hand {self.hand_index + 1}: dealing ({len(self._laid)} of 52)"
+        assert self.game is not None
+        hands = " | ".join(" ".join(card_str(c) for c in self.game.hand_cards(p))
                            for p in range(2))
-        return (f"hand {self.hand_index} roles {self.roles[:self._n]} to move seat "
-                f"{self._seat} ({DECISION_NAMES[self._decision] if self._seat >= 0 else '-'})"
+        decision = self.game.decision or "-"
+        return (f"hand {self.hand_index} roles {list(self.roles)} to move seat "
+                f"{self.game.seat if self.game.seat is not None else -1} ({decision})"
                 f" hands {hands}")
 
     # ------------------------------------------------------------------ what a seat sees
 
-    def hand_player_of(self, seat: int) -> tuple[int, bool]:
-        """The hand player whose cards ``seat`` sees now (the advisor sees the captain's),
-        and whether it sees none (a sitter's public view), as ``sim.env.core.observe_seat``."""
-        if seat in self.roles[:2]:
-            return self.roles.index(seat), False
-        rules = self._rules
-        if rules.team_policy == "advisor" and self._n == 3 and self.roles[SITTER] == seat:
-            return 1, False
-        return 1, True
-
-    def view_of(self, seat: int, obs: np.ndarray, view: np.ndarray,
-                public: bool = False) -> bool:
-        """Fill ``view`` (the engine's view array) and ``obs`` (``sim.env.encoding``'s
-        observation) for ``seat``: False before the first deal is complete (nothing to see)."""
+    def view_of(self, seat: int, obs: np.ndarray | None, public: bool = False) -> str | None:
+        """What ``seat`` sees now: ``obs`` (``sim.env.encoding``'s observation) filled when
+        given, else the view as one line of text; False (no observation) or None (no text)
+        before the first deal is complete. A seat outside the hand (and a public observer)
+        sees the captain's view, the hand hidden, as ``sim.env.core.observe_seat``."""
         if self.hand_index < 0 or self.dealing():
-            obs[:] = 0.0
-            view[:] = 0
-            return False
-        bufs = self.bufs
-        es = np.zeros(ES_LEN, np.int64)
-        # a public observer sees as a seat outside the hand does (the hand hidden)
-        es[ES_ROLES:ES_ROLES + 3] = [-1, -1, -1] if public else self.roles
-        es[ES_STATUS] = ST_DECIDE if self._seat >= 0 else 0
-        es[ES_SEAT] = self._seat
-        es[ES_DECISION] = self._decision if self._seat >= 0 else DEC_OVER
-        observe_seat(seat, self._rules_array, bufs.hs, bufs.pile, bufs.game_info, view, es, obs)
-        return True
+            if obs is not None:
+                obs[:] = 0.0
+            return None
+        assert self.game is not None
+        view, hidden = self.game.seat_view(seat, public)
+        if obs is not None:
+            encode_observation(view, obs, hidden)
+            return ""
+        return _view_text(view, hidden, self.game.discard_pile)
 
     def resampled(self, player: int, seed: int) -> GinboxState:
         """A state of ``player``'s information set: the other hand player's unseen cards and
         the stock order dealt afresh by ``mc``'s world sampler
-        (``strategies.mc_worlds.sample_world``, no inference) from ``player``'s view
-        (``player`` must be the deciding seat: its view is the one the step filled).
+        (:meth:`sim.play.state.GameState.resampled_deal`, no inference) from ``player``'s view
+        (``player`` must be the deciding seat).
 
         The state is rebuilt, not patched: the game's actions are replayed on a new state
         with the sampled cards in the deck positions the real hidden ones held, so its
@@ -481,23 +406,13 @@ class GinboxState(pyspiel.State):
         of them the real hidden cards (a copy would keep them, in its history for one). The
         other player's answers to the knock question, which ``player`` never sees, are
         replayed as his sampled hand allows: "no" where it is asked, dropped where not."""
-        if self.dealing() or self._over:
+        if self.dealing() or self._episode.over:
             return self.clone()
-        if player != self._seat:
+        assert self.game is not None
+        if player != self.game.seat:
             raise pyspiel.SpielError(f"resampling is from the deciding seat's view "
-                                     f"({self._seat}), not seat {player}'s")
-        bufs = self.bufs
-        scratch = np.zeros(SCRATCH_LEN, np.int64)
-        sample_world(bufs.view.copy(), scratch, np.uint64(seed), 0, 0)
-        other = 1 - int(bufs.hs[HS_TO_MOVE])
-        hidden = int(bufs.hs[HS_HAND + other]) & ~int(opponent_known(bufs.view))
-        top = int(bufs.hs[HS_STOCK_TOP])
-        need = bin(hidden).count("1")
-        unseen = scratch[S_UNSEEN:S_UNSEEN + need + N_CARDS - top]
-        deck = bufs.deck.copy()
-        held = [i for i in range(top) if (hidden >> int(deck[i])) & 1]
-        deck[held] = unseen[:need]
-        deck[top:] = unseen[need:]
+                                     f"({self.game.seat}), not seat {player}'s")
+        deck = self.game.resampled_deal(seed)
         history = self.history()
         world = self.get_game().new_initial_state()
         for action in history[:self._hand_start]:  # the seating and the hands before
@@ -505,12 +420,13 @@ class GinboxState(pyspiel.State):
         for card in deck:
             world.apply_action(int(INDEX_OF_CARD[card]))
         for action in history[self._hand_start + N_CARDS:]:
-            if action == A_NO_KNOCK and world._decision != DEC_KNOCK:
+            if action == A_NO_KNOCK and world.game.decision_code != DEC_KNOCK:
                 continue  # his sampled hand cannot knock here: the question is not asked
-            while world._decision == DEC_KNOCK and action not in (A_KNOCK, A_NO_KNOCK):
+            while world.game.decision_code == DEC_KNOCK and action not in (A_KNOCK, A_NO_KNOCK):
                 world.apply_action(A_NO_KNOCK)  # it can: he declines, as he played on
             world.apply_action(action)
-        if world._seat != self._seat or world._decision != self._decision:
+        if world.game.seat != self.game.seat or \
+                world.game.decision_code != self.game.decision_code:
             raise pyspiel.SpielError("the resampled world does not reach the decision")
         return world
 
@@ -521,32 +437,32 @@ class GinboxState(pyspiel.State):
 
     def dealing(self) -> bool:
         """True while a deck is being laid out (no hand to see yet)."""
-        return not self._over and (not self._seated or self._dealt < N_CARDS)
+        return not self._episode.over and (self.game is None or self.game.needs_deal)
 
 
-def _view_text(view: np.ndarray, hidden: bool, pile: np.ndarray) -> str:
+def _view_text(view: np.ndarray, hidden: bool, pile: tuple[int, ...]) -> str:
     """The facts of a view array as one line (the hand left out for a hidden seat)."""
-    def cards(mask: int) -> str:
-        return " ".join(card_str(c) for c in mask_cards(int(mask))) or "-"
+    seen = View.from_arrays(view, pile)
 
-    def card(c: int) -> str:
-        return card_str(int(c)) if c >= 0 else "-"
+    def cards(codes: tuple[int, ...]) -> str:
+        return " ".join(card_str(c) for c in codes) or "-"
 
-    pile_cards = " ".join(card_str(int(c)) for c in pile[:int(view[V_PILE_LEN])]) or "-"
-    decision = int(view[V_DECISION])
+    def card(c: int | None) -> str:
+        return card_str(c) if c is not None else "-"
+
     parts = [
-        f"role {'nondealer' if view[V_ROLE] else 'dealer'}",
-        f"hand {'hidden' if hidden else cards(view[V_HAND])}",
-        f"pile {pile_cards}",
-        f"opp took {cards(view[V_OPP_TOOK])}", f"opp discarded {cards(view[V_OPP_DISCARDED])}",
-        f"self discarded {cards(view[V_SELF_DISCARDED])}",
-        f"declined {card(view[V_SELF_DECLINED])}/{card(view[V_OPP_DECLINED])}",
-        f"stock {int(view[V_STOCK])}", f"turn {int(view[V_TURN])}",
-        f"knock limit {int(view[V_KNOCK_LIMIT])}",
-        f"scores {int(view[V_SCORE_SELF])}/{int(view[V_SCORE_OPP])}/{int(view[V_SCORE_OTHER])}",
+        f"role {seen.role}",
+        f"hand {'hidden' if hidden else cards(seen.hand)}",
+        f"pile {cards(seen.discard_pile)}",
+        f"opp took {cards(seen.opponent_took)}",
+        f"opp discarded {cards(seen.opponent_discarded)}",
+        f"self discarded {cards(seen.self_discarded)}",
+        f"declined {card(seen.self_declined)}/{card(seen.opponent_declined)}",
+        f"stock {seen.stock_count}", f"turn {seen.turn}", f"knock limit {seen.knock_limit}",
+        f"scores {seen.score}/{seen.opponent_score}/{seen.other_score}",
     ]
-    if decision < DEC_OVER:
-        parts.append(f"decide {DECISION_NAMES[decision]}")
+    if seen.decision != "none":
+        parts.append(f"decide {seen.decision}")
     return "; ".join(parts)
 
 
@@ -578,7 +494,6 @@ class GinboxObserver:
             self.dict[name] = self.tensor[at:at + size].reshape(shape)
             at += size
         self._obs = np.zeros(OBS_LEN, np.float64)
-        self._view = np.zeros(len(game.new_initial_state().bufs.view), np.int64)
 
     def _sees(self, player: int, seen: int) -> bool:
         """Whether ``player`` sees what ``seen`` (a seat mask) may see."""
@@ -588,7 +503,7 @@ class GinboxObserver:
         """The tensor of ``state`` as ``player`` sees it."""
         self.tensor.fill(0)
         self.dict["player"][player] = 1
-        if state.view_of(player, self._obs, self._view, self.public_only):
+        if state.view_of(player, self._obs, self.public_only) is not None:
             self.dict["view"][:] = self._obs
         if "moves" not in self.dict or not state.events:
             return
@@ -626,11 +541,8 @@ class GinboxObserver:
         return "\n".join(lines)
 
     def _now(self, state: GinboxState, player: int) -> str:
-        if not state.view_of(player, self._obs, self._view, self.public_only):
-            return f"seat {player}: dealing"
-        _, hidden = state.hand_player_of(player)
-        return f"seat {player}: " + _view_text(self._view, hidden or self.public_only,
-                                               state.bufs.pile)
+        text = state.view_of(player, None, self.public_only)
+        return f"seat {player}: " + (text if text is not None else "dealing")
 
 
 pyspiel.register_game(GAME_TYPE, GinboxGame)

@@ -2,8 +2,8 @@
 
 :func:`play_games` is the entry point. When every seat is a compiled built-in and no log is
 wanted it hands whole batches to the compiled kernel; otherwise :class:`GameDriver` plays each
-game from Python through the very same rule kernels, asking user strategies for decisions and
-calling the compiled built-ins directly. Both give identical games for the same seed.
+game as a :class:`sim.play.state.GameState` (the same rule kernels and seat step), asking user
+strategies for the decisions it stops at. Both give identical games for the same seed.
 """
 
 from __future__ import annotations
@@ -21,41 +21,28 @@ import numpy as np
 import pandas as pd
 
 from sim.engine.cards import parse_cards
-from sim.engine.game import (
-    GAME_COLUMNS,
-    GO_LEN,
-    GS_OVER,
-    GS_ROLE_SEAT,
-    HOLLYWOOD_COLUMNS,
-    end_hand,
-    game_init,
-    record_game,
-    record_hand,
-    start_hand,
-)
+from sim.engine.game import GAME_COLUMNS, GO_LEN, HOLLYWOOD_COLUMNS
 from sim.engine.hand import (
     DEC_DISCARD,
     DEC_DRAW,
     DEC_KNOCK,
     DEC_OFFER,
-    DEC_OVER,
-    ERROR_TEXT,
-    HS_TO_MOVE,
     MOVE_DRAW_DISCARD,
     MOVE_DRAW_STOCK,
     MOVE_KNOCK,
     MOVE_NO_KNOCK,
     MOVE_PASS,
-    OK,
-    advance,
-    apply_move,
 )
-from sim.engine.rng import seed_words, stream_seed
 from sim.engine.rules import Rules
 from sim.engine.view import View
 from sim.play.batch import play_batch_kernel
-from sim.play.step import CALLER, seat_move, table_buffers
-from sim.records.log import hand_record
+from sim.play.events import IllegalMove
+from sim.play.events import StrategyError as StrategyError
+from sim.play.seating import Lineup
+from sim.play.seating import Seeds as Seeds
+from sim.play.seating import check_seed as check_seed
+from sim.play.state import GameListener, GameState
+from sim.records.log import hand_record as hand_record  # its home since 0.1: sim.records.log
 from strategies.registry import (
     StrategySpec,
     build_strategy,
@@ -68,10 +55,6 @@ from strategies.registry import (
 #: The most games one call may play: game numbers are 64-bit signed integers in the compiled
 #: code and index the seed streams, so no run can go past them.
 MAX_GAMES = 2**63 - 1
-
-
-class StrategyError(RuntimeError):
-    """A user strategy answered with an illegal move, raised, or took too long to decide."""
 
 
 class _DecisionTimeout(BaseException):
@@ -128,15 +111,6 @@ def check_games(games: object, low: int = 0) -> int:
     return int(games)
 
 
-def check_seed(seed: object) -> int:
-    """``seed`` if it is an integer >= 0 (a float would be silently truncated by numpy)."""
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise TypeError(f"seed={seed!r} is not an integer: expected an integer >= 0")
-    if seed < 0:
-        raise ValueError(f"seed={seed!r} is out of range: expected an integer >= 0")
-    return int(seed)
-
-
 def check_timeout(seconds: object) -> float | None:
     """A per-decision limit: None (no limit) or a finite number of seconds > 0."""
     if seconds is None:
@@ -148,24 +122,6 @@ def check_timeout(seconds: object) -> float | None:
     if not (seconds > 0 and math.isfinite(seconds)):
         raise ValueError(f"decision_timeout={seconds!r} is out of range: {accepted}")
     return float(seconds)
-
-
-@dataclass(frozen=True)
-class Seeds:
-    """The two base seeds of a run: decks and strategy choices.
-
-    Both depend on the seed alone, so every arm of an experiment plays game ``g`` from the same
-    decks and the same random stream for its strategies' choices (common random numbers: an
-    arm that changes only the rules is compared as closely paired as possible).
-    """
-
-    deck: np.uint64
-    strategy: np.uint64
-
-    @classmethod
-    def from_seed(cls, seed: int) -> Seeds:
-        """The seeds of a run (or of every arm of an experiment) with this seed."""
-        return cls(seed_words(seed, 0), seed_words(seed, 1))
 
 
 def _as_specs(strategies: Sequence[Any] | str) -> list[StrategySpec]:
@@ -196,8 +152,21 @@ def strategy_answer(player: Any, decision: int, view: View) -> Any:
     return player.discard(view)
 
 
+class _DecisionWatch(GameListener):
+    """Tells a driver's ``on_decision`` of every decision, the built-ins' too."""
+
+    def __init__(self, on_decision: Callable[[int, int, int, bool], None]) -> None:
+        self.on_decision = on_decision
+
+    def deciding(self, state: GameState) -> None:
+        seat, player = state.seat, state.hand_player
+        assert seat is not None and player is not None
+        self.on_decision(seat, player, state.decision_code, state.advised)
+
+
 class GameDriver:
-    """Plays one game at a time from Python through the compiled rule kernels.
+    """Plays one game at a time from Python: a :class:`sim.play.state.GameState` that asks the
+    user strategies for the decisions it stops at (the built-ins play inside it).
 
     ``strategies`` are parsed specs (as :func:`iter_games` passes them) or anything
     ``parse_strategies`` accepts; specs are used as given, not parsed again.
@@ -221,13 +190,8 @@ class GameDriver:
         self.on_decision = on_decision
         self.timer = timer
         self._where = (0, 0)
-        self.rules_array = rules.to_array()
-        self.params = np.stack([s.params_array() for s in self.specs] +
-                               [np.full_like(self.specs[0].params_array(), -1)] *
-                               (3 - len(self.specs)))
-        # the registered built-ins' ids for the compiled step; -1: this driver asks the seat
-        self.ids = np.array([s.strategy_id if s.compiled else -1 for s in self.specs] +
-                            [-1] * (3 - len(self.specs)), np.int64)
+        self.lineup = Lineup.of(rules, self.specs)
+        self._listener = _DecisionWatch(on_decision) if on_decision is not None else None
         self.players = [None if s.compiled or s.kernel is not None else build_strategy(s, seat)
                         for seat, s in enumerate(self.specs)]
         objects = [id(p) for p in self.players if p is not None]
@@ -238,61 +202,29 @@ class GameDriver:
     def play(self, game: int) -> tuple[np.ndarray, list[dict[str, Any]]]:
         """Play game number ``game``: its statistics row and (when logging) its hand records.
 
-        Every decision goes through :func:`sim.play.step.seat_move` (as in the batch loop):
-        it answers for the registered built-ins; the other seats are asked here."""
-        rules = self.rules_array
-        bufs = table_buffers(rules, self.log)
-        gs, hs, pile, deck, after, moves, view = bufs[:7]
-        bufs.rng[0] = stream_seed(self.seeds.deck, game)
-        bufs.rng[1] = stream_seed(self.seeds.strategy, game)
-        deck_rng, strategy_rng = bufs.rng[0:1], bufs.rng[1:2]
-        py_rng = np.random.default_rng(int(strategy_rng[0]))
-        row = np.zeros(GO_LEN, np.int64)
-        records: list[dict[str, Any]] = []
-        game_init(gs, rules, deck_rng, game if self.rotate else -1)
-        hand_index = 0
-        while not gs[GS_OVER]:
-            start_hand(gs, hs, pile, deck, rules, deck_rng, bufs.game_info)
-            bufs.mem[:, :] = 0
-            roles = [int(gs[GS_ROLE_SEAT + r]) for r in range(3)]
-            dealt = deck.copy()
-            started: set[int] = set()
-            while True:
-                decision = advance(hs, pile, deck, after, moves)
-                if decision == DEC_OVER:
-                    break
-                seat, move = seat_move(decision, rules, self.ids, self.params, 0, gs, hs, pile,
-                                       bufs.game_info, view, after, bufs.mem, strategy_rng,
-                                       bufs.scratch)
-                seat, move = int(seat), int(move)
-                p = int(hs[HS_TO_MOVE])
-                if self.on_decision is not None:
-                    self.on_decision(seat, p, decision, seat != roles[p])
-                player = self.players[seat]
-                kernel = self.specs[seat].kernel  # a compiled strategy not registered
-                if move == CALLER and kernel is not None:
-                    move = int(kernel(decision, self.params[seat], view, after, bufs.mem[p],
-                                      strategy_rng, bufs.scratch))
-                elif move == CALLER:
-                    self._where = (game, hand_index)
-                    py_view = View.from_arrays(view, pile, py_rng)
-                    if p not in started and hasattr(player, "start_hand"):
-                        self._timed(seat, functools.partial(player.start_hand, py_view))
-                    started.add(p)
-                    move = self._ask(player, seat, decision, py_view)
-                err = apply_move(hs, pile, deck, after, moves, move)
-                if err != OK:
-                    raise StrategyError(
-                        f"strategy {self.specs[seat].text!r} (seat {seat}) made an illegal "
-                        f"move in game {game}, hand {hand_index}: {ERROR_TEXT[err]}"
-                    )
-            record_hand(row, gs, hs)
-            end_hand(gs, hs, rules)
-            if self.log:
-                records.append(self._record(game, hand_index, roles, dealt, hs, moves, gs))
-            hand_index += 1
-        record_game(row, gs)
-        return row, records
+        The game is a :class:`~sim.play.state.GameState` (every decision through the seat
+        step, as in the batch loop); the seats it stops at are asked here."""
+        state = GameState(self.rules, self.lineup, seed=self.seeds, game=game, log=self.log,
+                          rotation=game if self.rotate else None, listener=self._listener)
+        started: set[tuple[int, int]] = set()
+        while state.waiting:
+            seat, key = state.seat, (state.hand, state.hand_player)
+            assert seat is not None
+            player = self.players[seat]
+            self._where = (game, state.hand)
+            view = state.view()
+            if key not in started and hasattr(player, "start_hand"):
+                self._timed(seat, functools.partial(player.start_hand, view))
+            started.add(key)
+            move = self._ask(player, seat, state.decision_code, view)
+            try:
+                state.play(move)
+            except IllegalMove as exc:
+                raise StrategyError(
+                    f"strategy {self.specs[seat].text!r} (seat {seat}) made an illegal "
+                    f"move in game {game}, hand {state.hand}: {exc.reason}"
+                ) from None
+        return state.stats_row, state.records
 
     def _timed(self, seat: int, fn: Callable[[], Any]) -> Any:
         """``fn()`` under the decision time limit, if any."""
@@ -329,12 +261,6 @@ class GameDriver:
             raise StrategyError(
                 f"strategy {self.specs[seat].text!r} (seat {seat}) discarded {card!r}: {exc}"
             ) from None
-
-    def _record(self, game: int, hand: int, roles: list[int], dealt: np.ndarray,
-                hs: np.ndarray, moves: np.ndarray, gs: np.ndarray) -> dict[str, Any]:
-        """One line of the hand log (format: docs/cli.md, "The hand log")."""
-        return hand_record(self.rules, [s.text for s in self.specs], game, hand, roles, dealt,
-                           hs, moves, gs)
 
 
 class GameTally:
@@ -392,6 +318,7 @@ class PlayResult:
     games: pd.DataFrame | None
     log: list[dict[str, Any]] | None
     tally: GameTally | None = field(default=None, repr=False)
+    labels: list[str] | None = field(default=None, repr=False)  # canonical names, if parsed
 
     @property
     def n_games(self) -> int:
@@ -417,10 +344,11 @@ class PlayResult:
         t = self._totals()
         hollywood = self.rules.scoring == "hollywood"
         rows = []
-        for seat, name in enumerate(self.strategies):
+        labels = self.labels or [strategy_label(name) for name in self.strategies]
+        for seat, label in enumerate(labels):
             row = {
                 "seat": seat,
-                "strategy": strategy_label(name),
+                "strategy": label,
                 "games_won": t.wins[seat],
                 "win_rate": t.wins[seat] / t.games if t.games else float("nan"),
                 "hands_won": t.hands_won[seat],
@@ -454,9 +382,8 @@ def iter_games(rules: Rules, strategies: Sequence[Any], games: int, seeds: Seeds
     specs = resolve(_as_specs(strategies), rules)
     _check_seats(rules, specs)
     if all(s.compiled for s in specs) and not log:
-        ids = np.array([s.strategy_id for s in specs] + [0] * (3 - len(specs)), np.int64)
-        params = np.stack([s.params_array() for s in specs] +
-                          [specs[0].params_array()] * (3 - len(specs)))
+        lineup = Lineup.of(rules, specs)
+        ids, params = lineup.ids, lineup.params
         rules_array = rules.to_array()
         for start in range(first_game, first_game + games, batch):
             out = np.zeros((min(batch, first_game + games - start), GO_LEN), np.int64)
@@ -497,14 +424,13 @@ def play_games(strategies: Sequence[Any] | str, rules: Rules | str | None = None
     >>> len(r.games), int(r.games["winner"].between(0, 2).sum())
     (3, 3)
     """
-    if isinstance(rules, str):
-        rules = Rules.preset(rules)
-    rules = rules if rules is not None else Rules()
+    rules = Rules.resolve(rules)
     games = check_games(games)
     seed = check_seed(seed)
     timeout = check_timeout(decision_timeout)
     # the only parse (for these rules): the layers below take the specs
-    specs = resolve(parse_strategies(strategies), rules)
+    parsed = parse_strategies(strategies)
+    specs = resolve(parsed, rules)
     seeds = Seeds.from_seed(seed)
     tally = GameTally(rules.players)
     rows: list[np.ndarray] = []
@@ -536,4 +462,5 @@ def play_games(strategies: Sequence[Any] | str, rules: Rules | str | None = None
         frame = pd.DataFrame(table, columns=GAME_COLUMNS).drop(columns=hidden)
         frame.insert(0, "game", np.arange(len(frame)))
     kept = records if log and on_records is None else None
-    return PlayResult(rules, [s.text for s in specs], frame, kept, tally)
+    return PlayResult(rules, [s.text for s in specs], frame, kept, tally,
+                      [s.canonical for s in parsed])

@@ -89,6 +89,7 @@ import dataclasses
 import functools
 import itertools
 import re
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,6 +117,8 @@ MAX_SEED = 2**63 - 1
 #: bounds their memory and size (about 20 MB of manifest); 1e11 games at the largest chunks.
 MAX_CHUNKS = 100_000
 SEATINGS: tuple[str, ...] = ("rotate", "random")
+#: Why an arm's overrides may not set ``initial_roles`` (:meth:`Rules.resolve`'s ``roles``).
+SEATING_SETS_ROLES = "set the arm's seating to a list of initial roles instead"
 DEFAULT_SEATING = "rotate"
 
 TOP_KEYS: tuple[str, ...] = ("name", "seed", "games", "chunk_size", "description", "defaults",
@@ -123,7 +126,6 @@ TOP_KEYS: tuple[str, ...] = ("name", "seed", "games", "chunk_size", "description
 ARM_KEYS: tuple[str, ...] = ("name", "rules", "overrides", "strategies", "seating", "sweep")
 DEFAULT_KEYS: tuple[str, ...] = ("rules", "overrides", "strategies", "seating")
 
-_RULES_FIELDS = tuple(f.name for f in dataclasses.fields(Rules))
 _PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -143,22 +145,24 @@ def rotation_warning(games: int, players: int, key: str = "games") -> str | None
 
 
 def apply_overrides(base: Rules, overrides: Mapping[str, Any], where: str = "overrides.",
-                    roles: str = "set the arm's seating to a list of initial roles instead"
-                    ) -> Rules:
-    """``base`` with the rule fields of ``overrides`` changed, validated by :class:`Rules`:
-    what an experiment's ``overrides`` table (and ``ginbox play --set``) may change. Every
-    error is one line naming the key after ``where``; ``initial_roles`` is refused (``roles``
-    says what sets them instead)."""
-    for key in overrides:
-        if key == "initial_roles":
-            raise ValueError(f"{where}initial_roles is not accepted: {roles}")
-        if key not in _RULES_FIELDS:
-            accepted = ", ".join(f for f in _RULES_FIELDS if f != "initial_roles")
-            raise ValueError(f"{where}{key} is not a rules field: expected one of {accepted}")
+                    roles: str = SEATING_SETS_ROLES) -> Rules:
+    """Deprecated: :meth:`Rules.resolve` (``Rules.resolve(base, overrides, where=...,
+    roles=...)``), which every front end calls; kept for callers of 0.1."""
+    warnings.warn("sim.play.experiment.apply_overrides is deprecated: use "
+                  "sim.engine.rules.Rules.resolve(base, overrides, where=..., roles=...)",
+                  DeprecationWarning, stacklevel=2)
+    return Rules.resolve(base, overrides, where=where, roles=roles)
+
+
+def arm_rules(preset: str, overrides: Mapping[str, Any]) -> Rules:
+    """The rules of a file's ``rules`` and ``overrides`` (an experiment arm, a league, a
+    tuning run), by :meth:`Rules.resolve`; errors start with the field (``rules: unknown
+    rules preset ...``, ``overrides.gin_bonus=...``) for the loader to prefix the path."""
     try:
-        return base.replace(**overrides)
+        base = Rules.preset(preset)
     except ValueError as exc:
-        raise ValueError(f"{where}{exc}") from None
+        raise ValueError(f"rules: {exc}") from None
+    return Rules.resolve(base, overrides, where="overrides.", roles=SEATING_SETS_ROLES)
 
 
 @dataclass(frozen=True)
@@ -187,13 +191,9 @@ class ArmSpec:
         if not isinstance(self.rules, str):
             raise ValueError(f"rules={self.rules!r} is not valid: expected a preset name, one "
                              "of " + ", ".join(PRESETS))
-        try:
-            base = Rules.preset(self.rules)
-        except ValueError:
-            raise ValueError(f"rules={self.rules!r} is not a preset: expected one of "
-                             + ", ".join(PRESETS)) from None
-        object.__setattr__(self, "rules", base.name)
-        rules = self._apply_overrides(base)
+        rules = arm_rules(self.rules, self.overrides)
+        object.__setattr__(self, "rules", Rules.preset(self.rules).name)
+        object.__setattr__(self, "overrides", dict(self.overrides))
         rules = self._apply_seating(rules)
         object.__setattr__(self, "strategies", resolve_texts(self.strategies, rules))
         if len(self.strategies) != rules.players:
@@ -232,15 +232,6 @@ class ArmSpec:
             specs.append(spec)
         check_no_person(specs)  # the one gate of every batch run: run, tune, league, exploit
         object.__setattr__(self, "strategies", tuple(texts))
-
-    def _apply_overrides(self, base: Rules) -> Rules:
-        overrides = self.overrides
-        if not isinstance(overrides, Mapping):
-            raise ValueError(f"overrides={overrides!r} is not valid: expected a table of rules "
-                             "fields")
-        rules = apply_overrides(base, overrides)
-        object.__setattr__(self, "overrides", dict(overrides))
-        return rules
 
     def _apply_seating(self, rules: Rules) -> Rules:
         seating = self.seating

@@ -1,32 +1,12 @@
-"""One seat's move, written once: the step every front end plays a decision through.
+"""One seat's move, written once: the step every game plays a decision through.
 
-The batch loop (:func:`sim.play.batch.play_batch_into`), the Python driver
-(:class:`sim.play.driver.GameDriver`) and the learning environments
-(:func:`sim.env.core.advance_table`) all call :func:`seat_move` at each decision, so who decides,
-what that seat sees and which team policy chooses the move cannot differ between them. They
-all play in buffers of :func:`new_tables`.
-
-How a front end steps game ``g`` of a seed (a decision review, a human seat, a web table, a
-game of another framework), as ``GameDriver.play`` does::
-
-    bufs = table_buffers(rules_array, log=True)    # new_tables(n, rows) for n games at once
-    bufs.rng[0] = stream_seed(seeds.deck, g)       # sim.play.driver.Seeds: deals as ginbox play
-    bufs.rng[1] = stream_seed(seeds.strategy, g)   # the built-ins' random choices
-    game_init(bufs.gs, rules_array, bufs.rng[0:1], -1)
-    while not bufs.gs[GS_OVER]:
-        start_hand(bufs.gs, bufs.hs, bufs.pile, bufs.deck, rules_array, bufs.rng[0:1],
-                   bufs.game_info)
-        bufs.mem[:] = 0                            # the strategies' per-hand memory
-        while (decision := advance(bufs.hs, bufs.pile, bufs.deck, bufs.after,
-                                   bufs.moves)) != DEC_OVER:
-            seat, move = seat_move(decision, rules_array, ids, params, controlled, bufs.gs,
-                                   bufs.hs, bufs.pile, bufs.game_info, bufs.view, bufs.after,
-                                   bufs.mem, bufs.rng[1:2], bufs.scratch)
-            if move == CALLER:                     # yours to play: bufs.view is what it sees
-                move = ...                         # ask the human, the network, the strategy
-            err = apply_move(bufs.hs, bufs.pile, bufs.deck, bufs.after, bufs.moves, move)
-            ...                                    # err != OK: illegal, ERROR_TEXT[err] says why
-        end_hand(bufs.gs, bufs.hs, rules_array)    # scores; then log it (records.log.hand_record)
+The batch loop (:func:`sim.play.batch.play_batch_into`), the game object every Python front
+end steps (:class:`sim.play.state.GameState`, through :func:`play_to_decision`) and the
+learning environments (:func:`sim.env.core.advance_table`) all call :func:`seat_move` at each
+decision, so who decides, what that seat sees and which team policy chooses the move cannot
+differ between them. They all play in buffers of :func:`new_tables`. A new front end does not
+call the step itself: it owns a ``GameState``, which plays the built-ins and stops at the
+decisions that are its own.
 
 ``ids[seat]`` is the registered built-in's id (``StrategySpec.strategy_id``) or -1 for a seat
 whose moves come from outside the dispatcher; bit ``seat`` of ``controlled`` marks a seat the
@@ -46,17 +26,28 @@ policy.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from typing import NamedTuple
 
 import numpy as np
 
 from sim.engine.game import CAPTAIN, GS_LEN, GS_ROLE_SEAT, SITTER, decider_seat
-from sim.engine.hand import AFTER_LEN, HS_LEN, HS_TO_MOVE, forget_after
+from sim.engine.hand import (
+    AFTER_LEN,
+    DEC_OVER,
+    HS_LEN,
+    HS_TO_MOVE,
+    OK,
+    advance,
+    apply_move,
+    forget_after,
+)
 from sim.engine.jit import allocating, kernel
 from sim.engine.rules import RI_MAX_TURNS, RI_PLAYERS, RI_TEAM_CONSENSUS
 from sim.engine.view import GI_LEN, V_LEN, fill_view
 from strategies._dispatch import decide
-from strategies.builtin import MEM_LEN, SCRATCH_LEN
+from strategies.builtin import MEM_LEN, N_PARAMS, SCRATCH_LEN
+from strategies.registry import StrategySpec
 from strategies.team import team_decide
 
 #: The move :func:`seat_move` returns when the deciding seat's move is the caller's to make.
@@ -86,6 +77,48 @@ def seat_move(decision: int, rules: np.ndarray, ids: np.ndarray, params: np.ndar
             return seat, team_decide(ids[seat], ids[sitter], decision, params[seat],
                                      params[sitter], view, after, mem[p], rng, scratch)
     return seat, decide(ids[seat], decision, params[seat], view, after, mem[p], rng, scratch)
+
+
+@kernel
+def play_to_decision(rules: np.ndarray, ids: np.ndarray, params: np.ndarray, controlled: int,
+                     gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
+                     after: np.ndarray, moves: np.ndarray, view: np.ndarray,
+                     game_info: np.ndarray, mem: np.ndarray, rng: np.ndarray,
+                     scratch: np.ndarray) -> tuple[int, int, int]:
+    """Play the built-ins' moves of a hand through :func:`seat_move` up to the next decision
+    that is the caller's, in one compiled call: ``(decision, seat, OK)`` with the seat's view
+    filled, ``(DEC_OVER, -1, OK)`` when the hand is over, or ``(decision, seat, error)`` when
+    the engine refused a built-in's move (an engine bug). What
+    :class:`sim.play.state.GameState` runs between the caller's moves."""
+    while True:
+        decision = advance(hs, pile, deck, after, moves)
+        if decision == DEC_OVER:
+            return DEC_OVER, -1, OK
+        seat, move = seat_move(decision, rules, ids, params, controlled, gs, hs, pile,
+                               game_info, view, after, mem, rng, scratch)
+        if move == CALLER:
+            return decision, seat, OK
+        err = apply_move(hs, pile, deck, after, moves, move)
+        if err != OK:
+            return decision, seat, err
+
+
+def seat_arrays(specs: Sequence[StrategySpec | None],
+                controlled: Collection[int] = ()) -> tuple[np.ndarray, np.ndarray]:
+    """The step's ``ids`` and ``params`` for seats ``specs``, written once for every front
+    end: the registered built-in's id, or -1 for a seat whose moves come from elsewhere (None,
+    a Python strategy, an unregistered compiled one, a ``controlled`` seat); one parameter
+    row per seat (-1 rows for the seats that have none, and for the third chair of a
+    two-player game)."""
+    ids = np.full(3, -1, np.int64)
+    params = np.full((3, N_PARAMS), -1, np.int64)
+    for seat, spec in enumerate(specs):
+        if spec is None:
+            continue
+        params[seat] = spec.params_array()
+        if spec.compiled and seat not in controlled:
+            ids[seat] = spec.strategy_id
+    return ids, params
 
 
 def move_rows(rules: np.ndarray, log: bool) -> int:

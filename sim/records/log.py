@@ -297,7 +297,7 @@ def hand_record(rules: Rules, seat_names: Sequence[str], game: int, hand: int,
     """One line of the hand log from a finished, scored hand (format: docs/cli.md, "The hand
     log"): ``roles`` are the seats of the box (dealer), captain and sitter during the hand,
     ``dealt`` the deck it was dealt from, ``gs`` the game state after ``end_hand``. Written
-    here, beside the readers, for every front end (``sim.play.driver.GameDriver``, the
+    here, beside the readers, for every front end (``sim.play.state.GameState``, the
     learning environments of ``sim.env``), so all of them write the same bytes."""
     hand_seat = list(roles[:2])
     move_list = []

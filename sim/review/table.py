@@ -22,7 +22,6 @@ from joblib import Parallel, delayed
 
 from sim.analysis.positions import DecisionPoint, iter_decision_points
 from sim.engine.cards import card_str, fan
-from sim.engine.view import V_HAND, V_PLAYERS, V_SCORE_OPP, V_SCORE_OTHER, V_SCORE_SELF, V_TOP
 from sim.play.pool import loky_config
 from sim.records.log import iter_log, rules_of
 from sim.records.replay import check_hand_record, replay_game
@@ -108,14 +107,12 @@ def _row(record: dict[str, Any], point: DecisionPoint, verdict: Judgment) -> dic
 def _position(point: DecisionPoint) -> dict[str, str]:
     """What the mover saw, as text: his cards, the top of the pile and the scores (his,
     the opponent's and, three-handed, the sitter's)."""
-    view = point.view
-    hand = int(view[V_HAND])
-    top = int(view[V_TOP])
-    scores = [int(view[V_SCORE_SELF]), int(view[V_SCORE_OPP])]
-    if int(view[V_PLAYERS]) == 3:
-        scores.append(int(view[V_SCORE_OTHER]))
-    return {"cards": fan(c for c in range(64) if hand >> c & 1),
-            "top": card_str(top) if top >= 0 else "", "score": "-".join(map(str, scores))}
+    seen = point.seen
+    scores = [seen.score, seen.opponent_score]
+    if seen.players == 3:
+        scores.append(seen.other_score)
+    return {"cards": fan(seen.hand), "top": card_str(seen.top) if seen.top is not None else "",
+            "score": "-".join(map(str, scores))}
 
 
 def review_game(records: Sequence[dict[str, Any]], seats: Sequence[int] | None, judge: str,

@@ -1,10 +1,10 @@
-"""One game with people at the table, stepped through the engine's one game loop.
+"""One game with people at the table: presentation over the game object.
 
-:class:`Table` plays a game exactly as :class:`sim.play.driver.GameDriver` does (the same
-seeds, :func:`sim.play.step.seat_move` at every decision, the rule kernels, the same hand
-records), but it stops at each decision of a ``human`` seat (the step's ``CALLER``) and
-waits for :meth:`Table.play`. Bots' moves are played inside; what the table shows a person
-is only what the seat's view holds and what was played in the open.
+:class:`Table` is a :class:`sim.play.state.GameState` with the ``human`` seats as the
+caller's (the same seeds, seat step, rule kernels and hand records as ``ginbox play``): the
+game stops at each of their decisions and waits for :meth:`Table.play`, the bots' moves are
+played inside it. The table listens to the game (:class:`sim.play.state.GameListener`) to tell
+what happened in the open, and shows a person only what the seat's view holds.
 
 A game is its settings and the human's moves (:attr:`Table.answers`, compact tokens): the
 web table rebuilds any game from them (:meth:`Table.replay`), so it keeps no state it cannot
@@ -26,47 +26,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from sim.engine.cards import card_str
-from sim.engine.game import (
-    CAPTAIN,
-    GS_OVER,
-    GS_ROLE_SEAT,
-    GS_SCORE,
-    GS_WINNER,
-    SITTER,
-    end_hand,
-    game_init,
-    start_hand,
-)
+from sim.engine.game import CAPTAIN, SITTER
 from sim.engine.hand import (
     DEC_DISCARD,
     DEC_DRAW,
     DEC_KNOCK,
     DEC_OFFER,
-    DEC_OVER,
-    ERROR_TEXT,
-    HS_N_MOVES,
-    HS_TO_MOVE,
     MOVE_DRAW_DISCARD,
     MOVE_DRAW_STOCK,
     MOVE_KNOCK,
     MOVE_NO_KNOCK,
     MOVE_PASS,
-    OK,
-    advance,
-    apply_move,
 )
-from sim.engine.rng import stream_seed
 from sim.engine.rules import Rules
-from sim.engine.view import V_PILE_LEN, V_TOP, View, fill_view
-from sim.play.driver import Seeds
-from sim.play.step import CALLER, seat_move, table_buffers
-from sim.records.log import hand_record
+from sim.engine.view import View
+from sim.play.events import HandResult, IllegalMove, Played
+from sim.play.state import ROLE_NAMES, ROLE_NAMES_2, GameListener, GameState
 from sim.records.render import render_hand
 from sim.review.judge import judge_text
-from strategies._dispatch import decide
 from strategies.human import (
     MoveError,
     legal_notation,
@@ -77,11 +55,8 @@ from strategies.human import (
 from strategies.mc_options import option_values
 from strategies.registry import HUMAN, StrategySpec, parse_strategies, resolve
 
-#: Role names by role index (box = dealer, captain = non-dealer, sitter), three-handed.
-ROLE_NAMES = ("box", "captain", "sitter")
-#: Two-player role names.
-ROLE_NAMES_2 = ("dealer", "non-dealer")
-
+__all__ = ["ROLE_NAMES", "ROLE_NAMES_2", "Event", "Hint", "Table", "hint_judge",
+           "showdown_text"]
 
 @dataclass(frozen=True)
 class Event:
@@ -106,13 +81,14 @@ def hint_judge(samples: int | None) -> str:
     return judge_text("mc" if samples is None else f"mc:samples={samples}")
 
 
-class Table:
+class Table(GameListener):
     """One game: bots play, ``human`` seats answer through :meth:`play` (see module doc).
 
     ``strategies``: one per seat, registered built-ins or ``human``; ``seed`` and ``game``
     pick the deals and the bots' random streams as ``ginbox play --seed`` does for its game
     ``game``. ``hint_samples``: the hints' budget (default: each human seat's
-    ``human:hint_samples``, else the judge's).
+    ``human:hint_samples``, else the judge's). :attr:`state` is the game
+    (:class:`sim.play.state.GameState`); the table tells it and shows it.
     """
 
     def __init__(self, rules: Rules, strategies: Sequence[str] | str, seed: int = 0,
@@ -131,44 +107,64 @@ class Table:
         self.hint_samples = hint_samples if hint_samples is not None else next(
             (n for n in samples if n is not None), None)
         self.seed, self.game = seed, game
-        self.rules_array = rules.to_array()
-        rows = [s.params_array() if s.compiled else np.full_like(
-            self.specs[0].params_array(), -1) for s in self.specs]
-        self.params = np.stack(rows + [np.full_like(rows[0], -1)] * (3 - len(rows)))
-        self.ids = np.array([s.strategy_id if s.compiled else -1 for s in self.specs] +
-                            [-1] * (3 - len(self.specs)), np.int64)
-        self.bufs = table_buffers(self.rules_array, log=True)
-        seeds = Seeds.from_seed(seed)
-        self.bufs.rng[0] = stream_seed(seeds.deck, game)
-        self.bufs.rng[1] = stream_seed(seeds.strategy, game)
-        game_init(self.bufs.gs, self.rules_array, self.bufs.rng[0:1], -1)
-        self.records: list[dict[str, Any]] = []
         self.events: list[Event] = []
         self.answers: list[str] = []  # the human moves played, as tokens (strategies.human)
-        self.hand = -1
-        self.in_hand = False
-        self.roles: list[int] = []
-        self.dealt = np.zeros(52, np.int64)
-        self.decision = DEC_OVER
-        self.seat = -1  # the seat asked now (the advisor when he decides for the captain)
         self.suggestion: str | None = None  # a bot advisor's suggestion to a human captain
-        self._go()
+        self.state = GameState(rules, self.specs, seed=seed, game=game,
+                               controlled=self.humans, listener=self)
 
     # ----------------------------------------------------------------------------- playing
 
     @property
     def over(self) -> bool:
         """The game is finished (every hand logged)."""
-        return bool(self.bufs.gs[GS_OVER]) and not self.in_hand
+        return self.state.game_over
 
     @property
     def waiting(self) -> bool:
         """A human seat is asked for a move."""
-        return not self.over and self.seat >= 0
+        return self.state.waiting
+
+    @property
+    def seat(self) -> int:
+        """The seat asked now (the advisor when he decides for the captain), -1 if none."""
+        seat = self.state.seat
+        return -1 if seat is None else seat
+
+    @property
+    def played_for(self) -> int:
+        """The seat whose hand the asked seat plays (the captain's, for an advisor)."""
+        p = self.state.hand_player
+        return -1 if p is None else self.roles[p]
+
+    @property
+    def decision(self) -> int:
+        """The decision asked (``DEC_*``; ``DEC_OVER`` when none)."""
+        return self.state.decision_code
+
+    @property
+    def hand(self) -> int:
+        """The hand being played (or the last played), 0 for the first."""
+        return self.state.hand
+
+    @property
+    def in_hand(self) -> bool:
+        """A hand is being played (not yet logged)."""
+        return self.state.in_hand
+
+    @property
+    def roles(self) -> tuple[int, ...]:
+        """The seats of the box (dealer), captain (non-dealer) and sitter this hand."""
+        return self.state.roles
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """The finished hands, as ``ginbox play --log`` writes them."""
+        return self.state.records
 
     def view(self) -> View:
         """What the asked seat sees (the captain's view for an advisor)."""
-        return View.from_arrays(self.bufs.view, self.bufs.pile)
+        return self.state.view()
 
     def play(self, text: str) -> None:
         """Play one typed move of the asked seat (notation of :mod:`strategies.human`).
@@ -182,17 +178,14 @@ class Table:
         if isinstance(answer, str):
             raise MoveError(f"{answer!r} is not a move")
         for move in answer:
-            self._human_move(move)
+            self._human_move(move, text)
 
     def play_token(self, token: str) -> None:
         """Play one engine move given as its token (``d``, ``p``, ``pass``, ``k``, ``n``, a
         card); MoveError, with nothing changed, unless it is legal for the asked seat."""
         if not self.waiting:
             raise MoveError("no move is asked: the game is over")
-        move = move_of_token(token)
-        if move not in self.view().legal_moves():
-            raise MoveError(f"illegal: {token!r} is not a legal move now")
-        self._human_move(move)
+        self._human_move(move_of_token(token), token)
 
     @classmethod
     def replay(cls, rules: Rules, strategies: Sequence[str] | str, seed: int, game: int,
@@ -207,10 +200,12 @@ class Table:
                 raise MoveError(f"move {i + 1} ({token!r}): {exc}") from None
         return table
 
-    def _human_move(self, move: int) -> None:
-        self._apply(move)
+    def _human_move(self, move: int, text: str) -> None:
+        try:
+            self.state.play(move)
+        except IllegalMove:
+            raise MoveError(f"illegal: {text!r} is not a legal move now") from None
         self.answers.append(token_of(move))
-        self._go()
 
     def label(self, seat: int) -> str:
         """``you`` (the one human seat) or ``seat 1 (mc)``."""
@@ -227,19 +222,18 @@ class Table:
 
     def role_name(self, seat: int) -> str:
         """The seat's role this hand (box, captain, sitter; dealer, non-dealer)."""
-        names = ROLE_NAMES if self.rules.players == 3 else ROLE_NAMES_2
         if seat in self.roles:
-            return names[self.roles.index(seat)]
+            return self.state.role_names[self.roles.index(seat)]
         return ""
 
-    def _describe(self, seat: int, p: int, decision: int, move: int) -> str:
+    def _describe(self, played: Played) -> str:
         """A move as everyone at the table saw it (a stock draw shows no card)."""
-        view = self.bufs.view
-        top = card_str(int(view[V_TOP])) if view[V_PILE_LEN] else None
-        decider = self._who(seat)
-        if seat != self.roles[p]:
-            decider += f" for the {self.role_name(self.roles[p])}"  # the advisor
-        you = self.label(seat) == "you"
+        top = card_str(played.top) if played.top >= 0 else None
+        decider = self._who(played.decider)
+        if played.decider != played.seat:
+            decider += f" for the {self.role_name(played.seat)}"  # the advisor
+        you = self.label(played.decider) == "you"
+        decision, move = played.decision, played.move
         if decision == DEC_OFFER:
             action = (f"take{'' if you else 's'} the upcard {top}" if move == MOVE_DRAW_DISCARD
                       else f"pass{'' if you else 'es'} on the upcard {top}")
@@ -252,73 +246,49 @@ class Table:
             action = f"discard{'' if you else 's'} {card_str(move)}"
         return f"{decider} {action}" if action else ""
 
-    def _apply(self, move: int) -> None:
-        b = self.bufs
-        p = int(b.hs[HS_TO_MOVE])
-        text = self._describe(self.seat, p, self.decision, move)
-        err = apply_move(b.hs, b.pile, b.deck, b.after, b.moves, move)
-        if err != OK:  # parse_answer and play_token check first: an engine bug
-            raise RuntimeError(f"the engine refused a checked move: {ERROR_TEXT[err]}")
-        if text:
-            self.events.append(Event(self.hand, text[0].upper() + text[1:]))
-        self.seat = -1
+    # ----------------------------------------------------------------------- what it hears
+
+    def hand_started(self, state: GameState) -> None:
+        self.state = state  # the first it hears, while the game is being built
+        self.events.append(Event(state.hand, self._roles_text(), "hand"))
+
+    def deciding(self, state: GameState) -> None:
+        if state.seat in self.humans:
+            self.suggestion = self._advice()
+
+    def moved(self, state: GameState, played: Played) -> None:
         self.suggestion = None
+        text = self._describe(played) if played.decision >= 0 else ""  # not the forced draw
+        if text:
+            self.events.append(Event(played.hand, text[0].upper() + text[1:]))
 
-    def _go(self) -> None:
-        """Play the bots until a human seat is asked or the game ends."""
-        b = self.bufs
-        rules = self.rules_array
-        while True:
-            if not self.in_hand:
-                if b.gs[GS_OVER]:
-                    self.seat = -1
-                    return
-                start_hand(b.gs, b.hs, b.pile, b.deck, rules, b.rng[0:1], b.game_info)
-                b.mem[:, :] = 0
-                self.roles = [int(b.gs[GS_ROLE_SEAT + r]) for r in range(3)]
-                self.dealt = b.deck.copy()
-                self.hand += 1
-                self.in_hand = True
-                self.events.append(Event(self.hand, self._roles_text(), "hand"))
-            decision = advance(b.hs, b.pile, b.deck, b.after, b.moves)
-            if decision == DEC_OVER:
-                self._end_hand()
-                continue
-            seat, move = seat_move(decision, rules, self.ids, self.params, self.controlled,
-                                   b.gs, b.hs, b.pile, b.game_info, b.view, b.after, b.mem,
-                                   b.rng[1:2], b.scratch)
-            self.decision, self.seat = int(decision), int(seat)
-            if move == CALLER:
-                self.suggestion = self._advice()
-                return
-            self._apply(int(move))
-
-    @property
-    def controlled(self) -> int:
-        """The step's mask of seats whose moves are the caller's: the human seats."""
-        return sum(1 << s for s in self.humans)
+    def hand_ended(self, state: GameState, result: HandResult) -> None:
+        records = state.records
+        previous = records[-2] if len(records) > 1 else None
+        you = {s: "you" for s in range(self.rules.players) if self.label(s) == "you"}
+        self.events.append(Event(result.hand, showdown_text(records[-1], previous, you),
+                                 "showdown"))
+        game = state.result
+        if game is not None:
+            winner = self.label(game.winner)
+            self.events.append(Event(result.hand, f"Game over: {winner} "
+                                     f"{'win' if winner == 'you' else 'wins'}", "game"))
 
     def _advice(self) -> str | None:
-        """A bot advisor's suggestion to a human captain under consensus, from copies."""
-        b = self.bufs
-        p = int(b.hs[HS_TO_MOVE])
+        """A bot advisor's suggestion to a human captain under consensus (asked on copies)."""
         if not (self.rules.players == 3 and self.rules.team_policy == "consensus"
-                and p == CAPTAIN):
+                and self.state.hand_player == CAPTAIN):
             return None
         sitter = self.roles[SITTER]
-        if self.ids[sitter] < 0:
+        move = self.state.ask(sitter)
+        if move is None:
             return None
-        move = int(decide(self.ids[sitter], self.decision, self.params[sitter],
-                          b.view.copy(), b.after.copy(), b.mem[p].copy(), b.rng[1:2].copy(),
-                          b.scratch))
         text = {MOVE_PASS: "pass", MOVE_DRAW_DISCARD: "p", MOVE_DRAW_STOCK: "d",
                 MOVE_KNOCK: "k", MOVE_NO_KNOCK: "x (no knock)"}.get(move)
         return f"{self._who(sitter)} suggests {text or 'x ' + card_str(move)}"
 
     def _roles_text(self) -> str:
-        gs = self.bufs.gs
-        scores = ", ".join(f"{self._who(s)} {int(gs[GS_SCORE + s])}"
-                           for s in range(self.rules.players))
+        scores = ", ".join(f"{self._who(s)} {v}" for s, v in enumerate(self.state.scores))
         text = f"Hand {self.hand + 1}: {scores} (target {self.rules.target})"
         if self.rules.players == 3:
             advises = {"captain": "does not advise", "advisor": "decides for the captain",
@@ -326,41 +296,24 @@ class Table:
             text += f"; the sitter {advises}"
         return text
 
-    def _end_hand(self) -> None:
-        b = self.bufs
-        end_hand(b.gs, b.hs, self.rules_array)
-        record = hand_record(self.rules, [s.text for s in self.specs], self.game, self.hand,
-                             self.roles, self.dealt, b.hs, b.moves, b.gs)
-        previous = self.records[-1] if self.records else None
-        self.records.append(record)
-        self.in_hand = False
-        you = {s: "you" for s in range(self.rules.players) if self.label(s) == "you"}
-        self.events.append(Event(self.hand, showdown_text(record, previous, you),
-                                 "showdown"))
-        if b.gs[GS_OVER]:
-            winner = self.label(int(b.gs[GS_WINNER]))
-            self.events.append(Event(self.hand, f"Game over: {winner} "
-                                     f"{'win' if winner == 'you' else 'wins'}", "game"))
-
     # ----------------------------------------------------------------------------- showing
 
     def scores(self) -> list[int]:
         """Each seat's score."""
-        return [int(self.bufs.gs[GS_SCORE + s]) for s in range(self.rules.players)]
+        return list(self.state.scores)
 
     def opponent_play(self) -> tuple[list[int], list[int]]:
         """The cards the asked seat's opponent took from the pile and discarded this hand,
         each in the order played (a view holds them as sets)."""
-        b = self.bufs
-        opponent = 1 - int(b.hs[HS_TO_MOVE])
-        pile = [int(self.dealt[20])]  # the upcard
+        opponent = 1 - (self.state.hand_player or 0)
+        pile = [self.state.upcard]
         took: list[int] = []
         threw: list[int] = []
-        for player, move in b.moves[:int(b.hs[HS_N_MOVES])]:
+        for player, move in self.state.hand_moves():
             if move < 64:
-                pile.append(int(move))
+                pile.append(move)
                 if player == opponent:
-                    threw.append(int(move))
+                    threw.append(move)
             elif move == MOVE_DRAW_DISCARD:
                 card = pile.pop()
                 if player == opponent:
@@ -373,25 +326,24 @@ class Table:
 
     def hints(self) -> list[Hint]:
         """The judge's value of every option of the asked decision, best first (at the knock
-        question: every ``k CARD`` and ``x CARD``). Plays nothing."""
+        question: every ``k CARD`` and ``x CARD``). Plays nothing: the options are valued on
+        copies of the game."""
         if not self.waiting:
             return []
         judge = hint_judge(self.hint_samples)
         seed = len(self.answers) + 1000 * self.game
-        b = self.bufs
+        state = self.state
         if self.decision != DEC_KNOCK:
-            return _hints(option_values(b.view.copy(), judge, seed, b.after.copy()),
-                          self.decision)
+            return _hints(option_values(state.view_array.copy(), judge, seed,
+                                        state.after.copy()), self.decision)
         out: list[Hint] = []
         for answer, prefix in ((MOVE_KNOCK, "k"), (MOVE_NO_KNOCK, "x")):
-            hs, pile, deck, after, moves = (b.hs.copy(), b.pile.copy(), b.deck.copy(),
-                                            b.after.copy(), b.moves.copy())
-            apply_move(hs, pile, deck, after, moves, answer)
-            if advance(hs, pile, deck, after, moves) != DEC_DISCARD:
+            world = state.clone()
+            world.play(answer)  # the same seat discards next: its decision, so it stops
+            if world.decision_code != DEC_DISCARD:
                 continue
-            view = b.view.copy()
-            fill_view(view, hs, pile, b.game_info, DEC_DISCARD)
-            out += _hints(option_values(view, judge, seed, after), DEC_DISCARD, prefix)
+            out += _hints(option_values(world.view_array, judge, seed, world.after),
+                          DEC_DISCARD, prefix)
         return sorted(out, key=lambda h: -h.value)
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from sim.analysis.formatting import plural
-from sim.engine.hand import DEC_DISCARD, DEC_DRAW, DEC_KNOCK, DEC_OFFER, HS_TO_MOVE
+from sim.engine.hand import DEC_DISCARD, DEC_DRAW, DEC_KNOCK, DEC_OFFER
 from sim.engine.rules import Rules
 from sim.records.log import LogWriter
 from sim.table.game import ROLE_NAMES, ROLE_NAMES_2, Table
@@ -32,7 +32,7 @@ def status_lines(table: Table) -> list[str]:
     roles = "; ".join(f"{names[r]}: {table.label(s)}" for r, s in
                       enumerate(table.roles[:table.rules.players]))
     lines = [f"-- Game {table.game + 1}, hand {table.hand + 1} -- {roles}"]
-    played_for = table.roles[int(table.bufs.hs[HS_TO_MOVE])]
+    played_for = table.played_for
     if played_for != seat:
         lines.append(f"You ({table.label(seat)}) decide for the captain "
                      f"({table.label(played_for)}): these are his cards")

@@ -29,7 +29,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 
 from sim.engine.cards import card_str, parse_card
-from sim.engine.hand import DEC_DISCARD, DEC_DRAW, DEC_KNOCK, DEC_OFFER, HS_TO_MOVE
+from sim.engine.hand import DEC_DISCARD, DEC_DRAW, DEC_KNOCK, DEC_OFFER
 from sim.engine.rules import PRESETS, TEAM_POLICIES, Rules
 from sim.engine.view import DECISION_NAMES
 from sim.records.log import dumps_record
@@ -63,8 +63,7 @@ class Game:
     seed: int
 
     def rules_object(self) -> Rules:
-        rules = Rules.preset(self.rules)
-        return rules.replace(team_policy=self.policy) if rules.players == 3 else rules
+        return game_rules(self.rules, self.policy)
 
     def strategies(self) -> list[str]:
         bots = list(self.bots)
@@ -73,6 +72,12 @@ class Game:
     def as_dict(self) -> dict[str, Any]:
         return {"rules": self.rules, "policy": self.policy, "bots": list(self.bots),
                 "seat": self.seat, "seed": self.seed}
+
+
+def game_rules(preset: str, policy: str) -> Rules:
+    """A web game's rules: the preset, with the team policy when three play."""
+    base = Rules.preset(preset)
+    return Rules.resolve(base, {"team_policy": policy} if base.players == 3 else None)
 
 
 def _int(value: Any, name: str, low: int, high: int) -> int:
@@ -88,14 +93,15 @@ def check_game(data: Any) -> Game:
     if not isinstance(data, dict):
         raise BadRequest("the game is not valid: expected an object with rules, bots, seed")
     preset = data.get("rules", "three-handed")
-    if preset not in PRESETS:
-        raise BadRequest(f"rules {preset!r} is not a preset: expected one of "
-                         + ", ".join(PRESETS))
-    rules = Rules.preset(preset)
     policy = data.get("policy", "captain")
-    if policy not in TEAM_POLICIES:
+    if policy not in TEAM_POLICIES:  # checked for two-player games too, which ignore it
         raise BadRequest(f"team policy {policy!r} is not valid: expected one of "
                          + ", ".join(TEAM_POLICIES))
+    try:
+        rules = game_rules(preset, policy)
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
+    preset = rules.name
     bots = data.get("bots")
     if not isinstance(bots, list) or len(bots) != rules.players - 1:
         raise BadRequest(f"{preset} rules need {rules.players - 1} bots: got {bots!r}")
@@ -179,7 +185,7 @@ def state(game: Game, table: Table) -> dict[str, Any]:
     melds, deadwood = melds_text(view.hand)
     legal = table.legal()
     decision = table.decision
-    played_for = table.roles[int(table.bufs.hs[HS_TO_MOVE])]  # differs for an advisor
+    played_for = table.played_for  # differs for an advisor
     out.update({
         "decision": DECISION_NAMES[decision],
         "for_seat": played_for if played_for != table.seat else None,

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from joblib import Parallel, delayed, parallel_config
 
-from sim.engine.game import GO_WINNER
+from sim.engine.game import game_column
 from sim.engine.rules import Rules
 from sim.play.cluster import check_workers, dask_client
 from sim.play.driver import Seeds
@@ -143,7 +143,7 @@ def count_wins(rules: Rules, seats: tuple[str, ...], seed: int, first_game: int,
     seeds = Seeds.from_seed(seed)
     _, rows, _, _ = play_chunk(rules, seats, int(seeds.deck), int(seeds.strategy), True,
                                Chunk(0, 0, first_game, games))
-    return int((rows[:, GO_WINNER] == 0).sum())
+    return int((game_column(rows, "winner") == 0).sum())
 
 
 def count_match(rules: Rules, seatings: Sequence[tuple[str, ...]], seed: int,
@@ -155,7 +155,7 @@ def count_match(rules: Rules, seatings: Sequence[tuple[str, ...]], seed: int,
     for seats in seatings:
         _, rows, _, _ = play_chunk(rules, seats, int(seeds.deck), int(seeds.strategy), True,
                                    chunk)
-        outcomes.append(rows[:, GO_WINNER] == 0)
+        outcomes.append(game_column(rows, "winner") == 0)
     return MatchCounts.of(outcomes)
 
 
@@ -285,7 +285,7 @@ class GameEvaluator(Evaluator):
         seeds = Seeds.from_seed(self.spec.field_seed(field))
         _, rows, _, _ = play_chunk(self.rules, self.seats(values, field), int(seeds.deck),
                                    int(seeds.strategy), True, Chunk(0, 0, first_game, games))
-        return np.asarray(rows[:, GO_WINNER] == 0)
+        return np.asarray(game_column(rows, "winner") == 0)
 
 
 __all__ = ["Evaluator", "GameEvaluator", "MatchCounts", "PairCounts", "count_match",

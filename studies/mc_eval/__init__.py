@@ -42,28 +42,24 @@ import pandas as pd
 
 from sim.engine.game import shuffle_deck
 from sim.engine.hand import (
-    AFTER_LEN,
     DEC_DRAW,
     DEC_OVER,
     END_DRAW,
     END_TURN_LIMIT,
-    HS_END,
-    HS_HAND,
-    HS_LEN,
-    HS_POINTS,
-    HS_TO_MOVE,
-    HS_WINNER,
     OK,
     advance,
     apply_move,
     deal,
-    forget_after,
+    hand_outcome,
+    held,
+    to_move,
 )
 from sim.engine.jit import allocating
 from sim.engine.rng import stream_seed
 from sim.engine.rules import Rules
-from sim.engine.view import GI_LEN, GI_PLAYERS, GI_TARGET, V_LEN, fill_view
+from sim.engine.view import fill_hand_info, fill_view
 from sim.io.files import atomic_write, atomic_write_bytes, atomic_write_text
+from sim.play.step import new_tables
 from strategies.builtin import MEM_LEN, N_PARAMS, SCRATCH_LEN, simple_decide
 from strategies.mc_eval import MODEL_FILE, MODELS, N_FEATURES, eval_features
 from strategies.tuned import N_TUNED_PARAMS, load_table_set, tuned_move
@@ -91,14 +87,10 @@ def self_play_positions(rules: np.ndarray, players: int, target: int, hands: int
     ``against_simple`` its opponent is ``simple`` (seat 0 in even hands, seat 1 in odd
     ones) and only ``tuned``'s draw decisions are kept: the evaluator of a search that meets
     ``simple``."""
-    hs, pile, moves = np.zeros(HS_LEN, np.int64), np.zeros(52, np.int64), np.zeros((0, 2), np.int64)
-    after = np.zeros(AFTER_LEN, np.int64)
-    forget_after(after)
-    deck = np.zeros(52, np.int64)
-    view = np.zeros(V_LEN, np.int64)
-    info = np.zeros(GI_LEN, np.int64)
-    info[GI_TARGET] = target
-    info[GI_PLAYERS] = players
+    _, hs_, pile_, deck_, after_, moves_, view_, info_, _, _, _ = new_tables(1, 0)  # no log
+    hs, pile, deck, after, moves, view, info = (hs_[0], pile_[0], deck_[0], after_[0],
+                                                moves_[0], view_[0], info_[0])
+    fill_hand_info(info, target, players)
     params = np.zeros(N_TUNED_PARAMS, np.int64)
     scratch = np.zeros(64, np.int64)
     out = np.zeros((hands * MAX_DRAWS_KEPT, N_FEATURES + 2), np.int64)
@@ -121,9 +113,9 @@ def self_play_positions(rules: np.ndarray, players: int, target: int, hands: int
             if decision == DEC_OVER:
                 break
             fill_view(view, hs, pile, info, decision)
-            mover = hs[HS_TO_MOVE]
+            mover = to_move(hs)
             if decision == DEC_DRAW and kept < MAX_DRAWS_KEPT and mover != simple_seat:
-                eval_features(view, hs[HS_HAND + 1 - mover], out[n, :N_FEATURES])
+                eval_features(view, held(hs, 1 - mover), out[n, :N_FEATURES])
                 movers[kept] = mover
                 kept += 1
                 n += 1
@@ -134,14 +126,14 @@ def self_play_positions(rules: np.ndarray, players: int, target: int, hands: int
                 move = tuned_move(decision, params, view, after, scratch)
             if apply_move(hs, pile, deck, after, moves, move) != OK:
                 raise RuntimeError("illegal move in the evaluator's self-play")
-        end = hs[HS_END]
+        end, winner, points = hand_outcome(hs)
         drawn = end == END_DRAW or end == END_TURN_LIMIT
         for r in range(first, n):
             if drawn:
                 out[r, N_FEATURES] = -1
             else:
-                out[r, N_FEATURES] = 1 if hs[HS_WINNER] == movers[r - first] else 0
-            out[r, N_FEATURES + 1] = 0 if drawn else hs[HS_POINTS]
+                out[r, N_FEATURES] = 1 if winner == movers[r - first] else 0
+            out[r, N_FEATURES + 1] = 0 if drawn else points
     return out[:n]
 
 

@@ -19,16 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from sim.analysis.explain import decision_view
+from sim.analysis.positions import DecisionPoint, iter_decision_points
 from sim.engine.cards import parse_card, parse_cards
-from sim.engine.hand import HS_HAND
 from sim.engine.melds import min_deadwood_mask
 from sim.engine.rng import stream_seed
 from sim.engine.rules import Rules
-from sim.engine.view import V_HAND, V_ROLE, V_TURN
 from sim.play.driver import Seeds, iter_games
 from strategies.builtin import SCRATCH_LEN
-from strategies.mc_worlds import S_BASE, sample_world
+from strategies.mc_worlds import sample_world, world_opponent
 
 DEVELOP = (0, 5, 10, 20, 40)
 TURN_BUCKETS = 16  # the opponent's turns so far, the last bucket holding 15 and more
@@ -47,16 +45,19 @@ def draw_views(record: dict[str, Any], seat: int) -> Iterator[tuple[np.ndarray, 
 
     The opponent's hand changes only on his own turn, so at ``seat``'s draw it is his hand
     after his last discard (the view of that discard less the card), or the dealt hand."""
-    role = "dealer" if int(record["dealer"]) == seat else "nondealer"
-    other = "nondealer" if role == "dealer" else "dealer"
+    for point, opponent in _draws(record, seat):
+        yield point.view, opponent
+
+
+def _draws(record: dict[str, Any], seat: int) -> Iterator[tuple[DecisionPoint, int]]:
+    """:func:`draw_views` with the whole decision point."""
+    other = "nondealer" if int(record["dealer"]) == seat else "dealer"
     opponent = _mask(record["deal"][other])
-    moves = record["moves"]
-    for i, move in enumerate(moves):
-        if int(move["seat"]) != seat and move["move"] == "discard":
-            opponent = int(decision_view(record, i)[0][V_HAND]) & ~(1 << parse_card(move["card"]))
-        forced = i >= 2 and moves[i - 1]["move"] == moves[i - 2]["move"] == "pass"
-        if int(move["seat"]) == seat and move["move"] in DRAWS and not forced:
-            yield decision_view(record, i)[0], opponent
+    for point in iter_decision_points(record):
+        if point.seat != seat and point.kind == "discard":
+            opponent = point.seen.hand_mask & ~(1 << parse_card(point.played))
+        if point.seat == seat and point.played in DRAWS:  # a forced draw is no decision
+            yield point, opponent
 
 
 def logged_hands(hands: int, opponent: str, seed: int) -> Iterator[dict[str, Any]]:
@@ -78,15 +79,15 @@ def measure(hands: int, opponent: str, seed: int = 2026) -> tuple[np.ndarray, np
     counts = np.zeros(TURN_BUCKETS)
     scratch = np.zeros(SCRATCH_LEN, np.int64)
     for h, record in enumerate(logged_hands(hands, opponent, seed)):
-        for view, truth in draw_views(record, 0):
-            turn = min(TURN_BUCKETS - 1, int(view[V_TURN]) // 2)
+        for point, truth in _draws(record, 0):
+            view = point.view
+            turn = min(TURN_BUCKETS - 1, point.turn // 2)
             counts[turn] += 1
             sums[0, turn] += min_deadwood_mask(truth)
             for i, develop in enumerate(DEVELOP):
                 world_seed = np.uint64(stream_seed(np.uint64(seed + 1), h * 64 + turn))
                 sample_world(view, scratch, world_seed, 0, develop)
-                his = S_BASE + HS_HAND + 1 - int(view[V_ROLE])  # the world's opponent
-                sums[i + 1, turn] += min_deadwood_mask(int(scratch[his]))
+                sums[i + 1, turn] += min_deadwood_mask(world_opponent(view, scratch))
     return sums, counts
 
 

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from sim.analysis.statistics import wilson
-from sim.engine.game import GO_HANDS, GO_SEAT_GINS, GO_SEAT_KNOCKS, GO_WINNER
+from sim.engine.game import game_column
 from sim.engine.rules import Rules
 from sim.io.files import atomic_write_bytes, atomic_write_text
 from sim.play.driver import Seeds, iter_games
@@ -64,12 +64,12 @@ def match(mc: str, rules_name: str, others: list[str], games: int, seed: int,
         lineup.insert(seat, mc)
         start = time.process_time()
         for rows, _ in iter_games(rules, lineup, games, seeds, rotate=True, batch=50):
-            outcomes.append(rows[:, GO_WINNER] == seat)
+            outcomes.append(game_column(rows, "winner") == seat)
             won += int(outcomes[-1].sum())
             played += len(rows)
-            hands += int(rows[:, GO_HANDS].sum())
-            knocks += int(rows[:, GO_SEAT_KNOCKS + seat].sum())
-            gins += int(rows[:, GO_SEAT_GINS + seat].sum())
+            hands += int(game_column(rows, "hands").sum())
+            knocks += int(game_column(rows, f"knocks_{seat}").sum())
+            gins += int(game_column(rows, f"gins_{seat}").sum())
             bar.update(len(rows))
         cpu += time.process_time() - start
     bar.close()

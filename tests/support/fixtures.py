@@ -1,7 +1,8 @@
-"""Make ``GameDriver`` deal fixed decks, so whole games can be scripted hand by hand.
+"""Make every ``GameState`` (so ``GameDriver``) deal fixed decks, so whole games can be
+scripted hand by hand.
 
-The driver shuffles each hand from the game's stream; this monkeypatch keeps that (the game
-facts it fills stay real) and re-deals the hand from a given deck.
+A game shuffles each hand from its stream; this monkeypatch keeps that (the game facts it
+fills stay real) and re-deals the hand from a given deck.
 """
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ from typing import Any
 
 import numpy as np
 
-import sim.play.driver
+import sim.play.state
 from sim.engine.game import start_hand as real_start_hand
 from sim.engine.hand import deal
 
 
 def fixed_decks(monkeypatch: Any, decks: Sequence[np.ndarray]) -> None:
-    """Make GameDriver deal ``decks[h]`` for hand ``h`` of every game it plays.
+    """Make GameState deal ``decks[h]`` for hand ``h`` of every game it plays.
 
     The real ``start_hand`` still runs (it shuffles from the game's stream and fills the public
     game facts); the hand is then re-dealt from the fixed deck.
@@ -32,4 +33,4 @@ def fixed_decks(monkeypatch: Any, decks: Sequence[np.ndarray]) -> None:
         counter[0] += 1
         deal(hs, pile, deck, rules)
 
-    monkeypatch.setattr(sim.play.driver, "start_hand", start_hand)
+    monkeypatch.setattr(sim.play.state, "start_hand", start_hand)

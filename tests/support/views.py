@@ -217,25 +217,24 @@ class ArraySpy:
     Install with :meth:`install` (a monkeypatch of the step's ``decide``): each call appends
     ``(seat, copy of the view array)`` to ``calls``, which may be shared with
     ``SpyStrategy`` seats so the calls stay in the order of the game. Pass :meth:`on_decision`
-    as the driver's ``on_decision`` so the seat is known: the step asks the built-in first and
-    the driver then reports the decision, which names the seat of the call just recorded.
+    as the driver's ``on_decision`` so the seat is known: the game reports each decision
+    before the step asks the built-in, which names the seat of the call that follows.
     """
 
     def __init__(self, calls: list[tuple[int, Any]]) -> None:
         self.calls = calls
-        self.pending: Any = None  # the view array of a call whose seat is not yet known
+        self.seat: int | None = None  # the seat of the decision reported last
 
     def on_decision(self, seat: int, hand_player: int, decision: int, advised: bool) -> None:
-        if self.pending is not None:
-            self.calls.append((seat, self.pending))
-            self.pending = None
+        self.seat = seat
 
     def wrap(self, decide: Callable[..., int]) -> Callable[..., int]:
-        """``decide`` that first records the view array it is given (its seat follows)."""
+        """``decide`` that first records the view array it is given, with its seat."""
         def spied(strategy_id: int, decision: int, params: np.ndarray, view: np.ndarray,
                   *rest: Any) -> int:
-            assert self.pending is None, "pass ArraySpy.on_decision to the GameDriver"
-            self.pending = view.copy()
+            assert self.seat is not None, "pass ArraySpy.on_decision to the GameDriver"
+            self.calls.append((self.seat, view.copy()))
+            self.seat = None
             return decide(strategy_id, decision, params, view, *rest)
         return spied
 
@@ -247,12 +246,16 @@ class ArraySpy:
 
 
 def python_step(monkeypatch: Any) -> None:
-    """Make every ``GameDriver`` run the seat step (``sim.play.step.seat_move``) as Python, so
+    """Make every ``GameState`` (so ``GameDriver``) run the seat step
+    (``sim.play.step.seat_move``, and the loop over it, ``play_to_decision``) as Python, so
     the engine pieces and the dispatcher it calls can be spied on or broken by monkeypatching
     ``sim.play.step`` (the compiled step has them built in)."""
-    import sim.play.driver as driver_mod
+    import sim.play.state as state_mod
     import sim.play.step as step_mod
-    monkeypatch.setattr(driver_mod, "seat_move", step_mod.seat_move.py_func)
+    seat_move = getattr(step_mod.seat_move, "py_func", step_mod.seat_move)  # once per test
+    monkeypatch.setattr(step_mod, "seat_move", seat_move)
+    monkeypatch.setattr(state_mod, "seat_move", seat_move)
+    monkeypatch.setattr(state_mod, "play_to_decision", step_mod.play_to_decision.py_func)
 
 
 def check_views(records: Sequence[dict[str, Any]],

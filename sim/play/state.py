@@ -1,0 +1,650 @@
+"""One game of gin as a Python object: :class:`GameState`, what every Python front end steps.
+
+Why "state": as OpenSpiel's ``State`` (and pgx's ``State``), the object *is* a game in
+progress, with its history, and it is what one hands a search, a person or a learning seat:
+``current seat, legal moves, play, clone, is over, returns``. The engine's own ``gs`` and ``hs``
+arrays (the game and hand state) are its insides; this module is their one Python owner, so
+no front end above it reads a buffer offset.
+
+A ``GameState`` holds one game's buffers (:func:`sim.play.step.table_buffers`) and steps them
+through the engine's kernels and the one seat step (:func:`sim.play.step.seat_move`): the
+built-in seats play themselves, and the object stops at each decision that is the caller's (a
+``None`` seat, a seat in ``controlled``, a Python strategy, a person). There it says, in the
+game's words, whose move it is (:attr:`seat`, :attr:`hand_player`, :attr:`role`), what is asked
+(:attr:`decision`), what is legal (:meth:`legal_moves`, :meth:`legal_move_names`) and what the
+deciding seat sees (:meth:`view`, :attr:`view_array`); :meth:`play` plays a move (an engine
+code or its text) or refuses it with the engine's reason, changing nothing. Finished hands give
+:attr:`last_hand`, the hand-log :attr:`records` (the bytes ``ginbox play --log`` writes) and
+the per-game :attr:`stats_row`; :attr:`result` is the game's end. :meth:`clone` copies every
+buffer; :meth:`replay` rebuilds a game from its seed and the caller's moves (:attr:`history`),
+which is all a stateless front end keeps.
+
+Game ``g`` of seed ``s`` deals the cards of game ``g`` of ``ginbox play --seed s``: a
+``GameState`` with the same strategies plays the very game the batch kernel plays.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from sim.engine.cards import N_CODES, parse_card
+from sim.engine.game import (
+    GO_LEN,
+    GS_BONUS,
+    GS_HANDS,
+    GS_OVER,
+    GS_ROLE_SEAT,
+    GS_SCORE,
+    GS_WINNER,
+    end_hand,
+    fill_game_info,
+    game_init,
+    record_game,
+    record_hand,
+    start_hand,
+)
+from sim.engine.hand import (
+    DEC_OVER,
+    ERR_BAD_MOVE,
+    ERROR_TEXT,
+    HS_HAND,
+    HS_N_MOVES,
+    HS_PILE_LEN,
+    HS_STOCK_TOP,
+    HS_TO_MOVE,
+    HS_TURNS,
+    MOVE_DRAW_STOCK,
+    MOVE_NO_KNOCK,
+    OK,
+    advance,
+    apply_move,
+    deal,
+)
+from sim.engine.rng import stream_seed
+from sim.engine.rules import Rules
+from sim.engine.view import DECISION_NAMES, View, fill_player_view, legal_moves
+from sim.play.events import (
+    GameResult,
+    HandResult,
+    IllegalMove,
+    Played,
+    StrategyError,
+    move_code,
+    move_name,
+)
+from sim.play.seating import Lineup, Seeds, check_seed
+from sim.play.step import CALLER, TableBuffers, play_to_decision, seat_move, table_buffers
+from sim.records.log import hand_record, hand_result, rules_of
+from sim.records.replay import deck_of, game_state_before
+from strategies._dispatch import decide
+from strategies.builtin import SCRATCH_LEN
+from strategies.mc_worlds import S_UNSEEN, opponent_known, sample_world
+from strategies.registry import StrategySpec, parse_strategy, resolve
+
+#: Role names by role index, three-handed (the box deals, the captain is the non-dealer).
+ROLE_NAMES = ("box", "captain", "sitter")
+#: Role names by role index, two-player.
+ROLE_NAMES_2 = ("dealer", "non-dealer")
+
+
+class GameListener:
+    """What a front end may watch as a :class:`GameState` plays (each method optional; the
+    object calls them in play order). With a listener the object steps every decision in
+    Python; without one the built-ins' moves run inside one compiled call."""
+
+    def hand_started(self, state: GameState) -> None:
+        """A hand was dealt (``state.roles`` and ``state.hand`` are the new hand's)."""
+
+    def deciding(self, state: GameState) -> None:
+        """A decision is about to be answered (a built-in's too): ``state.seat`` decides, and
+        nothing of the decision is taken yet (its view is filled; the strategies' memory and
+        random stream are as the decision finds them)."""
+
+    def moved(self, state: GameState, played: Played) -> None:
+        """A move was played (including the stock draw the rules force)."""
+
+    def hand_ended(self, state: GameState, result: HandResult) -> None:
+        """A hand ended and was scored (and logged, when the object logs)."""
+
+
+#: How a hand's deck comes: shuffled from the game's deck stream, or laid out by the caller.
+DEALS = ("shuffle", "caller")
+#: The seat step's mask of the caller's seats with every seat in it: it then fills the view
+#: and names the deciding seat without asking any strategy.
+_EVERY_SEAT = 0b111
+
+
+class GameState:
+    """One game, stepped to each decision that is the caller's (see the module docstring).
+
+    ``rules``: a ``Rules`` or a preset name. ``strategies``: one per seat (a text such as
+    ``"mc,simple"``, or a list of names, specs, strategy objects, or None for a seat the caller
+    plays); None: every seat is the caller's. ``seed`` (or the run's :class:`Seeds`) and
+    ``game`` pick the deals and the built-ins' random stream as ``ginbox play --seed`` does for
+    its game ``game``. ``controlled``: seats the caller plays although they name a built-in
+    (a learning seat). ``names``: the seats' names in the hand log (default: the strategy
+    texts). ``log``: keep the hand-log :attr:`records`. ``rotation``: seat the game by the
+    rotation (permutation ``rotation`` of the seats, as an experiment's ``seating="rotate"``)
+    instead of the rules' draw. ``deals="caller"``: each hand waits for :meth:`deal` (a
+    game's chance laid out from outside, as OpenSpiel's chance nodes do). ``listener``: a
+    :class:`GameListener` told of every hand, decision and move.
+    """
+
+    def __init__(self, rules: Rules | str | None = None, strategies: Any = None, *,
+                 seed: int | Seeds = 0, game: int = 0, controlled: Iterable[int] = (),
+                 names: Sequence[str] | None = None, log: bool = True,
+                 rotation: int | None = None, deals: str = "shuffle",
+                 listener: GameListener | None = None) -> None:
+        if deals not in DEALS:
+            raise ValueError(f"deals={deals!r} is not valid: expected 'shuffle' or 'caller'")
+        self.rules = Rules.resolve(rules)
+        self.lineup = Lineup.of(self.rules, strategies, controlled, names)
+        self.seeds = seed if isinstance(seed, Seeds) else Seeds.from_seed(check_seed(seed))
+        self.game = game
+        self.log = log
+        self.listener = listener
+        self._shuffle = deals == "shuffle"
+        self._rules_array = self.rules.to_array()
+        self.bufs = table_buffers(self._rules_array, log)
+        self.bufs.rng[0] = stream_seed(self.seeds.deck, game)
+        self.bufs.rng[1] = stream_seed(self.seeds.strategy, game)
+        self._strategy_seed = int(self.bufs.rng[1])
+        self._rng: np.random.Generator | None = None
+        self.hand = -1  # the hand being played (or last played), 0 for the first
+        self.roles: tuple[int, ...] = ()  # seats of the box (dealer), captain, sitter
+        self.history: list[int] = []  # the caller's moves, in order: what replay() takes
+        self.records: list[dict[str, Any]] = []  # the hand log, when logging
+        self.stats_row = np.zeros(GO_LEN, np.int64)  # the game's statistics (GAME_COLUMNS)
+        self._in_hand = False
+        self._decision = DEC_OVER
+        self._seat = -1
+        self._dealt = np.zeros(52, np.int64)
+        self._last: tuple[int, tuple[int, ...], np.ndarray, tuple[int, ...]] | None = None
+        self._last_result: HandResult | None = None
+        game_init(self.bufs.gs, self._rules_array, self.bufs.rng[0:1],
+                  -1 if rotation is None else rotation)
+        self._advance()
+
+    # --------------------------------------------------------------------- whose move
+
+    @property
+    def waiting(self) -> bool:
+        """A decision is the caller's to play now (:attr:`seat` decides it)."""
+        return self._seat >= 0
+
+    @property
+    def game_over(self) -> bool:
+        """The game is over: every hand played, scored and logged."""
+        return bool(self.bufs.gs[GS_OVER]) and not self._in_hand
+
+    @property
+    def in_hand(self) -> bool:
+        """A hand is being played (dealt, not yet scored)."""
+        return self._in_hand
+
+    @property
+    def needs_deal(self) -> bool:
+        """Under ``deals="caller"``: the next hand waits for :meth:`deal`."""
+        return not self._shuffle and not self._in_hand and not self.bufs.gs[GS_OVER]
+
+    @property
+    def seat(self) -> int | None:
+        """The seat that decides now (the advisor when it decides for the captain)."""
+        return self._seat if self._seat >= 0 else None
+
+    @property
+    def hand_player(self) -> int | None:
+        """The hand player the decision is for: 0 the dealer (the box), 1 the non-dealer."""
+        return int(self.bufs.hs[HS_TO_MOVE]) if self._seat >= 0 else None
+
+    @property
+    def role(self) -> str | None:
+        """The role the decision is for: ``box``/``captain``, or ``dealer``/``non-dealer``."""
+        p = self.hand_player
+        return None if p is None else self.role_names[p]
+
+    @property
+    def role_names(self) -> tuple[str, ...]:
+        """The names of the roles, by role index (:attr:`roles` order)."""
+        return ROLE_NAMES if self.rules.players == 3 else ROLE_NAMES_2
+
+    @property
+    def advised(self) -> bool:
+        """The deciding seat decides for another's hand (the advisor for the captain)."""
+        p = self.hand_player
+        return p is not None and self._seat != self.roles[p]
+
+    @property
+    def decision(self) -> str | None:
+        """What is asked: ``offer`` (take the first upcard?), ``draw``, ``knock`` (asked only
+        when knocking is legal) or ``discard``; None when no decision waits."""
+        return DECISION_NAMES[self._decision] if self._seat >= 0 else None
+
+    @property
+    def decision_code(self) -> int:
+        """:attr:`decision` as the engine's ``DEC_*`` code (``DEC_OVER`` when none waits)."""
+        return self._decision if self._seat >= 0 else DEC_OVER
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Each seat's hand points so far (what counts towards the target)."""
+        gs = self.bufs.gs
+        return tuple(int(gs[GS_SCORE + s]) for s in range(self.rules.players))
+
+    # --------------------------------------------------------------------- what is legal
+
+    def legal_moves(self) -> list[int]:
+        """The legal answers as engine codes (the engine's ``legal_moves``), ascending:
+        ``MOVE_*`` of ``sim.engine.hand``, or card codes at a discard; [] when none waits."""
+        if self._seat < 0:
+            return []
+        out = np.zeros(N_CODES, np.int64)
+        n = legal_moves(self.bufs.view, self.bufs.after.copy(), out)  # its memo left alone
+        return [int(m) for m in out[:n]]
+
+    def legal_move_names(self) -> list[str]:
+        """:meth:`legal_moves` as the hand log names them (``draw_stock``, ``9H``, ...)."""
+        return [move_name(m) for m in self.legal_moves()]
+
+    # --------------------------------------------------------------------- what is seen
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The Python strategies' random generator, seeded from the game's strategy stream
+        (as ``ginbox play`` seeds it): the ``rng`` of every :meth:`view`."""
+        if self._rng is None:
+            self._rng = np.random.default_rng(self._strategy_seed)
+        return self._rng
+
+    def view(self) -> View:
+        """What the deciding seat sees (the captain's view for an advisor): the View a
+        Python strategy is handed. ValueError when no decision waits."""
+        if self._seat < 0:
+            raise ValueError("no decision is waiting: " + self._why_not_waiting())
+        return View.from_arrays(self.bufs.view, self.bufs.pile, self.rng)
+
+    @property
+    def view_array(self) -> np.ndarray:
+        """The deciding seat's view as the engine's array (``V_*``), for compiled callers
+        (``strategies._dispatch.decide``, ``mc``'s option values): the live buffer, so copy
+        it to keep it."""
+        return self.bufs.view
+
+    @property
+    def after(self) -> np.ndarray:
+        """The rules' turn scratch (the engine's ``after`` memo) that goes with
+        :attr:`view_array`: the live buffer, so copy it to keep it."""
+        return self.bufs.after
+
+    @property
+    def memory(self) -> np.ndarray:
+        """The deciding hand player's per-hand strategy memory that goes with
+        :attr:`view_array`, for a compiled strategy that decides for it from outside (the
+        live buffer: a decision updates it, as in the seat step)."""
+        return self.bufs.mem[int(self.bufs.hs[HS_TO_MOVE])]
+
+    def seat_view(self, seat: int, public: bool = False) -> tuple[np.ndarray, bool]:
+        """What ``seat`` sees now, as a view array, and whether its hand is hidden: its own
+        hand's view if it plays this hand (an advisor sees the captain's), else the captain's
+        view with the hand hidden; ``public`` hides it for every seat. The decision is set
+        only in the deciding seat's view."""
+        p = -1 if public else (self.roles.index(seat) if seat in self.roles[:2] else -1)
+        if (p < 0 and not public and self.rules.team_policy == "advisor"
+                and self.rules.players == 3 and self.roles[2] == seat):
+            p = 1
+        view = np.zeros_like(self.bufs.view)
+        decision = self._decision if self._seat == seat else DEC_OVER
+        fill_player_view(view, self.bufs.hs, self.bufs.pile, self.bufs.game_info,
+                         1 if p < 0 else p, decision)
+        return view, p < 0
+
+    @property
+    def discard_pile(self) -> tuple[int, ...]:
+        """The discard pile now, bottom first (the top card last)."""
+        return tuple(int(c) for c in self.bufs.pile[:int(self.bufs.hs[HS_PILE_LEN])])
+
+    def hand_cards(self, player: int) -> list[int]:
+        """The cards hand player ``player`` holds now (all-knowing: for a finished hand's
+        display, tests, an omniscient front end; a seat sees only its :meth:`view`)."""
+        mask = int(self.bufs.hs[HS_HAND + player])
+        return [c for c in range(N_CODES) if (mask >> c) & 1]
+
+    @property
+    def upcard(self) -> int:
+        """The card turned up at this hand's deal (the pile's first card)."""
+        return int(self._dealt[20])
+
+    def hand_moves(self) -> list[tuple[int, int]]:
+        """This hand's moves so far, ``(hand player, move)`` in order."""
+        return [(int(p), int(m)) for p, m in self.bufs.moves[:self.moves_this_hand]]
+
+    @property
+    def stock_left(self) -> int:
+        """Cards left in the stock."""
+        return 52 - int(self.bufs.hs[HS_STOCK_TOP])
+
+    @property
+    def turn(self) -> int:
+        """Turns completed this hand (a draw and a discard each)."""
+        return int(self.bufs.hs[HS_TURNS])
+
+    @property
+    def moves_this_hand(self) -> int:
+        """Moves of the current hand so far, as the hand log counts them (a declined knock
+        is not one; the stock draw the rules force after two passes is)."""
+        return int(self.bufs.hs[HS_N_MOVES])
+
+    def ask(self, strategy: int | str | StrategySpec) -> int | None:
+        """The move a built-in would play at this decision, asked on copies (nothing
+        changes): seat ``strategy``'s (None if that seat is not a built-in), or a registered
+        built-in named by text or spec, deciding from the deciding seat's view."""
+        if self._seat < 0:
+            return None
+        if isinstance(strategy, int | np.integer):
+            sid, params = int(self.lineup.ids[strategy]), self.lineup.params[strategy]
+            if sid < 0:
+                return None
+        else:
+            spec = resolve([parse_strategy(strategy)], self.rules)[0]
+            if not spec.compiled:
+                raise ValueError(f"{spec.text!r} is not a registered built-in strategy")
+            sid, params = int(spec.strategy_id or 0), spec.params_array()
+        b = self.bufs
+        p = int(b.hs[HS_TO_MOVE])
+        return int(decide(sid, self._decision, params, b.view.copy(), b.after.copy(),
+                          b.mem[p].copy(), b.rng[1:2].copy(), np.zeros(SCRATCH_LEN, np.int64)))
+
+    # --------------------------------------------------------------------- playing
+
+    def play(self, move: int | str) -> None:
+        """Play the deciding seat's ``move`` (an engine code, or its :func:`move_name` text)
+        and go on to the next decision that is the caller's, the built-ins playing theirs.
+        IllegalMove, with nothing changed, when the engine refuses it (its reason given)."""
+        if self._seat < 0:
+            raise IllegalMove("no decision is waiting: " + self._why_not_waiting())
+        code = move_code(move)
+        if not 0 <= code <= MOVE_NO_KNOCK:
+            raise IllegalMove(f"{move!r} is not a move: {ERROR_TEXT[ERR_BAD_MOVE]}",
+                              ERROR_TEXT[ERR_BAD_MOVE])
+        err = self._apply(code)
+        if err != OK:
+            raise IllegalMove(f"{move_name(code)} is not legal now: {ERROR_TEXT[err]}",
+                              ERROR_TEXT[err])
+        self.history.append(code)
+        self._advance()
+
+    def deal(self, cards: Sequence[int | str]) -> None:
+        """Under ``deals="caller"``: deal the next hand from ``cards``, the 52 cards in the
+        engine's order (dealer's 10, non-dealer's 10, the upcard, the stock from the top), as
+        codes or text; then play on to the caller's next decision."""
+        if not self.needs_deal:
+            raise ValueError("no deal is awaited: " + (
+                "the hands are shuffled from the seed" if self._shuffle else
+                "a hand is being played" if self._in_hand else "the game is over"))
+        codes = np.array([parse_card(c) if isinstance(c, str) else int(c) for c in cards],
+                         np.int64)
+        if len(codes) != 52 or len(set(codes.tolist())) != 52 or any(
+                c < 0 or c >= N_CODES or c % 16 >= 13 for c in codes.tolist()):
+            raise ValueError("the deal is not a 52-card deck: expected each card once")
+        self._start_hand(codes)
+        self._advance()
+
+    def _why_not_waiting(self) -> str:
+        if self.game_over:
+            return "the game is over"
+        return "the next hand waits for its deal" if self.needs_deal else "the hand is over"
+
+    def _start_hand(self, deck: np.ndarray | None) -> None:
+        """Deal the next hand: shuffled from the deck stream, or from ``deck``."""
+        b = self.bufs
+        if deck is None:
+            start_hand(b.gs, b.hs, b.pile, b.deck, self._rules_array, b.rng[0:1], b.game_info)
+        else:
+            b.deck[:] = deck
+            deal(b.hs, b.pile, b.deck, self._rules_array)
+            fill_game_info(b.gs, self._rules_array, b.game_info)
+        b.mem[:, :] = 0
+        self.roles = tuple(int(r) for r in b.gs[GS_ROLE_SEAT:GS_ROLE_SEAT + self.rules.players])
+        self._dealt = b.deck.copy()
+        self.hand += 1
+        self._in_hand = True
+        if self.listener is not None:
+            self.listener.hand_started(self)
+
+    def _advance(self) -> None:
+        """Play on to the next decision that is the caller's: the built-ins' moves (inside
+        one compiled call when no listener watches), hand ends, the next deals."""
+        b = self.bufs
+        lineup = self.lineup
+        while True:
+            if not self._in_hand:
+                if b.gs[GS_OVER] or not self._shuffle:
+                    self._seat, self._decision = -1, DEC_OVER
+                    return
+                self._start_hand(None)
+            if self.listener is None:
+                decision, seat, err = play_to_decision(
+                    self._rules_array, lineup.ids, lineup.params, lineup.controlled, b.gs,
+                    b.hs, b.pile, b.deck, b.after, b.moves, b.view, b.game_info, b.mem,
+                    b.rng[1:2], b.scratch)
+                if err != OK:
+                    raise StrategyError(self._refused(int(seat), int(err)))
+            else:
+                decision, seat = self._play_watched()
+            if decision == DEC_OVER:
+                self._end_hand()
+                continue
+            self._decision, self._seat = int(decision), int(seat)
+            kernel = lineup.kernel(self._seat)
+            if kernel is None:
+                return
+            p = int(b.hs[HS_TO_MOVE])  # a compiled strategy the dispatcher does not know
+            move = int(kernel(self._decision, lineup.params[self._seat], b.view, b.after,
+                              b.mem[p], b.rng[1:2], b.scratch))
+            err = self._apply(move)
+            if err != OK:
+                raise StrategyError(self._refused(self._seat, err))
+
+    def _play_watched(self) -> tuple[int, int]:
+        """:func:`sim.play.step.play_to_decision` one move at a time, telling the listener."""
+        b = self.bufs
+        lineup = self.lineup
+        listener = self.listener
+        assert listener is not None
+        while True:
+            logged, stock_top = int(b.hs[HS_N_MOVES]), int(b.hs[HS_STOCK_TOP])
+            decision = int(advance(b.hs, b.pile, b.deck, b.after, b.moves))
+            if int(b.hs[HS_N_MOVES]) > logged:  # the stock draw forced after two passes
+                p = int(b.hs[HS_TO_MOVE])
+                listener.moved(self, Played(self.hand, self.roles[p], p, self.roles[p], -1,
+                                            MOVE_DRAW_STOCK, -1, int(b.deck[stock_top])))
+            if decision == DEC_OVER:
+                return DEC_OVER, -1
+            args = (b.gs, b.hs, b.pile, b.game_info, b.view, b.after, b.mem, b.rng[1:2],
+                    b.scratch)
+            seat, _ = seat_move(decision, self._rules_array, lineup.ids, lineup.params,
+                                _EVERY_SEAT, *args)  # the view and the seat; nothing chosen
+            self._decision, self._seat = decision, int(seat)
+            listener.deciding(self)
+            seat, move = seat_move(decision, self._rules_array, lineup.ids, lineup.params,
+                                   lineup.controlled, *args)
+            if move == CALLER:
+                return decision, int(seat)
+            err = self._apply(int(move))
+            if err != OK:
+                raise StrategyError(self._refused(self._seat, err))
+
+    def _apply(self, move: int) -> int:
+        """Play ``move`` for the deciding seat through ``apply_move``: OK, or the engine's
+        error code with nothing changed. The listener hears of a move played."""
+        b = self.bufs
+        if self.listener is None:
+            return int(apply_move(b.hs, b.pile, b.deck, b.after, b.moves, move))
+        p, n, stock_top = int(b.hs[HS_TO_MOVE]), int(b.hs[HS_PILE_LEN]), int(b.hs[HS_STOCK_TOP])
+        top = int(b.pile[n - 1]) if n else -1
+        err = int(apply_move(b.hs, b.pile, b.deck, b.after, b.moves, move))
+        if err == OK:
+            drawn = int(b.deck[stock_top]) if move == MOVE_DRAW_STOCK else -1
+            self.listener.moved(self, Played(self.hand, self.roles[p], p, self._seat,
+                                             self._decision, move, top, drawn))
+        return err
+
+    def _refused(self, seat: int, err: int) -> str:
+        spec = self.lineup.specs[seat]
+        name = spec.text if spec is not None else self.lineup.names[seat]
+        return (f"strategy {name!r} (seat {seat}) made an illegal move in game {self.game}, "
+                f"hand {self.hand}: {ERROR_TEXT[err]}")
+
+    def _end_hand(self) -> None:
+        """Score the finished hand, count it in the statistics, log it."""
+        b = self.bufs
+        record_hand(self.stats_row, b.gs, b.hs)
+        end_hand(b.gs, b.hs, self._rules_array)
+        self._in_hand = False
+        self._seat, self._decision = -1, DEC_OVER
+        self._last = (self.hand, self.roles, b.hs.copy(), self.scores)
+        self._last_result = None
+        if self.log:
+            record = hand_record(self.rules, self.lineup.names, self.game, self.hand,
+                                 self.roles, self._dealt, b.hs, b.moves, b.gs)
+            self.records.append(record)
+            self._last_result = HandResult(hand=self.hand, roles=self.roles,
+                                           scores=self.scores, **record["result"])
+        if b.gs[GS_OVER]:
+            record_game(self.stats_row, b.gs)
+        if self.listener is not None:
+            result = self.last_hand
+            assert result is not None
+            self.listener.hand_ended(self, result)
+
+    # --------------------------------------------------------------------- results
+
+    @property
+    def last_hand(self) -> HandResult | None:
+        """The last finished hand (None before the first ends)."""
+        if self._last is None:
+            return None
+        if self._last_result is None:  # built once, from the hand's state
+            hand, roles, hs, scores = self._last
+            self._last_result = HandResult(hand=hand, roles=roles, scores=scores,
+                                           **hand_result(hs, roles[:2]))
+        return self._last_result
+
+    @property
+    def result(self) -> GameResult | None:
+        """The finished game (None while it goes on)."""
+        if not self.game_over:
+            return None
+        gs = self.bufs.gs
+        n = self.rules.players
+        return GameResult(int(gs[GS_WINNER]), self.scores,
+                          tuple(int(gs[GS_SCORE + s] + gs[GS_BONUS + s]) for s in range(n)),
+                          int(gs[GS_HANDS]))
+
+    # --------------------------------------------------------------------- copies
+
+    def clone(self) -> GameState:
+        """An independent copy: every buffer copied, the settings shared (they never change);
+        the listener is not copied (set one on the copy if it should be watched)."""
+        twin = copy.copy(self)
+        twin.bufs = TableBuffers(*(a.copy() for a in self.bufs))
+        twin.listener = None
+        twin.roles = self.roles
+        twin.history = list(self.history)
+        twin.records = list(self.records)
+        twin.stats_row = self.stats_row.copy()
+        twin._dealt = self._dealt.copy()
+        twin._rng = copy.deepcopy(self._rng)
+        return twin
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GameState:
+        """A :meth:`clone` whose listener is a deep copy too (shared through ``memo``)."""
+        twin = self.clone()
+        memo[id(self)] = twin
+        twin.listener = copy.deepcopy(self.listener, memo)
+        return twin
+
+    @classmethod
+    def replay(cls, rules: Rules | str | None, strategies: Any,
+               moves: Iterable[int | str], **options: Any) -> GameState:
+        """The game after the caller's ``moves`` (codes or names), rebuilt from its settings
+        (``options`` as the constructor takes them: ``seed``, ``game``, ...): how a stateless
+        front end resumes a game. IllegalMove names the first move that does not replay."""
+        state = cls(rules, strategies, **options)
+        for i, move in enumerate(moves):
+            try:
+                state.play(move)
+            except IllegalMove as exc:
+                raise IllegalMove(f"move {i + 1} ({move!r}): {exc}", exc.reason) from None
+        return state
+
+    def sample_world(self, seed: int) -> GameState:
+        """A copy with the cards the deciding seat cannot see dealt afresh (the other hand
+        player's unseen cards and the stock order) by ``mc``'s world sampler
+        (``strategies.mc_worlds.sample_world``, no inference): a determinization for a
+        search. A copy as it is when no decision waits."""
+        world = self.clone()
+        if self._seat < 0:
+            return world
+        b = world.bufs
+        scratch = np.zeros(SCRATCH_LEN, np.int64)
+        sample_world(b.view, scratch, np.uint64(seed), 0, 0)
+        known = int(opponent_known(b.view))
+        unseen = scratch[S_UNSEEN:S_UNSEEN + 52]
+        need = 10 - bin(known).count("1")
+        p = int(b.hs[HS_TO_MOVE])
+        other = known
+        for c in unseen[:need]:
+            other |= 1 << int(c)
+        top = int(b.hs[HS_STOCK_TOP])
+        b.hs[HS_HAND + 1 - p] = other
+        b.deck[top:] = unseen[need:need + 52 - top]
+        return world
+
+    def resampled_deal(self, seed: int) -> list[int]:
+        """This hand's deal (:meth:`deal`'s order), what the deciding seat cannot see dealt
+        afresh by ``mc``'s world sampler where the real hidden cards were: replayed, a world
+        that holds none of them (OpenSpiel's resampler). ValueError if no decision waits."""
+        if self._seat < 0:
+            raise ValueError("no decision waits: there is no seat's view to resample from")
+        b, scratch, deck = self.bufs, np.zeros(SCRATCH_LEN, np.int64), self._dealt.copy()
+        sample_world(b.view.copy(), scratch, np.uint64(seed), 0, 0)
+        hidden = int(b.hs[HS_HAND + 1 - int(b.hs[HS_TO_MOVE])]) & ~int(opponent_known(b.view))
+        top, need = int(b.hs[HS_STOCK_TOP]), bin(hidden).count("1")
+        unseen = scratch[S_UNSEEN:S_UNSEEN + need + 52 - top]
+        deck[[i for i in range(top) if (hidden >> int(deck[i])) & 1]] = unseen[:need]
+        deck[top:] = unseen[need:]
+        return [int(c) for c in deck]
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any], previous: dict[str, Any] | None = None,
+                    listener: GameListener | None = None) -> GameState:
+        """The position at the start of a logged hand, every seat the caller's: the record's
+        rules, roles and deal, the scores (and Hollywood sheet) it starts from (``previous``:
+        the same game's hand before it). Play the recorded moves to walk the hand (a review
+        does); the object stops when the hand ends. ValueError for a record that is not one."""
+        rules = rules_of(record)
+        state = cls(rules, None, names=record["seats"], game=int(record["game"]),
+                    deals="caller", listener=listener)
+        state.bufs.gs[:] = game_state_before(record, previous, scores_before(record, previous))
+        state.hand = int(record["hand"]) - 1
+        state.deal(deck_of(record))
+        return state
+
+
+def scores_before(record: dict[str, Any], previous: dict[str, Any] | None) -> list[int]:
+    """Each seat's score before a logged hand: the previous hand's, zero for hand 0, and
+    without the previous record the scores after the hand less the winner's points."""
+    if previous is not None:
+        return [int(s) for s in previous["scores"]]
+    scores = [int(s) for s in record["scores"]]
+    if record.get("hand") == 0:
+        return [0] * len(scores)
+    result = record.get("result") or {}
+    if result.get("winner") is not None:
+        scores[int(result["winner"])] -= int(result.get("points", 0))
+    return scores
