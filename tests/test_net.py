@@ -248,3 +248,38 @@ def test_the_hidden_cards_never_reach_the_inputs() -> None:
     for part in a:
         assert np.array_equal(part[0], part[1])
     assert N_CARD_INPUTS == 624
+
+
+@pytest.mark.parametrize(("table", "games"), [("eaai", 40), ("three-handed", 30)])
+def test_the_shipped_network_on_held_out_self_play(table: str, games: int) -> None:
+    """On self-play of its last expert (``mc:leaf=4,net=2``) from a seed training never used,
+    the shipped network picks the expert's move at least 85% of the time, and its game-win
+    head is calibrated: a Brier score under 0.22 (a constant 1/2 scores 0.25), and in each
+    quarter of its predictions the games won are within 12 points of the mean prediction,
+    rising from quarter to quarter."""
+    from sim.engine.rules import Rules
+    from sim.learn.data import positions
+    from sim.learn.model import from_flat
+    from sim.learn.selfplay import Shard, record_games
+    from sim.learn.train import Schedule, evaluate
+    from sim.play.seating import Seeds
+
+    seeds = Seeds.from_seed(20261205)
+    shard = Shard(table, *record_games(
+        Rules.preset(table).to_array(), parse_strategy("mc:leaf=4,net=2").params_array(),
+        NET_WEIGHTS, seeds.deck, seeds.strategy, 0, games))
+    data = positions(shard)
+    model = from_flat(NET_WEIGHTS)
+    scores = evaluate(model, data, Schedule())
+    assert len(data) > 5000 and scores["agreement"] >= 0.85 and scores["game_brier"] < 0.22
+    with torch.no_grad():
+        _, values = model(torch.from_numpy(data.cards.astype(np.int64)),
+                          torch.from_numpy(data.dense),
+                          torch.from_numpy(data.actions.astype(np.int64)),
+                          torch.from_numpy(data.options))
+    predicted = torch.sigmoid(values[:, 0]).numpy()
+    quarters = np.array_split(np.argsort(predicted, kind="stable"), 4)
+    won = [float(data.game_won[q].mean()) for q in quarters]
+    assert won == sorted(won)
+    for quarter, rate in zip(quarters, won, strict=True):
+        assert abs(float(predicted[quarter].mean()) - rate) <= 0.12
