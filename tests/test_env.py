@@ -563,3 +563,13 @@ def test_observation_and_reward_options_are_checked() -> None:
     with pytest.raises(ValueError, match=r"^reward='net' is not valid: expected one of 'game', "
                                          r"'points', 'margin'$"):
         VectorEnv(2, reward="net")
+
+
+@pytest.mark.parametrize("make", [lambda: sim.env.SingleAgentEnv(opponents="human"),
+                                  lambda: sim.env.VectorEnv(2, opponents="human")])
+def test_a_person_is_no_environment_opponent(make: Any) -> None:
+    """An environment steps its opponents in this process, where no person can answer (its
+    standard input is not a terminal under pytest): refused in one line naming the seat."""
+    with pytest.raises(ValueError, match=r"^strategies\[0\]='human': human is the seat of a "
+                                         r"person .* name a bot for that seat"):
+        make()

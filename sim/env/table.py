@@ -51,7 +51,13 @@ from sim.env.encoding import N_ACTIONS, OBS_LEN, action_name
 from sim.play.driver import Seeds, StrategyError, check_seed, strategy_answer
 from sim.play.step import seat_arrays, table_buffers
 from sim.records.log import LogWriter, check_log_target, hand_record
-from strategies.registry import StrategySpec, build_strategy, parse_strategies, resolve
+from strategies.registry import (
+    StrategySpec,
+    build_strategy,
+    check_no_person,
+    parse_strategies,
+    resolve,
+)
 
 EPISODES = ("game", "hand")
 REWARDS = ("game", "points", "margin")
@@ -317,6 +323,7 @@ def opponent_specs(rules: Rules, learner: int, opponents: Any) -> list[StrategyS
     else:
         specs = parse_strategies([opponents])
     specs = resolve(specs, rules)
+    check_no_person(specs, batch=False)  # a person's seat needs someone to answer it
     others = rules.players - 1
     if len(specs) == 1 and others > 1:
         if not specs[0].compiled and not isinstance(specs[0].factory, type):
