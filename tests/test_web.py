@@ -26,7 +26,8 @@ EAAI = {"rules": "eaai", "bots": ["simple"], "seat": 0, "seed": 3}
 
 
 def client() -> TestClient:
-    return TestClient(create_app(hint_samples=8))
+    """A new app (an empty cache, as after a restart) with one worker process."""
+    return TestClient(create_app(hint_samples=8, workers=1), base_url="http://127.0.0.1")
 
 
 def test_every_move_kind_and_the_end_of_a_game() -> None:
@@ -70,7 +71,8 @@ def test_forged_input_is_refused_with_one_line() -> None:
     s = api.post("/api/state", json={"game": EAAI, "moves": []}).json()
     cases = [
         ({"game": {**EAAI, "rules": "poker"}}, "unknown rules preset 'poker'"),
-        ({"game": {**EAAI, "bots": ["os:system"]}}, "bot 'os:system' is not a built-in"),
+        ({"game": {**EAAI, "bots": ["os:system"]}}, "bot 'os:system' is not offered here"),
+        ({"game": {**EAAI, "bots": ["mc:samples=1024"]}}, "bot 'mc:samples=1024' is not offered"),
         ({"game": {**EAAI, "bots": ["simple", "simple"]}}, "eaai rules need 1 bots"),
         ({"game": {**EAAI, "seed": -1}}, "seed -1 is not valid"),
         ({"game": {**EAAI, "seat": 2}}, "seat 2 is not valid"),
@@ -85,7 +87,8 @@ def test_forged_input_is_refused_with_one_line() -> None:
         r = api.post("/api/move", json={"moves": [], "move": "pass", **data})
         assert r.status_code == 400, data
         assert message in r.json()["error"] and "\n" not in r.json()["error"]
-    assert api.post("/api/move", content=b"{not json").json()["error"] == \
+    assert api.post("/api/move", content=b"{not json",
+                    headers={"Content-Type": "application/json"}).json()["error"] == \
         "the request is not JSON"
     again = api.post("/api/state", json={"game": EAAI, "moves": []}).json()
     assert again == s  # nothing changed

@@ -277,6 +277,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--hint-samples", type=int_at_least(1, 1024), metavar="N",
                        help="worlds the judge samples for hints and the review (default: "
                             "the judge's)")
+    serve.add_argument("--workers", type=int_at_least(1, 64), metavar="N",
+                       help="processes that play the games, each request with a CPU deadline "
+                            "(default: the usable cores)")
     serve.add_argument("--no-browser", action="store_true",
                        help="do not open the table in a browser")
 
