@@ -142,7 +142,12 @@ class WorkPool:
         with self._lock:
             executor, self._executor = self._executor, None
         if executor is not None:
+            # a worker may be deep in a request or in its warm-up: stop it, do not wait
+            # (``terminate_workers`` is Python 3.14's; before it, the processes are these)
+            processes = list(getattr(executor, "_processes", {}).values())
             executor.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                process.terminate()
 
 
 __all__ = ["CPU_SECONDS", "REMEMBERED", "REVIEW_CPU_SECONDS", "WorkPool", "usable_cores"]
