@@ -9,8 +9,9 @@ of the server's state). The event loop only parses, checks and waits, so ``/`` a
 * **a CPU deadline** per request (:data:`CPU_SECONDS`; a review :data:`REVIEW_CPU_SECONDS`),
   enforced in the worker by ``ITIMER_PROF``: past it the work stops and the client gets a 503
   saying so; the worker lives on;
-* **a bounded queue**: at most ``workers + queue`` requests in flight; one more is refused at
-  once with a 503 (try again) instead of waiting behind them;
+* **a bounded queue**: at most ``workers + queue`` requests in flight, and of them at most
+  ``workers - 1`` (at least one) hints and reviews, the costly kinds, so a worker is always
+  left for moves; one more is refused at once with a 503 (try again) instead of waiting;
 * **remembered failures**: a request that failed (a game that does not replay, a move refused,
   a deadline passed) is answered from memory the next time it is sent, at no cost (the game
   is a pure function of the request, so the answer cannot change).
@@ -36,6 +37,8 @@ CPU_SECONDS = 10.0
 """CPU seconds a request may use in its worker (a replay with the bots' moves, a hint)."""
 REVIEW_CPU_SECONDS = 60.0
 """CPU seconds a review may use (it values every decision of the game)."""
+COSTLY = frozenset({"hint", "review"})
+"""The kinds of request that search (``mc`` as the judge), limited apart from the rest."""
 REMEMBERED = 512
 """Failed requests remembered, the oldest forgotten first."""
 
@@ -86,11 +89,13 @@ class WorkPool:
     module docstring. Started at the first request, so an app that never plays starts none."""
 
     def __init__(self, make_handler: Callable[..., Any], args: tuple[Any, ...] = (),
-                 workers: int | None = None, queue: int = 8) -> None:
+                 workers: int | None = None, queue: int = 64) -> None:
         self.make_handler, self.args = make_handler, args
         self.workers = workers or usable_cores()
         self.limit = self.workers + queue
+        self.costly_limit = max(1, self.workers - 1)
         self.in_flight = 0
+        self.costly_in_flight = 0
         self._executor: ProcessPoolExecutor | None = None
         self._failed: OrderedDict[str, tuple[int, str]] = OrderedDict()
         self._lock = threading.Lock()
@@ -116,10 +121,13 @@ class WorkPool:
             if key in self._failed:
                 self._failed.move_to_end(key)
                 raise Refusal(*self._failed[key])
-        if self.in_flight >= self.limit:
+        costly = kind in COSTLY
+        if self.in_flight >= self.limit or (costly and
+                                            self.costly_in_flight >= self.costly_limit):
             raise Refusal(503, f"the table is busy ({self.in_flight} requests being played): "
                                "try again in a moment")
         self.in_flight += 1
+        self.costly_in_flight += costly
         cpu = REVIEW_CPU_SECONDS if kind == "review" else CPU_SECONDS
         try:
             status, payload = await asyncio.get_running_loop().run_in_executor(
@@ -129,6 +137,7 @@ class WorkPool:
             raise Refusal(503, "a worker of the table stopped: try again") from None
         finally:
             self.in_flight -= 1
+            self.costly_in_flight -= costly
         if status == 200:
             return payload
         with self._lock:
