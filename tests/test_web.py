@@ -170,9 +170,31 @@ def test_without_chromium_the_browser_test_fails_saying_how_to_get_it(
         _browser()
 
 
-def test_a_two_player_hand_by_clicks_in_a_browser(server: str) -> None:
+RANK_WORDS = dict(zip("A23456789TJQK", ("ace", "two", "three", "four", "five", "six", "seven",
+                                          "eight", "nine", "ten", "jack", "queen", "king"),
+                      strict=True))
+SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+
+
+def name_of(card: str) -> str:
+    """A card's accessible name: ``9H`` is "nine of hearts"."""
+    return f"{RANK_WORDS[card[0]]} of {SUIT_WORDS[card[1]]}"
+
+
+@pytest.mark.parametrize("by", ["clicks", "keyboard"])
+def test_a_two_player_hand_in_a_browser(server: str, by: str) -> None:
+    """A whole hand played by clicks, and one by the keyboard alone (Enter on a focused
+    button, Space on the knock box), through the showdown to the next hand; the cards carry
+    their names in words; a reload resumes the game."""
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    def press(element: Any, key: str = Keys.ENTER) -> None:
+        if by == "clicks":
+            element.click()
+        else:
+            element.send_keys(key)
 
     browser = _browser()
     try:
@@ -181,7 +203,7 @@ def test_a_two_player_hand_by_clicks_in_a_browser(server: str) -> None:
         wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#rules option"))
         Select(browser.find_element(By.ID, "rules")).select_by_value("eaai")
         Select(browser.find_element(By.ID, "bot0")).select_by_value("simple")
-        browser.find_element(By.ID, "new").click()
+        press(browser.find_element(By.ID, "new"))
         wait.until(lambda b: not b.find_element(By.ID, "table").get_attribute("hidden"))
         state = lambda: browser.execute_script("return current")  # noqa: E731
         wait.until(lambda b: state() is not None)
@@ -189,37 +211,68 @@ def test_a_two_player_hand_by_clicks_in_a_browser(server: str) -> None:
         table = Table(Rules.preset("eaai"), ["human", "simple"], game["seed"])
         while not table.records:
             s = state()
-            assert [c.text.strip()[0] for c in browser.find_elements(By.CSS_SELECTOR,
-                                                                     "#hand .card")] == \
-                [c["card"][0] for c in s["hand"]]
+            cards = browser.find_elements(By.CSS_SELECTOR, "#hand .card")
+            assert [c.get_attribute("data-card") for c in cards] == [c["card"] for c in s["hand"]]
+            assert cards[0].get_attribute("aria-label").startswith(name_of(s["hand"][0]["card"]))
             line = scripted_line(table)
             table.play(line)
             before = len(s["moves"])
             if line in ("d", "p", "pass"):
-                browser.find_element(By.ID, {"d": "draw", "p": "take", "pass": "pass"}[line]
-                                     ).click()
+                press(browser.find_element(By.ID, {"d": "draw", "p": "take", "pass": "pass"}[line]))
             else:
                 word, card = line.split()
                 box = browser.find_element(By.ID, "knock")
                 if (word == "k") != box.is_selected():
-                    box.click()
-                browser.find_element(By.CSS_SELECTOR, f'#hand .card[data-card="{card}"]'
-                                     ).click()
+                    press(box, Keys.SPACE)
+                press(browser.find_element(By.CSS_SELECTOR, f'#hand .card[data-card="{card}"]'))
             wait.until(lambda b, n=before: len(state()["moves"]) > n)
             assert browser.find_element(By.ID, "error").text == ""
             assert state()["moves"] == table.answers
         record = table.records[0]
         events = browser.find_element(By.ID, "events").text
         assert "Scores after the hand: " in events
+        showdown = browser.find_element(By.ID, "showdown")
+        assert showdown.is_displayed() and "Scores after the hand: " in showdown.text
+        press(browser.find_element(By.ID, "next-hand"))
+        assert not showdown.is_displayed()
         shown = {int(r.get_attribute("id")[5:]): int(r.find_elements(By.TAG_NAME, "td")[2].text)
                  for r in browser.find_elements(By.CSS_SELECTOR, "#seats tr")}
         assert shown == dict(enumerate(record["scores"]))
+        if not state()["over"]:  # the next hand is on the table, a card not playable refused
+            s = state()
+            if s["decision"] == "offer":
+                press(browser.find_element(By.CSS_SELECTOR, "#hand .card"))
+                assert "is not a legal move now" in browser.find_element(By.ID, "error").text
         assert "moves=" + "%2C".join(table.answers) in browser.current_url
         browser.refresh()  # the address holds the game: a reload resumes it
         wait.until(lambda b: state() is not None and state()["moves"] == table.answers)
     finally:
         browser.quit()
     assert replay_game(table.records)[0].ok
+
+
+def test_the_table_fits_a_phone(server: str) -> None:
+    """At 390 x 844 the page has a viewport, no sideways scroll, and every card and button a
+    finger can hit (44 px)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser = _browser()
+    try:
+        browser.set_window_size(390, 844)
+        browser.get(server + "#rules=three-handed&policy=captain&bot=simple&bot=tuned&seat=0"
+                             "&seed=12&moves=")
+        WebDriverWait(browser, 60).until(
+            lambda b: b.execute_script("return current") is not None)
+        assert browser.find_element(By.CSS_SELECTOR, 'meta[name="viewport"]')
+        width = browser.execute_script("return document.documentElement.clientWidth")
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+        targets = browser.find_elements(By.CSS_SELECTOR, "#hand .card, #draw, #pass, #hint")
+        assert len(targets) >= 13
+        for target in targets:
+            assert target.size["height"] >= 44 and target.size["width"] >= 44, target.size
+    finally:
+        browser.quit()
 
 
 def test_a_three_handed_sitter_decides_for_the_captain_under_the_advisor_policy() -> None:

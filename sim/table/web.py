@@ -177,9 +177,12 @@ def state(game: Game, table: Table) -> dict[str, Any]:
     """Everything the page shows: the seats and their roles and scores, the person's cards
     in melds, the pile, the stock, the opponent's open cards, the legal moves, the events."""
     names = ROLE_NAMES if table.rules.players == 3 else ROLE_NAMES_2
+    in_hand = table.roles[:2] if not table.over else ()
     seats = [{"seat": s, "name": table.specs[s].text, "you": s == game.seat,
+              "level": "you" if s == game.seat else game.bots[s - (s > game.seat)],
               "role": names[table.roles.index(s)] if s in table.roles[:table.rules.players]
-              else "", "score": v} for s, v in enumerate(table.scores())]
+              else "", "score": v, "cards": 10 if s in in_hand else 0}
+             for s, v in enumerate(table.scores())]
     out: dict[str, Any] = {
         "game": game.as_dict(), "moves": table.answers, "seats": seats,
         "target": table.rules.target, "hand_number": table.hand + 1, "over": table.over,
@@ -224,7 +227,7 @@ def _hand_cards(melds: str) -> list[dict[str, Any]]:
     """The cards in shown order (melds first), each marked melded or loose."""
     out = []
     group = 0
-    melded = True
+    melded = False  # a hand with no meld is all loose cards (no bracket opens)
     for word in melds.replace("[", " [ ").replace("]", " ] ").split():
         if word == "[":
             group += 1
