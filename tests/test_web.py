@@ -275,6 +275,59 @@ def test_the_table_fits_a_phone(server: str) -> None:
         browser.quit()
 
 
+def _finished_game(seed: int) -> tuple[dict[str, Any], list[str]]:
+    """A finished eaai game against simple, the person playing the first legal answer."""
+    table = Table(Rules.preset("eaai"), ["human", "simple"], seed)
+    while not table.over:
+        table.play(table.legal()[0])
+    return {**EAAI, "seed": seed}, list(table.answers)
+
+
+def test_the_review_steps_through_every_decision() -> None:
+    game, moves = _finished_game(5)
+    answer = client().post("/api/review", json={"game": game, "moves": moves}).json()
+    steps, figures = answer["steps"], answer["figures"]
+    counted = [s for s in steps if s["counted"]]
+    assert figures["decisions"] == len(counted) > 0
+    assert sum(figures[k] for k in ("blunder", "mistake", "inaccuracy")) == sum(
+        s["label"] in ("blunder", "mistake", "inaccuracy") for s in counted)
+    assert 0 <= figures["accuracy"] <= 100 and figures["error_rate"] >= 0
+    for step in steps:
+        assert step["played"] in step["values"] and step["best"] in step["values"]
+        assert step["value_played"] == pytest.approx(step["values"][step["played"]], abs=1e-4)
+        assert len(step["cards"]) in (10, 11) and 0 <= step["value_played"] <= 1
+
+
+def test_the_review_page_graph_and_retry(server: str) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    game, moves = _finished_game(5)
+    browser = _browser()
+    try:
+        wait = WebDriverWait(browser, 120)
+        browser.get(server + "#rules=eaai&policy=captain&bot=simple&seat=0&seed=5&moves="
+                    + ",".join(moves))
+        wait.until(lambda b: b.find_element(By.ID, "review").is_displayed())
+        browser.find_element(By.ID, "review").click()
+        wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#steps .step"))
+        steps = browser.find_elements(By.CSS_SELECTOR, "#steps .step")
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#graph circle")) == len(steps)
+        assert browser.find_element(By.ID, "figures").text.startswith("Accuracy ")
+        assert "In the game you played" in browser.find_element(By.ID, "position").text
+        browser.find_element(By.ID, "retry").click()
+        options = browser.find_elements(By.CSS_SELECTOR, "#position .option")
+        assert options and "In the game you played" not in browser.find_element(
+            By.ID, "position").text  # the answer waits for a choice
+        options[0].click()
+        assert "the best was" in browser.find_element(By.ID, "position").text
+        assert not browser.find_element(By.ID, "report").is_displayed()
+        browser.find_element(By.ID, "raw").click()
+        assert "Decision review" in browser.find_element(By.ID, "report").text
+    finally:
+        browser.quit()
+
+
 def test_a_three_handed_sitter_decides_for_the_captain_under_the_advisor_policy() -> None:
     game = {"rules": "three-handed", "policy": "advisor", "bots": ["mc", "tuned"], "seat": 0,
             "seed": 11}

@@ -57,6 +57,14 @@ select, button { font: inherit; min-height: 44px; }
 #showdown pre { white-space: pre-wrap; font: .95em/1.4 ui-monospace, monospace; }
 #events { font: .85em/1.35 ui-monospace, monospace; white-space: pre-wrap; max-height: 16em;
           overflow-y: auto; background: #fff; padding: .5em; border-radius: .4em; }
+#graph { width: 100%; height: 160px; background: #fff; border-radius: .4em; }
+.steps { display: flex; flex-wrap: wrap; gap: 4px; margin: .5em 0; }
+.step { min-width: 44px; min-height: 44px; border-radius: .4em; border: 1px solid #999;
+        background: #fff; }
+.step.inaccuracy { background: #fff3b0; } .step.mistake { background: #ffc98a; }
+.step.blunder { background: #ff9a9a; } .step.current { outline: 3px solid #1f5f3a; }
+#position .cards { display: flex; flex-wrap: wrap; gap: 2px; }
+#position .cards svg { width: 44px; height: 63px; }
 #report { font-size: .9em; overflow-x: auto; }
 #report table { border-collapse: collapse; margin: .5em 0; }
 #report th, #report td { border: 1px solid #ccc; padding: .1em .5em; text-align: right; }
@@ -107,7 +115,18 @@ select, button { font: inherit; min-height: 44px; }
     <p id="result"></p>
     <button id="review" onclick="review()">Review my decisions</button>
     <a id="download" download>Download the hand log</a>
-    <div id="report"></div>
+    <section id="learn" hidden>
+      <h2>Your game, decision by decision</h2>
+      <p id="figures"></p>
+      <svg id="graph" viewBox="0 0 600 160" role="img" preserveAspectRatio="none"
+           aria-label="your chance of winning the game after each decision"></svg>
+      <div id="steps" class="steps"></div>
+      <div id="position" aria-live="polite"></div>
+      <p><button id="retry" onclick="retry()">Retry your mistakes</button>
+         <button id="raw" onclick="$('report').hidden = !$('report').hidden">
+           The full report</button></p>
+    </section>
+    <div id="report" hidden></div>
   </div>
   <details open><summary>At the table</summary><div id="events"></div></details>
 </div>
@@ -262,12 +281,113 @@ async function hint() {
   } catch (e) { $("hints").textContent = ""; $("error").textContent = e.message; }
 }
 
+let steps = [], retrying = null;
+function count(n, word) {
+  return n + " " + (n === 1 ? word : word === "inaccuracy" ? "inaccuracies" : word + "s");
+}
+const MOVE_WORDS = {pass: "pass", draw_discard: "take the pile's top card",
+                    draw_stock: "draw from the stock", knock: "knock", no_knock: "play on"};
+function moveText(m) { return MOVE_WORDS[m] || (m.length === 2 ? "discard the " + cardName(m) :
+                                                 m); }
+
 async function review() {
-  $("report").textContent = "reviewing...";
+  $("figures").textContent = "reviewing...";
+  $("learn").hidden = false;
   try {
     const answer = await post("/api/review", {game: current.game, moves: current.moves});
     $("report").innerHTML = answer.report_html;  // rendered with raw HTML escaped
-  } catch (e) { $("report").textContent = ""; $("error").textContent = e.message; }
+    steps = answer.steps;
+    const f = answer.figures;
+    $("figures").textContent = "Accuracy " + f.accuracy + "% over " + f.decisions +
+      " decisions; error rate " + f.error_rate + " (the judge's loss, per 1000); " +
+      count(f.blunder, "blunder") + ", " + count(f.mistake, "mistake") + ", " +
+      count(f.inaccuracy, "inaccuracy") + ".";
+    drawGraph();
+    $("steps").innerHTML = "";
+    steps.forEach((st, i) => {
+      const b = document.createElement("button");
+      b.className = "step " + st.label; b.textContent = i + 1;
+      b.setAttribute("aria-label", "decision " + (i + 1) + ", hand " + st.hand + ", " + st.label);
+      b.onclick = () => showStep(i, false);
+      $("steps").append(b);
+    });
+    if (steps.length) showStep(0, false);
+  } catch (e) { $("figures").textContent = ""; $("error").textContent = e.message; }
+}
+
+function drawGraph() {  // the judge's chance of winning after each of your decisions
+  const g = $("graph"); g.innerHTML = "";
+  if (!steps.length) return;
+  const x = (i) => 10 + 580 * (steps.length === 1 ? 0.5 : i / (steps.length - 1));
+  const y = (v) => 150 - 140 * v;
+  const half = document.createElementNS(NS, "line");
+  Object.entries({x1: 0, x2: 600, y1: y(0.5), y2: y(0.5), stroke: "#bbb",
+                  "stroke-dasharray": "4 4"}).forEach(([k, v]) => half.setAttribute(k, v));
+  const line = document.createElementNS(NS, "polyline");
+  line.setAttribute("points", steps.map((st, i) => x(i) + "," + y(st.value_played)).join(" "));
+  Object.entries({fill: "none", stroke: "#1f5f3a", "stroke-width": 2}).forEach(
+    ([k, v]) => line.setAttribute(k, v));
+  g.append(half, line);
+  steps.forEach((st, i) => {
+    const dot = document.createElementNS(NS, "circle");
+    const colour = {blunder: "#d00", mistake: "#e80", inaccuracy: "#cb0"}[st.label] || "#1f5f3a";
+    Object.entries({cx: x(i), cy: y(st.value_played), r: st.label in {blunder: 1, mistake: 1,
+                    inaccuracy: 1} ? 5 : 3, fill: colour, class: "point"}).forEach(
+      ([k, v]) => dot.setAttribute(k, v));
+    dot.onclick = () => showStep(i, false);
+    g.append(dot);
+  });
+}
+
+function showStep(i, hide) {
+  const st = steps[i];
+  document.querySelectorAll(".step").forEach((b, k) => b.classList.toggle("current", k === i));
+  const p = $("position"); p.innerHTML = "";
+  const head = document.createElement("p");
+  head.textContent = "Hand " + st.hand + ", score " + st.score + ": " + st.kind +
+    (st.top ? ", the pile's top card the " + cardName(st.top) : "") + ".";
+  const cards = document.createElement("div"); cards.className = "cards";
+  for (const c of st.cards) {
+    const holder = document.createElement("span");
+    holder.setAttribute("role", "img"); holder.setAttribute("aria-label", cardName(c));
+    holder.append(svgCard(c)); cards.append(holder);
+  }
+  p.append(head, cards);
+  if (hide) {  // retry: the options first, the answer after a choice
+    const ask = document.createElement("p"); ask.textContent = "Your move?";
+    p.append(ask);
+    for (const m of Object.keys(st.values)) {
+      const b = document.createElement("button"); b.className = "option";
+      b.textContent = moveText(m); b.dataset.move = m;
+      b.onclick = () => { reveal(st, m); };
+      p.append(b, " ");
+    }
+    return;
+  }
+  reveal(st, null);
+}
+
+function reveal(st, tried) {
+  const out = document.createElement("p"); out.className = "verdict";
+  const pct = (v) => (100 * v).toFixed(1) + "%";
+  out.textContent = (tried ? "You chose " + moveText(tried) + " (" + pct(st.values[tried]) +
+    "). " : "") + "In the game you played " + moveText(st.played) + " (" +
+    pct(st.value_played) + ", " + st.label + "); the best was " + moveText(st.best) + " (" +
+    pct(st.value_best) + ").";
+  $("position").append(out);
+  if (retrying !== null) {
+    const next = document.createElement("button"); next.id = "retry-next";
+    next.textContent = "Next mistake"; next.onclick = () => retry();
+    $("position").append(next);
+  }
+}
+
+function retry() {  // each mistake again, to find the better move before it is shown
+  const mistakes = steps.map((st, i) => [st, i]).filter(([st]) =>
+    st.label === "mistake" || st.label === "blunder" || st.label === "inaccuracy");
+  if (!mistakes.length) { $("position").textContent = "No mistakes to retry."; return; }
+  retrying = retrying === null ? 0 : (retrying + 1) % mistakes.length;
+  showStep(mistakes[retrying][1], true);
 }
 
 function cardButton(c, s) {
@@ -340,6 +460,7 @@ function closeShowdown() {
 function show(s) {
   current = s;
   $("table").hidden = false;
+  $("learn").hidden = true; $("report").hidden = true; retrying = null;
   showSeats(s);
   showShowdown(s);
   $("events").textContent = s.events.map((e) => e.text).join("\n");

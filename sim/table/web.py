@@ -23,6 +23,7 @@ framework would bring nothing. markdown-it-py renders the review's report for th
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import sys
 import threading
@@ -45,6 +46,7 @@ from sim.engine.rules import PRESETS, TEAM_POLICIES, Rules
 from sim.engine.view import DECISION_NAMES
 from sim.records.log import dumps_record
 from sim.review import review
+from sim.review.report import LABELS, error_rate
 from sim.table.game import ROLE_NAMES, ROLE_NAMES_2, Table, hint_judge
 from sim.table.guard import Refusal, SameSiteOnly, loopback_hosts, read_json
 from sim.table.page import PAGE
@@ -243,6 +245,32 @@ def _hand_cards(melds: str) -> list[dict[str, Any]]:
     return out
 
 
+def review_steps(decisions: Any) -> dict[str, Any]:
+    """The review as the page steps through it: every decision of the person in order (the
+    position: hand, pile top, score; the options' values; played against best; the label)
+    and the game's figures: decisions, errors by label, the error rate (``ginbox review``'s:
+    1000 times the mean loss) and the accuracy (the share of decisions that cost nothing
+    worth a label)."""
+    steps = []
+    for row in decisions.to_dict("records"):
+        steps.append({
+            "hand": int(row["hand"]) + 1, "move": int(row["move"]), "kind": row["kind"],
+            "cards": row["cards"].split(), "top": row["top"] or None, "score": row["score"],
+            "played": row["chosen"], "best": row["best"], "label": row["label"],
+            "value_played": round(float(row["value_chosen"]), 4),
+            "value_best": round(float(row["value_best"]), 4),
+            "loss": round(float(row["loss"]), 4), "counted": bool(row["counted"]),
+            "values": json.loads(row["values"]) if row["values"] else {}})
+    counted = [s for s in steps if s["counted"]]
+    errors = {label: sum(s["label"] == label for s in counted) for label in LABELS}
+    rate = error_rate(decisions)[0]
+    return {"steps": steps, "figures": {
+        "decisions": len(counted), **errors,
+        "error_rate": round(rate, 1) if counted else 0.0,
+        "accuracy": round(100 * (1 - sum(errors.values()) / len(counted)), 1)
+        if counted else 100.0}}
+
+
 def make_handler(hint_samples: int | None) -> Any:
     """A worker's request handler (:mod:`sim.table.workers`): ``(kind, data)`` to
     ``(200, payload)`` or ``(400, the one line)``, with this process's cache of tables."""
@@ -270,8 +298,10 @@ def make_handler(hint_samples: int | None) -> Any:
     def report(data: dict[str, Any], game: Game, table: Table) -> Any:
         if not table.over:
             raise BadRequest("the review is ready when the game is over")
-        text = review(table.records, seats=[game.seat], judge=judge, quiet=True).report()
-        return {"report": text, "report_html": _MARKDOWN.render(text)}
+        done = review(table.records, seats=[game.seat], judge=judge, quiet=True)
+        text = done.report()
+        return {"report": text, "report_html": _MARKDOWN.render(text),
+                **review_steps(done.decisions)}
 
     def log(data: dict[str, Any], game: Game, table: Table) -> Any:
         return "".join(dumps_record(r) + "\n" for r in table.records)
