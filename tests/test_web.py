@@ -251,9 +251,21 @@ def test_a_two_player_hand_in_a_browser(server: str, by: str) -> None:
     assert replay_game(table.records)[0].ok
 
 
+def _serious_accessibility_problems(browser: Any) -> list[str]:
+    """axe-core's serious and critical violations on the page as shown (axe-selenium-python
+    runs the axe.js it ships), one line each."""
+    from axe_selenium_python import Axe
+
+    axe = Axe(browser)
+    axe.inject()
+    found = axe.run()["violations"]
+    return [f"{v['impact']} {v['id']}: {v['help']} {[n['target'] for n in v['nodes']][:3]}"
+            for v in found if v["impact"] in ("serious", "critical")]
+
+
 def test_the_table_fits_a_phone(server: str) -> None:
-    """At 390 x 844 the page has a viewport, no sideways scroll, and every card and button a
-    finger can hit (44 px)."""
+    """At 390 x 844 the page has a viewport, no sideways scroll, every card and button a
+    finger can hit (44 px), and no serious or critical problem axe-core finds."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -271,6 +283,7 @@ def test_the_table_fits_a_phone(server: str) -> None:
         assert len(targets) >= 13
         for target in targets:
             assert target.size["height"] >= 44 and target.size["width"] >= 44, target.size
+        assert _serious_accessibility_problems(browser) == []
     finally:
         browser.quit()
 
@@ -324,6 +337,7 @@ def test_the_review_page_graph_and_retry(server: str) -> None:
         assert not browser.find_element(By.ID, "report").is_displayed()
         browser.find_element(By.ID, "raw").click()
         assert "Decision review" in browser.find_element(By.ID, "report").text
+        assert _serious_accessibility_problems(browser) == []
     finally:
         browser.quit()
 

@@ -35,7 +35,8 @@ select, button { font: inherit; min-height: 44px; }
 .seat .backs { display: flex; margin-top: .3em; }
 .seat .backs svg { width: 22px; height: 31px; margin-right: -12px; }
 .middle { display: flex; gap: 1em; align-items: center; margin: .8em 0; flex-wrap: wrap; }
-.pilecard { background: none; border: 0; padding: 0; cursor: pointer; position: relative; }
+.pilecard { background: none; border: 0; padding: 0; cursor: pointer; position: relative;
+            color: #fff; }
 .pilecard:disabled { cursor: default; }
 .pilecard .label { display: block; font-size: .8em; text-align: center; }
 #prompt { font-weight: 600; font-size: 1.05em; }
@@ -469,6 +470,7 @@ function show(s) {
   $("over").hidden = !s.over;
   $("hand").innerHTML = "";
   $("draw").innerHTML = ""; $("take").innerHTML = "";
+  $("draw").hidden = s.over; $("take").hidden = s.over || !s.top;
   if (s.over) {
     for (const id of ["draw", "take", "pass", "hint", "knock"]) $(id).disabled = true;
     $("info").textContent = ""; $("prompt").textContent = ""; $("suggestion").textContent = "";
