@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+import sim.table.guard
 import sim.table.workers
 from sim.table.guard import MAX_BODY, MAX_DEPTH, nesting, parse_json
 from sim.table.web import create_app
@@ -135,3 +136,29 @@ def test_opening_the_table_to_the_network_warns_on_stderr() -> None:
         _, err = proc.communicate(timeout=60)
     assert f"WARNING: listening on 0.0.0.0, not this machine only: anyone who can reach " \
            f"0.0.0.0:{port} can open tables" in err
+
+
+def test_a_body_that_does_not_arrive_in_time_is_dropped(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client that stops sending half-way is answered 408 when the read timeout passes."""
+    import asyncio
+
+    from starlette.requests import Request
+
+    from sim.table.guard import Refusal, read_json
+
+    monkeypatch.setattr(sim.table.guard, "READ_TIMEOUT_S", 0.2)
+    parts = [b'{"game": ']
+
+    async def receive() -> dict[str, Any]:
+        if parts:
+            return {"type": "http.request", "body": parts.pop(), "more_body": True}
+        await asyncio.sleep(5)  # the rest never comes
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    scope = {"type": "http", "method": "POST", "headers": [(b"content-type",
+                                                            b"application/json")]}
+    with pytest.raises(Refusal) as refused:
+        asyncio.run(read_json(Request(scope, receive)))
+    assert refused.value.status == 408
+    assert refused.value.message == "the request's body took longer than 0.2 s"
