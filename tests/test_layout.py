@@ -90,6 +90,23 @@ def test_modules_stay_small() -> None:
     assert {m: n for m, n in lines.items() if n > MAX_LINES} == {}
 
 
+MAX_FUNCTION_LINES = 100
+
+
+def test_functions_stay_short() -> None:
+    """No function of the package, the benchmarks or the studies is longer than a screenful
+    and a half: a longer one is several ideas that want names."""
+    paths = [*_modules().values(), *ROOT.glob("benchmarks/**/*.py"), *ROOT.glob("studies/**/*.py")]
+    long = {}
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    long[f"{path.relative_to(ROOT)}:{node.name}"] = length
+    assert long == {}
+
+
 @pytest.mark.parametrize("old", sorted(sim.MOVED_MODULES))
 def test_flat_paths_of_the_first_layout_still_import(old: str) -> None:
     """``sim.melds`` is ``sim.engine.melds``: one module object under both names."""

@@ -43,8 +43,7 @@ def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
     check_record(record)
     rules = rules_of(record)
     seats = record["seats"]
-    n = rules.players
-    role = _role_names(record, n)
+    role = _role_names(record, rules.players)
     names = names or {}
 
     def who(seat: int) -> str:
@@ -54,6 +53,24 @@ def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
     def called(seat: int) -> str:
         return names.get(seat, f"seat {seat} ({seats[seat] if seat < len(seats) else '?'})")
 
+    out = _header_lines(record, rules, previous)
+    d = record["deal"]
+    dealer, nondealer = record["dealer"], record["nondealer"]
+    hands = {dealer: [parse_card(c) for c in d["dealer"]],
+             nondealer: [parse_card(c) for c in d["nondealer"]]}
+    stock = [parse_card(c) for c in d["stock"]]
+    out += _deal_lines(rules, role, hands, (dealer, nondealer), stock, parse_card(d["upcard"]))
+    play, top = _play_lines(record["moves"], hands, stock, parse_card(d["upcard"]), who, role)
+    out += play
+    out.extend(_render_result(record, rules, hands, who, role, stock, top))
+    out += _closing_lines(record, rules, who, called, next_roles)
+    return "\n".join(out)
+
+
+def _header_lines(record: dict[str, Any], rules: Rules, previous: dict[str, Any] | None
+                  ) -> list[str]:
+    """The hand's rules, who holds which role and the scores before it."""
+    seats, n = record["seats"], rules.players
     dealer, nondealer, sitter = record["dealer"], record["nondealer"], record["sitter"]
     out: list[str] = []
     extras = [f"gin bonus {rules.gin_bonus}", f"undercut bonus {rules.undercut_bonus}",
@@ -86,16 +103,15 @@ def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
     if before is not None:
         out.append("  Scores before:    " + ", ".join(f"seat {s} {v}" for s, v in
                                                        enumerate(before)))
+    return out
 
-    d = record["deal"]
-    hands = {dealer: [parse_card(c) for c in d["dealer"]],
-             nondealer: [parse_card(c) for c in d["nondealer"]]}
-    stock = [parse_card(c) for c in d["stock"]]
-    upcard = parse_card(d["upcard"])
-    pile = [upcard]
+
+def _deal_lines(rules: Rules, role: dict[int, str], hands: dict[int, list[int]],
+                order: tuple[int, int], stock: list[int], upcard: int) -> list[str]:
+    """The two hands dealt, fanned with their deadwood, and the upcard."""
     width = max(len(role.get(s, "")) for s in hands) + 1
-    out.append("Deal")
-    for seat in (dealer, nondealer):
+    out = ["Deal"]
+    for seat in order:
         out.append(f"  {role.get(seat, ''):<{width}} {fan(hands[seat])}   "
                    f"(deadwood {min_deadwood(hands[seat])})")
     limit = rules.hand_knock_limit(int(CARD_VALUE[upcard]))
@@ -104,12 +120,17 @@ def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
         up_note += "; a spade: points are doubled"
     out.append(f"  {'Upcard':<{width}} {card_str(upcard)}{up_note}; "
                f"{len(stock)} cards in the stock")
+    return out
 
-    out.append("Play")
+
+def _play_lines(moves: list[dict[str, Any]], hands: dict[int, list[int]], stock: list[int],
+                upcard: int, who: Any, role: dict[int, str]) -> tuple[list[str], int]:
+    """Every move told, the hands kept up to date; and how many stock cards were drawn."""
+    out = ["Play"]
+    pile = [upcard]
     top = 0  # next stock card
     taken_first = False
     knocked_hand: list[int] | None = None
-    moves = record["moves"]
     for i, m in enumerate(moves):
         seat = m["seat"]
         hand = hands.setdefault(seat, [])
@@ -152,8 +173,13 @@ def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
                 i > 0 and moves[i - 1]["move"] == "knock" else ""
             out.append(num + f"discards {card_str(card)}{tail}{flag}")
         taken_first = taken_first or kind in ("draw_discard", "draw_stock")
+    return out, top
 
-    out.extend(_render_result(record, rules, hands, who, role, stock, top))
+
+def _closing_lines(record: dict[str, Any], rules: Rules, who: Any, called: Any,
+                   next_roles: tuple[int, int, int | None] | None) -> list[str]:
+    """The scores after the hand, the end of the game or match, or the next hand's roles."""
+    out: list[str] = []
     scores = record["scores"]
     hollywood = record.get("hollywood") if rules.scoring == "hollywood" else None
     if isinstance(hollywood, dict):
@@ -173,11 +199,11 @@ def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
             out.append("  (the end-of-game bonuses of these rules come on top of these scores)")
     elif next_roles is not None:
         nd, nn, ns = next_roles
-        if n == 3:
+        if rules.players == 3:
             out.append(f"Next hand: box seat {nd}, captain seat {nn}, sitter seat {ns}.")
         else:
             out.append(f"Next hand: seat {nd} deals.")
-    return "\n".join(out)
+    return out
 
 
 def _hollywood_lines(hollywood: dict[str, Any], target: int) -> list[str]:
