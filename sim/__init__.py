@@ -9,9 +9,10 @@ check the imports against it):
   sees (compiled);
 * :mod:`strategies` (beside ``sim``): the bots, which see only the engine's view;
 * :mod:`sim.records`: hand logs, their rendering and replay;
-* :mod:`sim.play`: playing games (the compiled batch loop, the Python driver, progress lines),
-  experiment files, the parallel resumable runner, its workers, pool and storage, and the
-  per-game aggregates;
+* :mod:`sim.play`: the game loop: the one seat step, the compiled batch loop, the game object
+  every Python front end steps (``GameState``), its lineup and seeds, the Python driver;
+* :mod:`sim.runs`: the experiment machinery: experiment files, the parallel resumable runner,
+  its workers, pool, storage and Dask cluster, progress lines, the per-game aggregates;
 * :mod:`sim.env`: the learning environments (PettingZoo, Gymnasium, a compiled vector
   environment) and trained policies as strategies;
 * :mod:`sim.openspiel`: ginbox's games and bots in OpenSpiel (the ``openspiel`` extra);
@@ -118,7 +119,7 @@ def _configure_jit_cache(keep: int = 3, idle_days: float = 7.0) -> str | None:
 
 
 #: The compiled engine's source hash (with the version): a Dask task carries the client's, and a
-#: worker whose own differs refuses it (:mod:`sim.play.cluster`), so versions never mix.
+#: worker whose own differs refuses it (:mod:`sim.runs.cluster`), so versions never mix.
 SOURCE_STAMP: str = _source_stamp()
 JIT_CACHE_DIR = _configure_jit_cache()
 
@@ -126,7 +127,8 @@ JIT_CACHE_DIR = _configure_jit_cache()
 MOVED_MODULES: dict[str, str] = {
     **{name: f"sim.engine.{name}" for name in (
         "jit", "rng", "cards", "melds", "rules", "showdown", "hand", "view", "game")},
-    **{name: f"sim.play.{name}" for name in ("driver", "experiment", "runner")},
+    "driver": "sim.play.driver",
+    **{name: f"sim.runs.{name}" for name in ("experiment", "runner")},
     **{name: f"sim.records.{name}" for name in ("log", "replay")},
     **{name: f"sim.analysis.{name}" for name in ("report", "plots")},
 }
@@ -140,8 +142,18 @@ MOVED_PATHS: dict[str, str] = {
 }
 
 
+#: Modules moved since 0.1.0, importable under their old names with a DeprecationWarning
+#: that says where they are: the experiment machinery left the game loop's package.
+DEPRECATED_PATHS: dict[str, str] = {
+    f"sim.play.{name}": f"sim.runs.{name}" for name in (
+        "experiment", "runner", "storage", "cluster", "pool", "workers", "aggregates",
+        "progress")}
+
+
 def _moved_target(fullname: str) -> str | None:
     """The module a moved name stands for, or None when ``fullname`` did not move."""
+    if fullname in DEPRECATED_PATHS:
+        return DEPRECATED_PATHS[fullname]
     if fullname in MOVED_PATHS:
         return MOVED_PATHS[fullname]
     package, _, name = fullname.partition(".")
@@ -160,6 +172,11 @@ class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        if spec.name in DEPRECATED_PATHS:
+            import warnings
+
+            warnings.warn(f"{spec.name} moved to {DEPRECATED_PATHS[spec.name]}: import it "
+                          "from there", DeprecationWarning, stacklevel=2)
         return importlib.import_module(_moved_target(spec.name))  # type: ignore[arg-type]
 
     def exec_module(self, module: ModuleType) -> None:
@@ -174,8 +191,8 @@ def __getattr__(name: str) -> object:
     """Lazy top-level API (``sim.run_experiment``, ``sim.play_games``, ...): importing
     :mod:`sim` alone stays cheap and does not load numba-compiled code."""
     lazy = {
-        "run_experiment": ("sim.play.runner", "run_experiment"),
-        "load_results": ("sim.play.runner", "load_results"),
+        "run_experiment": ("sim.runs.runner", "run_experiment"),
+        "load_results": ("sim.runs.runner", "load_results"),
         "play_games": ("sim.play.driver", "play_games"),
         "Rules": ("sim.engine.rules", "Rules"),
         "settle": ("sim.engine.showdown", "settle"),

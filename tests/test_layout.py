@@ -140,3 +140,19 @@ def test_the_architecture_page_lists_every_layer_in_order() -> None:
     """docs/architecture.md's layer table is the layer list, lowest first."""
     text = (ROOT / "docs" / "architecture.md").read_text()
     assert documented_layers(text) == list(LAYERS)
+
+
+@pytest.mark.parametrize("old", sorted(sim.DEPRECATED_PATHS))
+def test_the_experiment_machinery_imports_from_its_old_path_with_a_warning(old: str) -> None:
+    """``sim.play.runner`` and the rest moved to :mod:`sim.runs`: still importable, saying
+    where they are now."""
+    import sys
+    import warnings
+
+    sys.modules.pop(old, None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = importlib.import_module(old)
+    assert module is importlib.import_module(sim.DEPRECATED_PATHS[old])
+    assert [str(w.message) for w in caught if w.category is DeprecationWarning] == [
+        f"{old} moved to {sim.DEPRECATED_PATHS[old]}: import it from there"]

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 
 # Each layer may import only itself and the layers before it.
+# sim.play is the game loop; sim.runs, the experiment machinery (experiment files, runner,
+# storage, cluster, pool, workers, progress), plays through it and nothing below it needs it.
 # sim.io (atomic writes, spec files) is below everything: the strategies' table cache and every
 # loader use it. sim.env (the learning environments) sits right after sim.play: it plays
 # through the engine, asks the built-in strategies' dispatcher, writes hand logs with
@@ -18,7 +20,8 @@ import re
 # observations are the environments' encoding; nothing imports it. sim.learn (training by
 # self-play, ``ginbox train``) plays through the runner's workers and the tuner's task pool.
 LAYERS: tuple[str, ...] = (
-    "sim.io", "sim.engine", "strategies", "sim.records", "sim.play", "sim.env", "sim.openspiel",
+    "sim.io", "sim.engine", "strategies", "sim.records", "sim.play", "sim.runs", "sim.env",
+    "sim.openspiel",
     "sim.analysis", "sim.review", "sim.table", "sim.tune", "sim.league", "sim.learn", "sim.testing",
     "sim.bench",
     "sim.cli")
