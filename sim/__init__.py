@@ -143,11 +143,16 @@ MOVED_PATHS: dict[str, str] = {
 
 
 #: Modules moved since 0.1.0, importable under their old names with a DeprecationWarning
-#: that says where they are: the experiment machinery left the game loop's package.
+#: that says where they are: the experiment machinery left the game loop's package, and
+#: modules took names that say what they hold.
 DEPRECATED_PATHS: dict[str, str] = {
-    f"sim.play.{name}": f"sim.runs.{name}" for name in (
+    **{f"sim.play.{name}": f"sim.runs.{name}" for name in (
         "experiment", "runner", "storage", "cluster", "pool", "workers", "aggregates",
-        "progress")}
+        "progress")},
+    # modules named for what they hold (three were game.py, three table.py)
+    "sim.env.table": "sim.env.env_table", "sim.table.game": "sim.table.human_table",
+    "sim.openspiel.game": "sim.openspiel.python_game", "sim.review.table": "sim.review.decisions",
+    "sim.cli.table": "sim.cli.serve"}
 
 
 def _moved_target(fullname: str) -> str | None:

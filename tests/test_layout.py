@@ -156,3 +156,24 @@ def test_the_experiment_machinery_imports_from_its_old_path_with_a_warning(old: 
     assert module is importlib.import_module(sim.DEPRECATED_PATHS[old])
     assert [str(w.message) for w in caught if w.category is DeprecationWarning] == [
         f"{old} moved to {sim.DEPRECATED_PATHS[old]}: import it from there"]
+
+
+def test_one_class_per_name() -> None:
+    """No two classes of the package share a name (a traceback or a doc names one class)."""
+    seen: dict[str, list[str]] = {}
+    for module, path in _modules().items():
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef):
+                seen.setdefault(node.name, []).append(module)
+    assert {name: where for name, where in seen.items() if len(where) > 1} == {}
+
+
+def test_the_environments_table_kept_its_old_name_with_a_warning() -> None:
+    import warnings
+
+    import sim.env.env_table as env_table
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert env_table.Table is env_table.EnvTable
+    assert "is EnvTable now" in str(caught[0].message)

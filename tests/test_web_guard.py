@@ -15,7 +15,7 @@ import pytest
 from starlette.testclient import TestClient
 
 import sim.table.guard
-import sim.table.workers
+import sim.table.work_pool
 from sim.table.guard import MAX_BODY, MAX_DEPTH, nesting, parse_json
 from sim.table.web import create_app
 
@@ -90,7 +90,7 @@ def test_deep_or_huge_json_is_refused(api: TestClient) -> None:
 def test_a_costly_request_stops_at_its_deadline_and_is_remembered(
         api: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     game = {"rules": "three-handed", "bots": ["mc", "mc"], "seat": 0, "seed": 5}
-    monkeypatch.setattr(sim.table.workers, "CPU_SECONDS", 0.001)
+    monkeypatch.setattr(sim.table.work_pool, "CPU_SECONDS", 0.001)
     first = api.post("/api/hint", json={"game": game, "moves": []})
     _one_line(first, 503, "this request needs more than 0.001 CPU seconds of the server")
     pool = api.app.state.pool  # type: ignore[attr-defined]  # the app's, set by create_app

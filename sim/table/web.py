@@ -1,4 +1,4 @@
-"""``ginbox serve``: the web table, a Starlette app over :class:`sim.table.game.Table`.
+"""``ginbox serve``: the web table, a Starlette app over :class:`sim.table.human_table.Table`.
 
 Stateless by design: a game is its settings (rules preset, team policy, the bots, the
 person's seat, the seed) and the person's moves, and every request carries all of them. The
@@ -11,7 +11,7 @@ saying why, and nothing is stored either way.
 
 Bounded work: a request names its bots from a fixed list of levels (:data:`WEB_BOTS`, never a
 budget of its own), every request that plays runs in a worker process with a CPU deadline
-and a bounded queue (:mod:`sim.table.workers`), and the HTTP layer refuses what is too big,
+and a bounded queue (:mod:`sim.table.work_pool`), and the HTTP layer refuses what is too big,
 not JSON, or sent by another site's page (:mod:`sim.table.guard`), each with a 4xx and one
 line.
 
@@ -47,10 +47,10 @@ from sim.engine.view import DECISION_NAMES
 from sim.records.log import dumps_record
 from sim.review import review
 from sim.review.report import LABELS, error_rate
-from sim.table.game import ROLE_NAMES, ROLE_NAMES_2, Table, hint_judge
 from sim.table.guard import Refusal, SameSiteOnly, loopback_hosts, read_json
+from sim.table.human_table import ROLE_NAMES, ROLE_NAMES_2, Table, hint_judge
 from sim.table.page import PAGE
-from sim.table.workers import WorkPool
+from sim.table.work_pool import WorkPool
 from strategies.human import MoveError, melds_text
 
 MAX_SEED = 2**63 - 1
@@ -272,7 +272,7 @@ def review_steps(decisions: Any) -> dict[str, Any]:
 
 
 def make_handler(hint_samples: int | None) -> Any:
-    """A worker's request handler (:mod:`sim.table.workers`): ``(kind, data)`` to
+    """A worker's request handler (:mod:`sim.table.work_pool`): ``(kind, data)`` to
     ``(200, payload)`` or ``(400, the one line)``, with this process's cache of tables."""
     tables = Tables(hint_samples)
     judge = hint_judge(hint_samples)
