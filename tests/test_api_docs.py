@@ -249,6 +249,11 @@ def test_api_md_examples_run(workdir: Path, tmp_path: Path) -> None:
     Session("api.md", workdir, tmp_path / "scratch").run()
 
 
+def test_architecture_md_recipes_run(workdir: Path, tmp_path: Path) -> None:
+    """The recipes of docs/architecture.md (a front end, a preset, a strategy) run as shown."""
+    Session("architecture.md", workdir, tmp_path / "scratch").run()
+
+
 def test_api_md_lists_every_game_column() -> None:
     rows = _table("api.md", "The columns of `games`")
     documented = set()
