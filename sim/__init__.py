@@ -160,6 +160,7 @@ class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        # find_spec made a spec only for a moved name, whose target is a str
         return importlib.import_module(_moved_target(spec.name))  # type: ignore[arg-type]
 
     def exec_module(self, module: ModuleType) -> None:

@@ -18,6 +18,7 @@ import sim
 ROOT = Path(__file__).resolve().parent.parent
 
 MAX_LINES = 650
+MAX_FUNCTION_LINES = 100
 
 
 def _modules() -> dict[str, Path]:
@@ -88,6 +89,36 @@ def test_modules_stay_small() -> None:
     assert len(paths) > len(_modules())
     lines = {str(p.relative_to(ROOT)): len(p.read_text().splitlines()) for p in paths}
     assert {m: n for m, n in lines.items() if n > MAX_LINES} == {}
+
+
+def test_functions_stay_short() -> None:
+    """No function or method of the package runs over 100 lines (its decorators and
+    docstring included): a longer one is split into named steps."""
+    long = {}
+    for path in _modules().values():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                length = (node.end_lineno or node.lineno) - first + 1
+                if length > MAX_FUNCTION_LINES:
+                    long[f"{path.relative_to(ROOT)}:{node.lineno} {node.name}"] = length
+    assert long == {}
+
+
+def test_every_type_ignore_names_its_error_and_its_reason() -> None:
+    """A ``# type: ignore[code]`` says why: a comment after it or on the line above."""
+    bare = []
+    for path in _modules().values():
+        lines = path.read_text().splitlines()
+        for i, line in enumerate(lines):
+            if "# type: ignore" not in line:
+                continue
+            after = line.split("# type: ignore", 1)[1]
+            coded = after.startswith("[") and "]" in after
+            reason = "#" in after.split("]", 1)[-1] or lines[i - 1].strip().startswith("#")
+            if not (coded and reason):
+                bare.append(f"{path.relative_to(ROOT)}:{i + 1}")
+    assert bare == []
 
 
 @pytest.mark.parametrize("old", sorted(sim.MOVED_MODULES))

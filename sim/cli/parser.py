@@ -1,8 +1,16 @@
-"""The ``ginbox`` argument parser: every command, option and help text in one place."""
+"""The ``ginbox`` argument parser: every command, option and help text in one place.
+
+One function per command adds its subparser; the options several commands share (the workers
+and the cluster, the results folder with ``--resume``/``--force``, ``--quiet``, the rules
+preset with ``--set``) are written once, below, and each command passes only the help text
+that differs.
+"""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from typing import TypeAlias
 
 from sim.cli.common import PROG, Parser, int_at_least, seconds, version_text
 from sim.cli.games import DEMO_GAMES, DEMO_SEED, DEMO_STRATEGIES
@@ -11,21 +19,69 @@ from sim.play.driver import (
     MAX_GAMES,
 )
 
+#: what ``add_subparsers`` returns: each command function adds its parser to it
+Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (exposed for documentation and tests)."""
-    parser = Parser(prog=PROG, description="Three-handed Gin Rummy simulator.")
-    parser.add_argument("--version", action="version", version=f"{PROG} {version_text()}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+JOBS_HELP = "worker processes (default: all usable cores)"
+SCHEDULER_HELP = "Dask scheduler address, as for run"
+RULES_HELP = "rules preset: " + ", ".join(PRESETS) + " (default three-handed)"
 
+
+# ------------------------------------------------------------------------ shared option groups
+
+
+def add_cluster_options(parser: argparse.ArgumentParser, jobs_help: str = JOBS_HELP,
+                        scheduler_help: str = SCHEDULER_HELP,
+                        if_lost_help: str | None = None) -> None:
+    """``--jobs``, ``--backend``, ``--scheduler`` and, given its help, ``--if-cluster-lost``:
+    where a command's games are played."""
+    parser.add_argument("--jobs", type=int_at_least(1), metavar="J", help=jobs_help)
+    parser.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                        help="joblib backend: loky processes (default) or a Dask cluster")
+    parser.add_argument("--scheduler", metavar="ADDR", help=scheduler_help)
+    if if_lost_help is not None:
+        parser.add_argument("--if-cluster-lost", choices=("stop", "local"), default="stop",
+                            help=if_lost_help)
+
+
+def add_again_options(parser: argparse.ArgumentParser, resume_help: str,
+                      force_help: str) -> None:
+    """``--resume`` or ``--force`` (not both): what to do with a folder that holds work."""
+    again = parser.add_mutually_exclusive_group()
+    again.add_argument("--resume", action="store_true", help=resume_help)
+    again.add_argument("--force", action="store_true", help=force_help)
+
+
+def add_quiet_option(parser: argparse.ArgumentParser, quiet_help: str = "no progress") -> None:
+    parser.add_argument("--quiet", action="store_true", help=quiet_help)
+
+
+def add_output_options(parser: argparse.ArgumentParser, out_help: str, resume_help: str,
+                       force_help: str, quiet_help: str = "no progress") -> None:
+    """``--out DIR``, ``--resume``/``--force`` and ``--quiet``: a resumable command's folder."""
+    parser.add_argument("--out", metavar="DIR", help=out_help)
+    add_again_options(parser, resume_help, force_help)
+    add_quiet_option(parser, quiet_help)
+
+
+def add_rules_options(parser: argparse.ArgumentParser, set_help: str) -> None:
+    """``--rules PRESET`` and repeatable ``--set KEY=VALUE``: a preset and its overrides."""
+    parser.add_argument("--rules", default="three-handed", metavar="PRESET", help=RULES_HELP)
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        dest="settings", help=set_help)
+
+
+# ---------------------------------------------------------------------------------- commands
+
+
+def _add_play(sub: Commands) -> None:
     play = sub.add_parser("play", help="play games and print a summary (optionally a hand log)",
                           description="Play games between strategies and print who won.")
     play.add_argument("--strategies", required=True, metavar="A,B,C",
                       help="one strategy per seat, e.g. greedy-knock,simple,random or "
                            "greedy-knock:knock_at=6,simple,simple (see 'ginbox strategies'); "
                            "human seats a person at this terminal (docs/play.md)")
-    play.add_argument("--rules", default="three-handed", metavar="PRESET",
-                      help="rules preset: " + ", ".join(PRESETS) + " (default three-handed)")
+    play.add_argument("--rules", default="three-handed", metavar="PRESET", help=RULES_HELP)
     play.add_argument("--scoring", metavar="SCORING",
                       help="scoring: " + " or ".join(SCORINGS) + " (default: the preset's); "
                            "hollywood scores three games at once, a game of the summary "
@@ -47,8 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--decision-timeout", type=seconds, metavar="SECONDS",
                       help="stop with an error when a Python strategy takes longer than "
                            "SECONDS over one decision (Unix only; default: no limit)")
-    play.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_quiet_option(play, "no progress bar")
 
+
+def _add_replay(sub: Commands) -> None:
     replay = sub.add_parser(
         "replay", help="print logged hands move by move and check them against the rules",
         description="Print hands of a hand log move by move and re-run each through the rules "
@@ -62,12 +120,17 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--all", action="store_true",
                         help="check every hand of every game; print only differences")
 
+
+def _add_strategies_and_demo(sub: Commands) -> None:
     sub.add_parser("strategies", help="list the strategies and their parameters",
                    description="List the built-in strategies, their parameters and defaults.")
     sub.add_parser("demo", help="play a short demo and replay one interesting hand",
                    description=f"Play {DEMO_GAMES} games of {DEMO_STRATEGIES} (three-handed, "
                                f"seed {DEMO_SEED}), print the summary, then replay and check "
                                "one interesting hand.")
+
+
+def _add_run(sub: Commands) -> None:
     run = sub.add_parser(
         "run", help="run an experiment (TOML), write its report and print the headline",
         description="Run every arm of an experiment file in parallel chunks (resumable), "
@@ -78,26 +141,16 @@ def build_parser() -> argparse.ArgumentParser:
                      help="games per arm (default: the file's)")
     run.add_argument("--seed", type=int_at_least(0), metavar="S",
                      help="experiment seed (default: the file's)")
-    run.add_argument("--jobs", type=int_at_least(1), metavar="J",
-                     help="worker processes (default: all usable cores)")
-    run.add_argument("--backend", choices=("loky", "dask"), default="loky",
-                     help="joblib backend: loky processes (default) or a Dask cluster")
-    run.add_argument("--scheduler", metavar="ADDR",
-                     help="Dask scheduler address, e.g. tcp://host:8786 (with --backend dask; "
-                          "default: start a local cluster of --jobs workers)")
-    run.add_argument("--if-cluster-lost", choices=("stop", "local"), default="stop",
-                     help="when the Dask scheduler or every worker is lost: stop (default; "
-                          "finish later with --resume) or play the rest on this machine")
-    run.add_argument("--out", metavar="DIR",
-                     help="results directory (default: results/<experiment name>)")
-    again = run.add_mutually_exclusive_group()
-    again.add_argument("--resume", action="store_true",
-                       help="finish the missing chunks of an interrupted run in DIR")
-    again.add_argument("--force", action="store_true",
-                       help="delete the results already in DIR and run again")
-    run.add_argument("--quiet", action="store_true",
-                     help="no progress (else a bar on a terminal, a plain line every 30 s "
-                          "otherwise)")
+    add_cluster_options(
+        run, scheduler_help="Dask scheduler address, e.g. tcp://host:8786 (with --backend "
+                            "dask; default: start a local cluster of --jobs workers)",
+        if_lost_help="when the Dask scheduler or every worker is lost: stop (default; "
+                     "finish later with --resume) or play the rest on this machine")
+    add_output_options(run, "results directory (default: results/<experiment name>)",
+                       "finish the missing chunks of an interrupted run in DIR",
+                       "delete the results already in DIR and run again",
+                       "no progress (else a bar on a terminal, a plain line every 30 s "
+                       "otherwise)")
     run.add_argument("--break-lock", action="store_true",
                      help="take over DIR's lock from a run on another host that is gone (a "
                           "lost machine); a live run on this host is never taken over")
@@ -105,6 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="also write every chunk's hand log (arm=<i>/chunk-<c>.jsonl); plays "
                           "through the Python driver, far slower: for small runs")
 
+
+def _add_report(sub: Commands) -> None:
     rep = sub.add_parser(
         "report", help="write the report of a finished run and print the headline",
         description="Write report.md, one CSV per table and PNG plots into DIR (a directory "
@@ -114,25 +169,22 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write the report files into OUT instead of DIR (e.g. when DIR is "
                           "read-only)")
 
+
+def _add_tune(sub: Commands) -> None:
     tune = sub.add_parser(
         "tune", help="tune a strategy's parameters by self-play (TOML), resumable",
         description="CMA-ES over a built-in strategy's integer parameters for its game win "
                     "rate against a field, checkpointed every generation; prints the tuned "
                     "strategy and its held-out check (docs/tuning.md).")
     tune.add_argument("file", metavar="FILE", help="tuning TOML file (see docs/tuning.md)")
-    tune.add_argument("--jobs", type=int_at_least(1), metavar="J",
-                      help="worker processes (default: all usable cores)")
-    tune.add_argument("--backend", choices=("loky", "dask"), default="loky",
-                      help="joblib backend: loky processes (default) or a Dask cluster")
-    tune.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, as for run")
-    tune.add_argument("--out", metavar="DIR",
-                      help="output folder (default: results/<tune name>)")
-    tune_again = tune.add_mutually_exclusive_group()
-    tune_again.add_argument("--resume", action="store_true",
-                            help="continue an interrupted tune in DIR from its checkpoint")
-    tune_again.add_argument("--force", action="store_true",
-                            help="discard the tune already in DIR and start over")
-    tune.add_argument("--quiet", action="store_true", help="no line per generation")
+    add_cluster_options(tune)
+    add_output_options(tune, "output folder (default: results/<tune name>)",
+                       "continue an interrupted tune in DIR from its checkpoint",
+                       "discard the tune already in DIR and start over",
+                       "no line per generation")
+
+
+def _add_exploit(sub: Commands) -> None:
     exp = sub.add_parser(
         "exploit", help="tune an opponent against one strategy and say how far it beats it",
         description="Tune an exploiter (CMA-ES, as ginbox tune) against TARGET alone (one copy "
@@ -142,10 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "intervals (docs/exploit.md).")
     exp.add_argument("target", metavar="TARGET",
                      help="the strategy to exploit, e.g. simple or greedy-knock:knock_at=0")
-    exp.add_argument("--rules", default="three-handed", metavar="PRESET",
-                     help="rules preset: " + ", ".join(PRESETS) + " (default three-handed)")
-    exp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                     dest="settings", help="change one rules field of the preset (repeatable)")
+    add_rules_options(exp, "change one rules field of the preset (repeatable)")
     exp.add_argument("--exploiter", default="tuned", metavar="SPEC",
                      help="the built-in tuned against TARGET, where its search starts "
                           "(default tuned: its set for the rules)")
@@ -158,6 +207,15 @@ def build_parser() -> argparse.ArgumentParser:
                      help="seed of the tuning deals and the search (default 0)")
     exp.add_argument("--holdout-seed", type=int_at_least(0), metavar="S",
                      help="seed of the held-out deals (default: derived from --seed)")
+    _add_exploit_search(exp)
+    add_cluster_options(exp)
+    add_output_options(exp, "output folder (default: results/exploit_<target>_<rules>)",
+                       "finish an interrupted exploit in DIR",
+                       "discard the exploit already in DIR and start over")
+
+
+def _add_exploit_search(exp: argparse.ArgumentParser) -> None:
+    """The exploiter's search and its games: generations, population, deals, step."""
     exp.add_argument("--generations", type=int_at_least(1, 10_000), default=8, metavar="G",
                      help="CMA-ES generations (default 8)")
     exp.add_argument("--population", type=int_at_least(2, 1000), metavar="P",
@@ -176,19 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "(default 0.3)")
     exp.add_argument("--chunk-size", type=int_at_least(1, 10_000_000), default=500,
                      metavar="N", help="games per parallel task (results do not depend on it)")
-    exp.add_argument("--jobs", type=int_at_least(1), metavar="J",
-                     help="worker processes (default: all usable cores)")
-    exp.add_argument("--backend", choices=("loky", "dask"), default="loky",
-                     help="joblib backend: loky processes (default) or a Dask cluster")
-    exp.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, as for run")
-    exp.add_argument("--out", metavar="DIR",
-                     help="output folder (default: results/exploit_<target>_<rules>)")
-    exp_again = exp.add_mutually_exclusive_group()
-    exp_again.add_argument("--resume", action="store_true",
-                           help="finish an interrupted exploit in DIR")
-    exp_again.add_argument("--force", action="store_true",
-                           help="discard the exploit already in DIR and start over")
-    exp.add_argument("--quiet", action="store_true", help="no progress")
+
+
+def _add_train(sub: Commands) -> None:
     train = sub.add_parser(
         "train", help="train a network by self-play with mc (TOML), resumable",
         description="Expert iteration: mc plays self-play games, a policy and value network "
@@ -196,19 +244,14 @@ def build_parser() -> argparse.ArgumentParser:
                     "the strength of every round is measured against fixed opponents "
                     "(docs/learning.md). Needs the learn extra (PyTorch).")
     train.add_argument("file", metavar="FILE", help="training TOML file (see docs/learning.md)")
-    train.add_argument("--jobs", type=int_at_least(1), metavar="J",
-                       help="worker processes for the games (default: all usable cores)")
-    train.add_argument("--backend", choices=("loky", "dask"), default="loky",
-                       help="joblib backend: loky processes (default) or a Dask cluster")
-    train.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, as for run")
-    train.add_argument("--out", metavar="DIR",
-                       help="output folder (default: results/train/<name>)")
-    train_again = train.add_mutually_exclusive_group()
-    train_again.add_argument("--resume", action="store_true",
-                             help="continue an interrupted training in DIR where it stopped")
-    train_again.add_argument("--force", action="store_true",
-                             help="discard the training already in DIR and start over")
-    train.add_argument("--quiet", action="store_true", help="no progress")
+    add_cluster_options(train, jobs_help="worker processes for the games (default: all "
+                                         "usable cores)")
+    add_output_options(train, "output folder (default: results/train/<name>)",
+                       "continue an interrupted training in DIR where it stopped",
+                       "discard the training already in DIR and start over")
+
+
+def _add_league(sub: Commands) -> None:
     league = sub.add_parser(
         "league", help="play a league (TOML) among strategies and print the ratings",
         description="Play the tables of a league its folder does not hold yet (paired deals, "
@@ -221,19 +264,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="league seed (default: the file's)")
     league.add_argument("--bootstrap", type=int_at_least(0), metavar="B",
                         help="bootstrap resamples for the intervals (default: the file's, 200)")
-    league.add_argument("--jobs", type=int_at_least(1), metavar="J",
-                        help="worker processes (default: all usable cores)")
-    league.add_argument("--backend", choices=("loky", "dask"), default="loky",
-                        help="joblib backend: loky processes (default) or a Dask cluster")
-    league.add_argument("--scheduler", metavar="ADDR",
-                        help="Dask scheduler address, as for run")
-    league.add_argument("--if-cluster-lost", choices=("stop", "local"), default="stop",
-                        help="when the Dask scheduler or every worker is lost: stop (default; "
+    add_cluster_options(
+        league, if_lost_help="when the Dask scheduler or every worker is lost: stop (default; "
                              "run the command again to finish) or play the rest here")
     league.add_argument("--out", metavar="DIR",
                         help="league folder (default: results/<league name>)")
-    league.add_argument("--quiet", action="store_true", help="no progress")
+    add_quiet_option(league)
 
+
+def _add_review(sub: Commands) -> None:
     rev = sub.add_parser(
         "review", help="judge every decision of a hand log: losses, labels, error rates",
         description="Replay each game of a hand log, check it against the rules, and ask the "
@@ -258,13 +297,12 @@ def build_parser() -> argparse.ArgumentParser:
                                                   "report.md and plots into DIR")
     rev.add_argument("--costliest", type=int_at_least(0), default=5, metavar="K",
                      help="costliest decisions shown as positions (default 5)")
-    rev_again = rev.add_mutually_exclusive_group()
-    rev_again.add_argument("--resume", action="store_true",
-                           help="go on with the review in DIR from its checkpoint")
-    rev_again.add_argument("--force", action="store_true",
-                           help="replace the review already in DIR")
-    rev.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_again_options(rev, "go on with the review in DIR from its checkpoint",
+                      "replace the review already in DIR")
+    add_quiet_option(rev, "no progress bar")
 
+
+def _add_serve_and_bench(sub: Commands) -> None:
     serve = sub.add_parser(
         "serve", help="play against the bots in a web page (a local server)",
         description="Start a local web table: choose the rules and the bots, play by clicking "
@@ -287,4 +325,19 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--cold", action="store_true",
                        help="also time a cold JIT compile: a new interpreter with an empty "
                             "temporary NUMBA_CACHE_DIR (minutes)")
+
+
+#: The commands in the order ``ginbox --help`` lists them.
+COMMAND_PARSERS: tuple[Callable[[Commands], None], ...] = (
+    _add_play, _add_replay, _add_strategies_and_demo, _add_run, _add_report, _add_tune,
+    _add_exploit, _add_train, _add_league, _add_review, _add_serve_and_bench)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation and tests)."""
+    parser = Parser(prog=PROG, description="Three-handed Gin Rummy simulator.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {version_text()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for add in COMMAND_PARSERS:
+        add(sub)
     return parser

@@ -9,7 +9,7 @@ melds, layoffs and deadwood, who scored what and why, and the scores after it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from sim.engine.cards import CARD_VALUE, card_str, fan, parse_card
@@ -22,7 +22,7 @@ def _melds_text(melds: list[list[str]]) -> str:
     return " | ".join(" ".join(m) for m in melds) or "no melds"
 
 
-def _role_names(record: dict[str, Any], players: int) -> dict[int, str]:
+def _role_names(record: Mapping[str, Any], players: int) -> dict[int, str]:
     if players == 3:
         names = {record["dealer"]: "Box", record["nondealer"]: "Captain"}
         if record["sitter"] is not None:
@@ -31,7 +31,7 @@ def _role_names(record: dict[str, Any], players: int) -> dict[int, str]:
     return {record["dealer"]: "Dealer", record["nondealer"]: "Non-dealer"}
 
 
-def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
+def render_hand(record: Mapping[str, Any], previous: Mapping[str, Any] | None = None,
                 next_roles: tuple[int, int, int | None] | None = None,
                 names: Mapping[int, str] | None = None) -> str:
     """A logged hand, move by move, as a card player would tell it.
@@ -43,30 +43,46 @@ def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
     check_record(record)
     rules = rules_of(record)
     seats = record["seats"]
-    n = rules.players
-    role = _role_names(record, n)
-    names = names or {}
+    role = _role_names(record, rules.players)
+    known = names or {}
 
     def who(seat: int) -> str:
         name = seats[seat] if 0 <= seat < len(seats) else "?"
-        return f"{role.get(seat, 'Seat')} ({names.get(seat, f'seat {seat}, {name}')})"
+        return f"{role.get(seat, 'Seat')} ({known.get(seat, f'seat {seat}, {name}')})"
 
     def called(seat: int) -> str:
-        return names.get(seat, f"seat {seat} ({seats[seat] if seat < len(seats) else '?'})")
+        return known.get(seat, f"seat {seat} ({seats[seat] if seat < len(seats) else '?'})")
 
+    out = _header_lines(record, rules, previous)
+    d = record["deal"]
+    hands = {record["dealer"]: [parse_card(c) for c in d["dealer"]],
+             record["nondealer"]: [parse_card(c) for c in d["nondealer"]]}
+    stock = [parse_card(c) for c in d["stock"]]
+    upcard = parse_card(d["upcard"])
+    out.extend(_deal_lines(record, rules, hands, upcard, len(stock), role))
+    play, top = _play_lines(record["moves"], hands, stock, upcard, who, role)
+    out.extend(play)
+    out.extend(_render_result(record, rules, hands, who, role, stock, top))
+    out.extend(_after_lines(record, rules, who, called, next_roles))
+    return "\n".join(out)
+
+
+def _header_lines(record: Mapping[str, Any], rules: Rules,
+                  previous: Mapping[str, Any] | None) -> list[str]:
+    """The hand's rules, who sits where in which role, and the scores before it."""
+    seats = record["seats"]
     dealer, nondealer, sitter = record["dealer"], record["nondealer"], record["sitter"]
-    out: list[str] = []
     extras = [f"gin bonus {rules.gin_bonus}", f"undercut bonus {rules.undercut_bonus}",
               f"knock limit {rules.knock_limit}", f"target {rules.target}"]
     if rules.oklahoma:
         extras.append("Oklahoma")
     if rules.spade_doubling:
         extras.append("spade doubling")
-    if n == 3 and rules.team_policy != "captain":  # who decides for the captain
+    if rules.players == 3 and rules.team_policy != "captain":  # who decides for the captain
         extras.append(f"team policy {rules.team_policy}")
-    out.append(f"Game {record['game']}, hand {record['hand']}: {record['rules']} rules "
-               f"({', '.join(extras)})")
-    if n == 3:
+    out = [f"Game {record['game']}, hand {record['hand']}: {record['rules']} rules "
+           f"({', '.join(extras)})"]
+    if rules.players == 3:
         out.append(f"  Box (deals):      seat {dealer}, {seats[dealer]}")
         out.append(f"  Captain:          seat {nondealer}, {seats[nondealer]}")
         if sitter is not None:
@@ -86,16 +102,15 @@ def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
     if before is not None:
         out.append("  Scores before:    " + ", ".join(f"seat {s} {v}" for s, v in
                                                        enumerate(before)))
+    return out
 
-    d = record["deal"]
-    hands = {dealer: [parse_card(c) for c in d["dealer"]],
-             nondealer: [parse_card(c) for c in d["nondealer"]]}
-    stock = [parse_card(c) for c in d["stock"]]
-    upcard = parse_card(d["upcard"])
-    pile = [upcard]
+
+def _deal_lines(record: Mapping[str, Any], rules: Rules, hands: dict[int, list[int]],
+                upcard: int, stock_size: int, role: dict[int, str]) -> list[str]:
+    """Both hands as dealt with their deadwood, the upcard and what it means."""
     width = max(len(role.get(s, "")) for s in hands) + 1
-    out.append("Deal")
-    for seat in (dealer, nondealer):
+    out = ["Deal"]
+    for seat in (record["dealer"], record["nondealer"]):
         out.append(f"  {role.get(seat, ''):<{width}} {fan(hands[seat])}   "
                    f"(deadwood {min_deadwood(hands[seat])})")
     limit = rules.hand_knock_limit(int(CARD_VALUE[upcard]))
@@ -103,13 +118,20 @@ def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
     if rules.spade_doubling and upcard < 16:
         up_note += "; a spade: points are doubled"
     out.append(f"  {'Upcard':<{width}} {card_str(upcard)}{up_note}; "
-               f"{len(stock)} cards in the stock")
+               f"{stock_size} cards in the stock")
+    return out
 
-    out.append("Play")
+
+def _play_lines(moves: list[dict[str, Any]], hands: dict[int, list[int]], stock: list[int],
+                upcard: int, who: Callable[[int], str],
+                role: dict[int, str]) -> tuple[list[str], int]:
+    """Every move told, the hands followed as they change; and how many stock cards were
+    drawn."""
+    out = ["Play"]
+    pile = [upcard]
     top = 0  # next stock card
     taken_first = False
     knocked_hand: list[int] | None = None
-    moves = record["moves"]
     for i, m in enumerate(moves):
         seat = m["seat"]
         hand = hands.setdefault(seat, [])
@@ -152,8 +174,15 @@ def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
                 i > 0 and moves[i - 1]["move"] == "knock" else ""
             out.append(num + f"discards {card_str(card)}{tail}{flag}")
         taken_first = taken_first or kind in ("draw_discard", "draw_stock")
+    return out, top
 
-    out.extend(_render_result(record, rules, hands, who, role, stock, top))
+
+def _after_lines(record: Mapping[str, Any], rules: Rules, who: Callable[[int], str],
+                 called: Callable[[int], str],
+                 next_roles: tuple[int, int, int | None] | None) -> list[str]:
+    """The scores after the hand (or the Hollywood sheet), the game's or match's end, or who
+    holds which role next."""
+    out: list[str] = []
     scores = record["scores"]
     hollywood = record.get("hollywood") if rules.scoring == "hollywood" else None
     if isinstance(hollywood, dict):
@@ -173,11 +202,11 @@ def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
             out.append("  (the end-of-game bonuses of these rules come on top of these scores)")
     elif next_roles is not None:
         nd, nn, ns = next_roles
-        if n == 3:
+        if rules.players == 3:
             out.append(f"Next hand: box seat {nd}, captain seat {nn}, sitter seat {ns}.")
         else:
             out.append(f"Next hand: seat {nd} deals.")
-    return "\n".join(out)
+    return out
 
 
 def _hollywood_lines(hollywood: dict[str, Any], target: int) -> list[str]:
@@ -194,7 +223,7 @@ def _hollywood_lines(hollywood: dict[str, Any], target: int) -> list[str]:
     return out
 
 
-def _render_result(record: dict[str, Any], rules: Rules, hands: dict[int, list[int]],
+def _render_result(record: Mapping[str, Any], rules: Rules, hands: dict[int, list[int]],
                    who: Any, role: dict[int, str], stock: list[int], top: int) -> list[str]:
     """The end of the hand: the wall or turn limit, or the showdown and its arithmetic."""
     r = record["result"]
@@ -221,7 +250,7 @@ def _render_result(record: dict[str, Any], rules: Rules, hands: dict[int, list[i
     d_dead = [c for c in d_cards if c not in d_melded and c not in laid]
     kd, dd = r["knocker_deadwood"], r["defender_deadwood"]
     kname = role.get(knocker, "Knocker")
-    dname = role.get(defender, "Defender")
+    dname = role.get(defender if defender is not None else -1, "Defender")
     out.append(f"Showdown ({end})")
     out.append(f"  {who(knocker)} lays down {_melds_text(r['knocker_melds'])}; "
                f"deadwood {fan(k_dead) if k_dead else 'none'} = {kd}")
