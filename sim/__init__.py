@@ -9,9 +9,10 @@ check the imports against it):
   sees (compiled);
 * :mod:`strategies` (beside ``sim``): the bots, which see only the engine's view;
 * :mod:`sim.records`: hand logs, their rendering and replay;
-* :mod:`sim.play`: playing games (the compiled batch loop, the Python driver, progress lines),
-  experiment files, the parallel resumable runner, its workers, pool and storage, and the
-  per-game aggregates;
+* :mod:`sim.play`: the game loop: the seat step, the compiled batch loop, the game object
+  (:class:`sim.play.state.GameState`) with its seating and events, the Python driver;
+* :mod:`sim.run`: experiments: experiment files, the parallel resumable runner, its workers,
+  pool, cluster and storage, the per-game aggregates and progress lines;
 * :mod:`sim.env`: the learning environments (PettingZoo, Gymnasium, a compiled vector
   environment) and trained policies as strategies;
 * :mod:`sim.openspiel`: ginbox's games and bots in OpenSpiel (the ``openspiel`` extra);
@@ -32,7 +33,9 @@ check the imports against it):
 
 The modules' earlier paths (``sim.cards``, ``sim.melds``, ``sim.rules``, ``sim.showdown``,
 ``sim.driver``, ..., and ``sim.records.files``, ``sim.records.explain``) still import: each is
-the same module object as its new home.
+the same module object as its new home. The experiment machinery's paths under ``sim.play``
+(``sim.play.runner``, ``sim.play.experiment``, ...) import too, with a ``DeprecationWarning``
+naming the module's home in :mod:`sim.run` (:data:`DEPRECATED_PATHS`).
 
 Importing :mod:`sim` points numba's on-disk cache at a directory named after a hash of the
 engine's source. Numba only checks the modification time of the file that defines a cached
@@ -54,6 +57,7 @@ import os
 import shutil
 import sys
 import time
+import warnings
 from pathlib import Path
 from types import ModuleType
 
@@ -118,7 +122,7 @@ def _configure_jit_cache(keep: int = 3, idle_days: float = 7.0) -> str | None:
 
 
 #: The compiled engine's source hash (with the version): a Dask task carries the client's, and a
-#: worker whose own differs refuses it (:mod:`sim.play.cluster`), so versions never mix.
+#: worker whose own differs refuses it (:mod:`sim.run.cluster`), so versions never mix.
 SOURCE_STAMP: str = _source_stamp()
 JIT_CACHE_DIR = _configure_jit_cache()
 
@@ -126,7 +130,8 @@ JIT_CACHE_DIR = _configure_jit_cache()
 MOVED_MODULES: dict[str, str] = {
     **{name: f"sim.engine.{name}" for name in (
         "jit", "rng", "cards", "melds", "rules", "showdown", "hand", "view", "game")},
-    **{name: f"sim.play.{name}" for name in ("driver", "experiment", "runner")},
+    "driver": "sim.play.driver",
+    **{name: f"sim.run.{name}" for name in ("experiment", "runner")},
     **{name: f"sim.records.{name}" for name in ("log", "replay")},
     **{name: f"sim.analysis.{name}" for name in ("report", "plots")},
 }
@@ -140,10 +145,20 @@ MOVED_PATHS: dict[str, str] = {
 }
 
 
+#: Modules whose old path imports with a ``DeprecationWarning`` naming the new one (the
+#: experiment machinery left the game loop's package, :mod:`sim.play`, for :mod:`sim.run`).
+DEPRECATED_PATHS: dict[str, str] = {
+    f"sim.play.{name}": f"sim.run.{name}" for name in (
+        "experiment", "runner", "storage", "cluster", "pool", "workers", "aggregates",
+        "progress")}
+
+
 def _moved_target(fullname: str) -> str | None:
     """The module a moved name stands for, or None when ``fullname`` did not move."""
     if fullname in MOVED_PATHS:
         return MOVED_PATHS[fullname]
+    if fullname in DEPRECATED_PATHS:
+        return DEPRECATED_PATHS[fullname]
     package, _, name = fullname.partition(".")
     return MOVED_MODULES.get(name) if package == "sim" else None
 
@@ -155,6 +170,10 @@ class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def find_spec(self, fullname: str, path: object = None,
                   target: object = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname in DEPRECATED_PATHS:
+            warnings.warn(f"{fullname} has moved to {DEPRECATED_PATHS[fullname]}: import it "
+                          "from there (the old path goes in a later version)",
+                          DeprecationWarning, stacklevel=2)
         if _moved_target(fullname) is not None:
             return importlib.util.spec_from_loader(fullname, self)
         return None
@@ -175,8 +194,8 @@ def __getattr__(name: str) -> object:
     """Lazy top-level API (``sim.run_experiment``, ``sim.play_games``, ...): importing
     :mod:`sim` alone stays cheap and does not load numba-compiled code."""
     lazy = {
-        "run_experiment": ("sim.play.runner", "run_experiment"),
-        "load_results": ("sim.play.runner", "load_results"),
+        "run_experiment": ("sim.run.runner", "run_experiment"),
+        "load_results": ("sim.run.runner", "load_results"),
         "play_games": ("sim.play.driver", "play_games"),
         "Rules": ("sim.engine.rules", "Rules"),
         "settle": ("sim.engine.showdown", "settle"),

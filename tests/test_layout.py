@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import sys
 from pathlib import Path
 
 import pytest
@@ -132,6 +133,23 @@ def test_modules_moved_between_layers_still_import_under_their_old_names(old: st
     """``sim.records.files`` is ``sim.io.files``: one module object, no file left behind."""
     assert importlib.import_module(old) is importlib.import_module(sim.MOVED_PATHS[old])
     assert not (ROOT / (old.replace(".", "/") + ".py")).exists()
+
+
+@pytest.mark.parametrize("old", sorted(sim.DEPRECATED_PATHS))
+def test_the_experiment_machinery_imports_from_sim_play_with_a_warning(old: str) -> None:
+    """``sim.play.runner`` is ``sim.run.runner``, and importing it says where it went."""
+    new = sim.DEPRECATED_PATHS[old]
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=f"{old} has moved to {new}: import it from"):
+        moved = importlib.import_module(old)
+    assert moved is importlib.import_module(new)
+    assert not (ROOT / (old.replace(".", "/") + ".py")).exists()
+
+
+def test_the_game_loop_imports_nothing_of_the_experiment_machinery() -> None:
+    modules = _modules()
+    loop = {m: _imports(p, modules) for m, p in modules.items() if m.startswith("sim.play")}
+    assert loop and not any(t.startswith("sim.run") for ts in loop.values() for t in ts)
 
 
 def test_the_engine_imports_nothing_above_it() -> None:

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-import sim.play.runner as runner
+import sim.run.runner as runner
 from sim.cli import main
-from sim.play.runner import run_experiment
-from sim.play.storage import LockLost, _process_identity
+from sim.run.runner import run_experiment
+from sim.run.storage import LockLost, _process_identity
 
 SPEC: dict[str, Any] = {
     "name": "locked", "seed": 4, "games": 24, "chunk_size": 8,  # 3 chunks

@@ -161,8 +161,7 @@ class GameState:
         self.records: list[HandRecord] = []  # the hand log, when logging
         self.stats_row = np.zeros(GO_LEN, np.int64)  # the game's statistics (GAME_COLUMNS)
         self._in_hand = False
-        self._decision = DEC_OVER
-        self._seat = -1
+        self._decision, self._seat = DEC_OVER, -1
         self._dealt = np.zeros(52, np.int64)
         self._last: tuple[int, tuple[int, ...], np.ndarray, tuple[int, ...]] | None = None
         self._last_result: HandResult | None = None

@@ -34,11 +34,11 @@ from matplotlib.figure import Figure
 
 from sim.analysis.plots import save
 from sim.io.files import atomic_write, atomic_write_text, fsync_path
-from sim.play.progress import Progress
 from sim.records.limits import shown
 from sim.review import report
 from sim.review.judge import DEFAULT_JUDGE, judge_text
 from sim.review.table import MAX_GAMES, frame, iter_log_games, review_rows
+from sim.run.progress import Progress
 
 CHECKPOINT = "decisions.partial.jsonl"
 SETTINGS = "review.json"
