@@ -142,6 +142,12 @@ MOVED_MODULES: dict[str, str] = {
 MOVED_PATHS: dict[str, str] = {
     "sim.records.files": "sim.io.files",
     "sim.records.explain": "sim.analysis.explain",
+    # modules renamed to say what they hold (three were game.py, three table.py)
+    "sim.env.table": "sim.env.env_table",
+    "sim.review.table": "sim.review.decisions",
+    "sim.cli.table": "sim.cli.serve",
+    "sim.openspiel.game": "sim.openspiel.python_game",
+    "sim.table.game": "sim.table.human_table",
 }
 
 

@@ -16,7 +16,7 @@ from sim.engine.game import ROTATIONS
 from sim.engine.hand import DEC_DRAW, DEC_KNOCK, HS_HAND, HS_STOCK_TOP, HS_TO_MOVE, HS_TOOK
 from sim.engine.rules import PRESETS
 from sim.env.encoding import INDEX_OF_CARD
-from sim.openspiel.game import (
+from sim.openspiel.python_game import (
     A_DRAW_DISCARD,
     A_DRAW_STOCK,
     A_KNOCK,

@@ -30,7 +30,7 @@ from sim.engine.hand import (
 )
 from sim.engine.view import DECISION_NAMES
 from sim.openspiel.bots import GinboxBot
-from sim.openspiel.game import GAME_NAME
+from sim.openspiel.python_game import GAME_NAME
 from sim.play.driver import play_games
 
 GR = pyspiel.gin_rummy

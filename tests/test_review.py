@@ -16,8 +16,8 @@ from sim.cli import main
 from sim.engine.rules import Rules
 from sim.play.driver import play_games
 from sim.records.log import write_log
+from sim.review import decisions as review_table
 from sim.review import review
-from sim.review import table as review_table
 from sim.review.judge import judge_point, judge_text, label_of
 from sim.review.report import compare, error_rate, summary
 

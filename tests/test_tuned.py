@@ -44,7 +44,7 @@ from sim.engine.view import (
     V_TURN,
     V_WALL,
 )
-from sim.env.table import opponent_specs
+from sim.env.env_table import opponent_specs
 from sim.league.spec import load_league
 from sim.play.driver import play_games
 from sim.run.experiment import ArmSpec

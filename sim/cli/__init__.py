@@ -4,7 +4,7 @@ decisions of a hand log.
 
 One module per group of commands: :mod:`sim.cli.games` (play, replay, strategies, demo),
 :mod:`sim.cli.runs` (run, report, bench), :mod:`sim.cli.lab` (tune, exploit, league),
-:mod:`sim.cli.review` (review), :mod:`sim.cli.table` (serve); the parser in
+:mod:`sim.cli.review` (review), :mod:`sim.cli.serve` (serve); the parser in
 :mod:`sim.cli.parser`, what they share in :mod:`sim.cli.common`.
 
 Exit status: 0 success; 1 ``replay`` found a record that differs from what the rules give;
@@ -35,7 +35,7 @@ from sim.cli.lab import cmd_exploit, cmd_league, cmd_train, cmd_tune
 from sim.cli.parser import build_parser
 from sim.cli.review import cmd_review
 from sim.cli.runs import cmd_bench, cmd_report, cmd_run
-from sim.cli.table import cmd_serve
+from sim.cli.serve import cmd_serve
 from sim.play.driver import StrategyError
 
 __all__ = ["COMMANDS", "PROG", "Interrupted", "UsageError", "build_parser", "main", "wilson"]

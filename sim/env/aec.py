@@ -36,7 +36,7 @@ from pettingzoo.utils import wrappers
 from sim.engine.rules import Rules
 from sim.env.core import ES_HAND, ST_EPISODE_OVER, seat_scores
 from sim.env.encoding import N_ACTIONS, OBS_LEN, observation_bounds
-from sim.env.table import Table, check_rules
+from sim.env.env_table import EnvTable, check_rules
 
 
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for it)
@@ -57,7 +57,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for it)
         self.render_mode = render_mode
         self.possible_agents = [f"seat_{s}" for s in range(self.rules.players)]
         self.agents = self.possible_agents[:]
-        self._table = Table(self.rules, range(self.rules.players),
+        self._table = EnvTable(self.rules, range(self.rules.players),
                             [None] * self.rules.players, episode, reward, log_path)
         low, high = observation_bounds()
         self.observation_spaces = {a: spaces.Dict({

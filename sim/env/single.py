@@ -13,7 +13,7 @@ from gymnasium import spaces
 from sim.engine.rules import Rules
 from sim.env.core import ST_DECIDE, ST_EPISODE_OVER, seat_scores
 from sim.env.encoding import N_ACTIONS, OBS_LEN, observation_bounds
-from sim.env.table import Table, check_rules, opponent_specs
+from sim.env.env_table import EnvTable, check_rules, opponent_specs
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -44,7 +44,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.render_mode = render_mode
         specs = opponent_specs(self.rules, seat, opponents)
         self.seat = int(seat)
-        self._table = Table(self.rules, [self.seat], specs, episode, reward, log_path)
+        self._table = EnvTable(self.rules, [self.seat], specs, episode, reward, log_path)
         low, high = observation_bounds()
         self.observation_space = spaces.Box(low=low, high=high, shape=(OBS_LEN,),
                                             dtype=np.float32)

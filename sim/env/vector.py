@@ -50,8 +50,8 @@ from sim.env.encoding import (
     fill_action_mask,
     observation_bounds,
 )
-from sim.env.table import (
-    Table,
+from sim.env.env_table import (
+    EnvTable,
     check_choice,
     check_rules,
     env_record,
@@ -205,7 +205,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"VectorEnv plays built-in strategies only (inside the compiled "
                              f"step); {python[0]!r} is not one: use SingleAgentEnv for it")
         # one table's bookkeeping (ids, params, options, seat names), shared by every row
-        self._proto = Table(self.rules, [int(seat)], specs, episode, reward, log_path)
+        self._proto = EnvTable(self.rules, [int(seat)], specs, episode, reward, log_path)
         self.seat = int(seat)
         self.raw = check_choice("observation", observation, OBSERVATIONS) == "view"
         self.copy = copy

@@ -7,7 +7,7 @@ Importing this package registers ``python_ginbox`` with ``pyspiel.register_game`
     import sim.openspiel
     game = pyspiel.load_game("python_ginbox", {"rules": "eaai"})
 
-:mod:`sim.openspiel.game` is the game (every move played by the engine's kernels),
+:mod:`sim.openspiel.python_game` is the game (every move played by the engine's kernels),
 :mod:`sim.openspiel.bots` the bot adapter for ``gin_rummy`` (:func:`bot`) and the world
 sampler ISMCTS resamples with (:func:`resampler`), and ginbox's built-ins as bots on
 ``python_ginbox`` (:func:`builtin_bot`).
@@ -16,6 +16,6 @@ sampler ISMCTS resamples with (:func:`resampler`), and ginbox's built-ins as bot
 from __future__ import annotations
 
 from sim.openspiel.bots import bot, builtin_bot, resampler
-from sim.openspiel.game import GAME_NAME, GinboxGame, GinboxState
+from sim.openspiel.python_game import GAME_NAME, GinboxGame, GinboxState
 
 __all__ = ["GAME_NAME", "GinboxGame", "GinboxState", "bot", "builtin_bot", "resampler"]

@@ -66,7 +66,7 @@ from sim.engine.view import (
     V_WALL,
     View,
 )
-from sim.openspiel.game import GinboxState, action_of_move
+from sim.openspiel.python_game import GinboxState, action_of_move
 from sim.play.driver import strategy_answer
 from strategies._dispatch import decide
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
@@ -351,7 +351,7 @@ def resampler(seed: int = 0) -> Callable[[GinboxState, int], GinboxState]:
     """ISMCTS's resampler for ``python_ginbox``: a state of the deciding seat's information
     set with the opponent's hidden cards and the stock dealt afresh by ``mc``'s world sampler
     (``strategies.mc_worlds.sample_world``, no inference) from that seat's view, rebuilt by
-    replaying the game with them (:meth:`sim.openspiel.game.GinboxState.resampled`), so
+    replaying the game with them (:meth:`sim.openspiel.python_game.GinboxState.resampled`), so
     nothing in it (history included) holds the real hidden cards."""
     rng = np.random.default_rng(seed)
 

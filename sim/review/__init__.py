@@ -5,7 +5,7 @@ logged games, an environment's ``log_path``, or a person's games), check each ga
 rules, and ask the judge (``mc`` valuing every option, :mod:`sim.review.judge`) what each
 decision of the chosen seats was worth: the value of every option and of the move made, the
 loss in game-win probability and a label. The result is a tidy table, one row per decision
-(``Review.decisions``; columns in :data:`sim.review.table.COLUMNS`), with the summaries of
+(``Review.decisions``; columns in :data:`sim.review.decisions.COLUMNS`), with the summaries of
 :mod:`sim.review.report`::
 
     from sim.play.driver import play_games
@@ -36,8 +36,8 @@ from sim.analysis.plots import save
 from sim.io.files import atomic_write, atomic_write_text, fsync_path
 from sim.records.limits import shown
 from sim.review import report
+from sim.review.decisions import MAX_GAMES, frame, iter_log_games, review_rows
 from sim.review.judge import DEFAULT_JUDGE, judge_text
-from sim.review.table import MAX_GAMES, frame, iter_log_games, review_rows
 from sim.run.progress import Progress
 
 CHECKPOINT = "decisions.partial.jsonl"

@@ -1,6 +1,6 @@
 """``ginbox play`` with a ``human`` seat: a person plays at the terminal against the bots.
 
-Each game is a :class:`sim.table.game.Table`; this module only prints what the table shows
+Each game is a :class:`sim.table.human_table.Table`; this module only prints what the table shows
 and reads the person's lines (notation: :mod:`strategies.human`). ``quit``, Ctrl-C or the end
 of input stop the session cleanly: the finished hands are kept (and written to ``--log``
 atomically), the hand in progress is dropped, since a hand-log line is a finished, scored
@@ -17,7 +17,7 @@ from sim.analysis.formatting import plural
 from sim.engine.hand import DEC_DISCARD, DEC_DRAW, DEC_KNOCK, DEC_OFFER
 from sim.engine.rules import Rules
 from sim.records.log import LogWriter
-from sim.table.game import ROLE_NAMES, ROLE_NAMES_2, Table
+from sim.table.human_table import ROLE_NAMES, ROLE_NAMES_2, Table
 from strategies.human import HELP, MoveError, legal_text, view_lines
 
 PROMPTS = {DEC_OFFER: "take the upcard (p) or pass", DEC_DRAW: "draw (d) or take the pile (p)",

@@ -1,6 +1,6 @@
 """One game table driven from Python: what the PettingZoo and Gymnasium environments share.
 
-:class:`Table` owns the engine arrays of one game and steps them through the compiled
+:class:`EnvTable` owns the engine arrays of one game and steps them through the compiled
 functions of :mod:`sim.env.core`. It asks plain-Python opponents for their moves (with
 ``sim.play.driver.strategy_answer``, as ``ginbox play`` does), writes the hand log through
 ``sim.records.log.LogWriter`` with ``sim.records.log.hand_record`` (the bytes ``ginbox play
@@ -107,7 +107,7 @@ def new_seed() -> int:
     return int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
 
 
-class Table:
+class EnvTable:
     """One game of gin stepped decision by decision, with the caller playing ``controlled``
     seats and ``specs`` (built-in or plain-Python strategies) playing the others."""
 
@@ -299,7 +299,7 @@ class Table:
             writer.__exit__(None, None, None)
 
 
-def env_record(table: Table, log_game: int, es: np.ndarray, deck: np.ndarray, hs: np.ndarray,
+def env_record(table: EnvTable, log_game: int, es: np.ndarray, deck: np.ndarray, hs: np.ndarray,
                moves: np.ndarray, gs: np.ndarray) -> HandRecord:
     """The hand-log line of a finished hand of a table (the line ``ginbox play --log`` writes).
 
