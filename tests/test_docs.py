@@ -45,7 +45,7 @@ from strategies import builtin, generate, registry
 from strategies.registry import ALIASES, BUILTINS, parse_strategies
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = ("rules.md", "strategies.md")
+DOCS = ("rules.md", "strategies.md", "architecture.md")
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.M | re.S)
 SAVE_AS = re.compile(r"\A# save as (\w+)\.py\n")
 TIMING = re.compile(r"\d games?/s$")  # "20 games of ..., seed 1: 0.56 s, 36 games/s"
