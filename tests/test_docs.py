@@ -253,8 +253,9 @@ def test_doc_tables_cover_the_registry() -> None:
 
 
 def test_compiled_recipe_matches_the_code() -> None:
-    """The 'adding a built-in' steps name real things with the real shared signature."""
-    text = _text("strategies.md")
+    """The 'adding a built-in' steps (architecture.md's compiled strategy recipe) name real
+    things with the real shared signature."""
+    text = _text("architecture.md")
     assert f"def cautious_decide({', '.join(builtin.SIGNATURE)})" in text
     for info in BUILTINS.values():
         assert tuple(inspect.signature(info.decide.py_func).parameters) == builtin.SIGNATURE
@@ -270,7 +271,7 @@ def test_compiled_recipe_matches_the_code() -> None:
     assert "python -m strategies.generate" in text and callable(generate.main)
     # the unchanged lines the diff shows around the addition are the real registry table
     source = inspect.getsource(registry)
-    context = [line[1:] for _, body in _blocks("strategies.md", "diff")
+    context = [line[1:] for _, body in _blocks("architecture.md", "diff")
                for line in body.splitlines() if line.startswith(" ")]
     assert context
     for line in context:
