@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sim.run.runner import run_experiment
+from sim.runs.runner import run_experiment
 
 DASK = str(Path(sys.executable).with_name("dask"))
 FIELD = ["greedy-knock", "simple", "random"]

@@ -67,13 +67,13 @@ class _Workers:
 
 def run(games: int, jobs: int, out: Path, pool: bool = False) -> dict[str, Any]:
     from sim.analysis.report import report
-    from sim.run.runner import run_experiment
+    from sim.runs.runner import run_experiment
 
     me = psutil.Process()
     load = os.getloadavg()[0]
     held: Any = contextlib.nullcontext()
     if pool:  # workers started and warmed before the timing: a tuner's later evaluations
-        from sim.run.pool import worker_pool
+        from sim.runs.pool import worker_pool
         held = worker_pool(jobs)
     with held, _Workers() as workers:
         c0, w0 = _cpu(me.cpu_times()), time.perf_counter()
@@ -90,13 +90,13 @@ def run(games: int, jobs: int, out: Path, pool: bool = False) -> dict[str, Any]:
 
 
 def many(evaluations: int, jobs: int, pool: bool, out: Path) -> dict[str, Any]:
-    from sim.run.runner import run_experiment
+    from sim.runs.runner import run_experiment
 
     me, pids, walls = psutil.Process(), set(), []
     c0, w0 = time.process_time(), time.perf_counter()
     held: Any = contextlib.nullcontext()
     if pool:  # imported only when asked for
-        from sim.run.pool import worker_pool
+        from sim.runs.pool import worker_pool
         held = worker_pool(jobs)
     field = ["greedy-knock", "simple", "greedy-knock"]
     with held:

@@ -11,7 +11,7 @@ check the imports against it):
 * :mod:`sim.records`: hand logs, their rendering and replay;
 * :mod:`sim.play`: the game loop: the seat step, the compiled batch loop, the game object
   (:class:`sim.play.state.GameState`) with its seating and events, the Python driver;
-* :mod:`sim.run`: experiments: experiment files, the parallel resumable runner, its workers,
+* :mod:`sim.runs`: experiments: experiment files, the parallel resumable runner, its workers,
   pool, cluster and storage, the per-game aggregates and progress lines;
 * :mod:`sim.env`: the learning environments (PettingZoo, Gymnasium, a compiled vector
   environment) and trained policies as strategies;
@@ -35,7 +35,7 @@ The modules' earlier paths (``sim.cards``, ``sim.melds``, ``sim.rules``, ``sim.s
 ``sim.driver``, ..., and ``sim.records.files``, ``sim.records.explain``) still import: each is
 the same module object as its new home. The experiment machinery's paths under ``sim.play``
 (``sim.play.runner``, ``sim.play.experiment``, ...) import too, with a ``DeprecationWarning``
-naming the module's home in :mod:`sim.run` (:data:`DEPRECATED_PATHS`).
+naming the module's home in :mod:`sim.runs` (:data:`DEPRECATED_PATHS`).
 
 Importing :mod:`sim` points numba's on-disk cache at a directory named after a hash of the
 engine's source. Numba only checks the modification time of the file that defines a cached
@@ -122,7 +122,7 @@ def _configure_jit_cache(keep: int = 3, idle_days: float = 7.0) -> str | None:
 
 
 #: The compiled engine's source hash (with the version): a Dask task carries the client's, and a
-#: worker whose own differs refuses it (:mod:`sim.run.cluster`), so versions never mix.
+#: worker whose own differs refuses it (:mod:`sim.runs.cluster`), so versions never mix.
 SOURCE_STAMP: str = _source_stamp()
 JIT_CACHE_DIR = _configure_jit_cache()
 
@@ -152,7 +152,7 @@ MOVED_PATHS: dict[str, str] = {
 
 
 #: Modules whose old path imports with a ``DeprecationWarning`` naming the new one (the
-#: experiment machinery left the game loop's package, :mod:`sim.play`, for :mod:`sim.run`).
+#: experiment machinery left the game loop's package, :mod:`sim.play`, for :mod:`sim.runs`).
 DEPRECATED_PATHS: dict[str, str] = {
     f"sim.play.{name}": f"sim.run.{name}" for name in (
         "experiment", "runner", "storage", "cluster", "pool", "workers", "aggregates",
@@ -200,8 +200,8 @@ def __getattr__(name: str) -> object:
     """Lazy top-level API (``sim.run_experiment``, ``sim.play_games``, ...): importing
     :mod:`sim` alone stays cheap and does not load numba-compiled code."""
     lazy = {
-        "run_experiment": ("sim.run.runner", "run_experiment"),
-        "load_results": ("sim.run.runner", "load_results"),
+        "run_experiment": ("sim.runs.runner", "run_experiment"),
+        "load_results": ("sim.runs.runner", "load_results"),
         "play_games": ("sim.play.driver", "play_games"),
         "Rules": ("sim.engine.rules", "Rules"),
         "settle": ("sim.engine.showdown", "settle"),

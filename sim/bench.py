@@ -113,7 +113,7 @@ def bench_all_cores(games: int) -> dict[str, float]:
     (the first run has a chunk for every worker, so that every worker starts); the figure
     includes writing the parquet chunks.
     """
-    from sim.run.runner import run_experiment
+    from sim.runs.runner import run_experiment
 
     jobs = os.cpu_count() or 1
     spec = {"name": "bench", "seed": 3, "games": games,

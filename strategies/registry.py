@@ -403,7 +403,7 @@ def check_no_person(specs: Any, batch: bool = True) -> None:
     the seat (``strategies[i]=...``, as experiment files do): in a batch run (``batch``:
     experiment arms, tunes, leagues, exploits, whose games play in worker processes), and
     elsewhere when :func:`can_ask_a_person` is False. Every batch command reaches it through
-    :class:`sim.run.experiment.ArmSpec`; the Python driver and ``ginbox play`` call it with
+    :class:`sim.runs.experiment.ArmSpec`; the Python driver and ``ginbox play`` call it with
     ``batch=False``."""
     for seat, spec in enumerate(specs):
         if not is_person(spec) or (not batch and can_ask_a_person()):

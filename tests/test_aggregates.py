@@ -1,4 +1,4 @@
-"""The per-chunk sums stored in chunk files (sim.run.aggregates) against recounts from the rows,
+"""The per-chunk sums stored in chunk files (sim.runs.aggregates) against recounts from the rows,
 and the report tables built from them against the same tables built from the rows."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 
 from sim.analysis import tables
 from sim.engine.game import GAME_COLUMNS
-from sim.run.aggregates import GRAM, read_aggregates
-from sim.run.runner import RunResult, run_experiment
+from sim.runs.aggregates import GRAM, read_aggregates
+from sim.runs.runner import RunResult, run_experiment
 
 SPEC: dict[str, Any] = {
     "name": "agg",

@@ -42,7 +42,7 @@ import pytest
 
 import sim
 from sim.analysis.report import REPORT_FILES
-from sim.run.experiment import ARM_KEYS, TOP_KEYS, load_experiment
+from sim.runs.experiment import ARM_KEYS, TOP_KEYS, load_experiment
 
 ROOT = Path(__file__).resolve().parent.parent
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.M | re.S)

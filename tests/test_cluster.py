@@ -1,7 +1,7 @@
 """A Dask cluster of separate processes (``dask scheduler``, ``dask worker --nthreads 1`` on
 127.0.0.1, started and stopped here): ``run``, ``league`` and ``tune`` on it equal ``--jobs 1``;
 its faults (a worker killed mid-chunk, every worker killed, the scheduler killed, a worker that
-cannot import a strategy, a worker of another ginbox) each do what sim.run.cluster says; no
+cannot import a strategy, a worker of another ginbox) each do what sim.runs.cluster says; no
 process outlives its test."""
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from sim.run import cluster as cluster_module
+from sim.run import runner as runner_module
 
 import sim
 from sim.cli import main
-from sim.run import cluster as cluster_module
-from sim.run import runner as runner_module
-from sim.run.cluster import ClusterLost, WorkerRefused, cluster_chunk, play_on_cluster
-from sim.run.experiment import load_experiment
-from sim.run.runner import plan_chunks, play_chunk_file, run_experiment
-from sim.run.storage import MANIFEST, finished_chunks, read_manifest
+from sim.runs.cluster import ClusterLost, WorkerRefused, cluster_chunk, play_on_cluster
+from sim.runs.experiment import load_experiment
+from sim.runs.runner import plan_chunks, play_chunk_file, run_experiment
+from sim.runs.storage import MANIFEST, finished_chunks, read_manifest
 from tests.support.cluster import ProcessCluster
 
 FIELD = ["greedy-knock", "simple", "random"]
@@ -152,7 +152,7 @@ def test_run_league_and_tune_on_a_process_cluster_equal_jobs_1(
 
 
 def run_experiment_results(out: str) -> Any:
-    from sim.run.storage import load_results
+    from sim.runs.storage import load_results
 
     return load_results(out)
 

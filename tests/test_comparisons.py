@@ -9,7 +9,7 @@ import pandas as pd
 
 from sim.analysis.comparisons import paired_difference, rule_comparisons
 from sim.analysis.report import report
-from sim.run.runner import run_experiment
+from sim.runs.runner import run_experiment
 
 FIELD = ["greedy-knock:knock_at=0", "simple", "random"]
 SPELLED = ["greedy:knock_at=00", "SIMPLE", " random"]  # the same strategies, spelled otherwise

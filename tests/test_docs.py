@@ -479,7 +479,7 @@ def test_partial_run_message_gives_the_cli_answer(tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """``ginbox report`` on an interrupted run says which command finishes it, not a Python
     keyword argument."""
-    from sim.run.runner import run_experiment
+    from sim.runs.runner import run_experiment
 
     out = tmp_path / "partial"
     spec = {"name": "partial", "seed": 1, "games": 2, "chunk_size": 1,

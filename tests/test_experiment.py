@@ -1,4 +1,4 @@
-"""Tests for sim.run.experiment: the TOML schema, sweeps, defaults and one-line validation
+"""Tests for sim.runs.experiment: the TOML schema, sweeps, defaults and one-line validation
 errors."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from sim.engine.rules import Rules
-from sim.run.experiment import (
+from sim.runs.experiment import (
     DEFAULT_CHUNK_SIZE,
     ArmSpec,
     ExperimentSpec,
@@ -278,7 +278,7 @@ def test_too_many_chunks_is_refused_in_one_line() -> None:
     """A billion games in small chunks would plan 5e5 chunk objects and list each in the
     manifest: the experiment is refused, naming the bound and what to change, before anything
     is planned (a trillion is refused earlier by the bound on games)."""
-    from sim.run.experiment import MAX_CHUNKS
+    from sim.runs.experiment import MAX_CHUNKS
 
     big = with_changes(games=1_000_000_000)
     with pytest.raises(ValueError, match=r"^games=1000000000 in chunks of 2000 makes "

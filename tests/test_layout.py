@@ -137,7 +137,7 @@ def test_modules_moved_between_layers_still_import_under_their_old_names(old: st
 
 @pytest.mark.parametrize("old", sorted(sim.DEPRECATED_PATHS))
 def test_the_experiment_machinery_imports_from_sim_play_with_a_warning(old: str) -> None:
-    """``sim.play.runner`` is ``sim.run.runner``, and importing it says where it went."""
+    """``sim.play.runner`` is ``sim.runs.runner``, and importing it says where it went."""
     new = sim.DEPRECATED_PATHS[old]
     sys.modules.pop(old, None)
     with pytest.warns(DeprecationWarning, match=f"{old} has moved to {new}: import it from"):
@@ -149,7 +149,7 @@ def test_the_experiment_machinery_imports_from_sim_play_with_a_warning(old: str)
 def test_the_game_loop_imports_nothing_of_the_experiment_machinery() -> None:
     modules = _modules()
     loop = {m: _imports(p, modules) for m, p in modules.items() if m.startswith("sim.play")}
-    assert loop and not any(t.startswith("sim.run") for ts in loop.values() for t in ts)
+    assert loop and not any(t.startswith("sim.runs") for ts in loop.values() for t in ts)
 
 
 def test_the_engine_imports_nothing_above_it() -> None:

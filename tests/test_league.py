@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sim.run.runner
+import sim.runs.runner
 from sim.cli import main
 from sim.league import (
     ELO_PER_UNIT,
@@ -136,20 +136,20 @@ def test_finished_tables_that_no_longer_replay_are_refused(tmp_path: Path,
     """A strategy whose play changed (new defaults) must not keep its old tables' games."""
     out = tmp_path / "league"
     run_league(_league(tmp_path, ["simple", "greedy-knock"]), jobs=1, out=out, quiet=True)
-    real = sim.run.runner.play_chunk
+    real = sim.runs.runner.play_chunk
 
     def changed_play(*args: object, **kwargs: object) -> tuple[object, ...]:
         first, rows, *rest = real(*args, **kwargs)
         return (first, rows + 1, *rest)  # a strategy that now plays other games
 
-    monkeypatch.setattr(sim.run.runner, "play_chunk", changed_play)
+    monkeypatch.setattr(sim.runs.runner, "play_chunk", changed_play)
     before = sorted(p.name for p in out.rglob("*"))
     with pytest.raises(ValueError, match=r"^cannot reuse .*round-000: its stored games do "
                                          r"not replay .*\(--out DIR\)$"):
         run_league(_league(tmp_path, ["simple", "greedy-knock", "discard-tracking"]), jobs=1,
                    out=out, quiet=True)
     assert sorted(p.name for p in out.rglob("*")) == before  # refused before writing
-    monkeypatch.setattr(sim.run.runner, "play_chunk", real)
+    monkeypatch.setattr(sim.runs.runner, "play_chunk", real)
     grown = run_league(_league(tmp_path, ["simple", "greedy-knock", "discard-tracking"]),
                        jobs=1, out=out, quiet=True)
     assert grown.games_played == 4 * 12
@@ -159,7 +159,7 @@ def test_an_interrupted_league_resumes_to_the_same_ratings(tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch
                                                            ) -> None:
     league = _league(tmp_path, ["simple", "greedy-knock", "gin-hunter"])
-    real = sim.run.runner.write_chunk
+    real = sim.runs.runner.write_chunk
     calls = []
 
     def failing(*args: object, **kwargs: object) -> None:
@@ -168,10 +168,10 @@ def test_an_interrupted_league_resumes_to_the_same_ratings(tmp_path: Path,
             raise KeyboardInterrupt
         real(*args, **kwargs)
 
-    monkeypatch.setattr(sim.run.runner, "write_chunk", failing)
+    monkeypatch.setattr(sim.runs.runner, "write_chunk", failing)
     with pytest.raises(KeyboardInterrupt):
         run_league(league, jobs=1, out=tmp_path / "cut", quiet=True)
-    monkeypatch.setattr(sim.run.runner, "write_chunk", real)
+    monkeypatch.setattr(sim.runs.runner, "write_chunk", real)
     resumed = run_league(league, jobs=1, out=tmp_path / "cut", quiet=True)
     assert resumed.games_played == 6 * 12 - 3 * 6  # three chunks of 6 games were saved
     whole = run_league(league, jobs=1, out=tmp_path / "whole", quiet=True)
@@ -264,7 +264,7 @@ def test_shipped_leagues_load_and_balance_the_seats(path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["../evil", "-x", "a" * 51, "caf\u00e9", ""])
 def test_league_and_tuning_names_follow_the_experiments_rule(name: str) -> None:
-    """One rule for every results folder's name (sim.run.experiment.check_run_name); a
+    """One rule for every results folder's name (sim.runs.experiment.check_run_name); a
     league's is at most 50 characters, leaving room for ``-round-<k>``."""
     from sim.tune import load_tune
 

@@ -13,7 +13,7 @@ from sim.analysis.formatting import plural
 from sim.cli import main
 from sim.cli.parser import build_parser
 from sim.engine.rules import Rules
-from sim.run.experiment import load_experiment, rotation_warning
+from sim.runs.experiment import load_experiment, rotation_warning
 
 
 def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -80,7 +80,7 @@ def test_every_batch_command_refuses_a_human_seat_in_one_line_writing_nothing(
 
 
 def test_the_python_api_refuses_a_human_arm_before_any_file(tmp_path: Path) -> None:
-    from sim.run.runner import run_experiment
+    from sim.runs.runner import run_experiment
 
     spec = {"name": "people", "seed": 1, "games": 4,
             "arms": [{"name": "a", "rules": "eaai", "strategies": ["human", "simple"]}]}

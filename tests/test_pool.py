@@ -1,4 +1,4 @@
-"""sim.run.pool: many small runs inside one pool use the same warm workers, and give the
+"""sim.runs.pool: many small runs inside one pool use the same warm workers, and give the
 results they give without it."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from sim.run.pool import active, worker_pool
-from sim.run.runner import run_experiment
+from sim.runs.pool import active, worker_pool
+from sim.runs.runner import run_experiment
 
 SPEC: dict[str, Any] = {"name": "pool", "seed": 5, "games": 24, "chunk_size": 5,
                         "arms": [{"name": "g", "strategies": ["greedy-knock", "simple", "random"]}]}

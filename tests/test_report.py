@@ -39,8 +39,8 @@ from sim.analysis.report import (
 )
 from sim.cli import main
 from sim.play.driver import Seeds, iter_games, play_games
-from sim.run.experiment import load_experiment
-from sim.run.runner import RunResult, load_results, run_experiment
+from sim.runs.experiment import load_experiment
+from sim.runs.runner import RunResult, load_results, run_experiment
 
 FIELD = ["greedy-knock", "simple", "random"]
 ONE_VS_TWO = ["simple", "greedy-knock", "greedy-knock"]
@@ -218,7 +218,7 @@ def test_report_reads_chunks_only(small: RunResult, monkeypatch: pytest.MonkeyPa
 
     monkeypatch.setattr(RunResult, "read_games", forbidden)
     monkeypatch.setattr("sim.play.driver.iter_games", forbidden)
-    monkeypatch.setattr("sim.run.runner.play_chunk", forbidden)
+    monkeypatch.setattr("sim.runs.runner.play_chunk", forbidden)
     rep = report(load_results(small.out))
     assert rep.win_rates["wins"].sum() == 3 * SPEC["games"]
 

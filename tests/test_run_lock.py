@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-import sim.run.runner as runner
+import sim.runs.runner as runner
 from sim.cli import main
-from sim.run.runner import run_experiment
-from sim.run.storage import LockLost, _process_identity
+from sim.runs.runner import run_experiment
+from sim.runs.storage import LockLost, _process_identity
 
 SPEC: dict[str, Any] = {
     "name": "locked", "seed": 4, "games": 24, "chunk_size": 8,  # 3 chunks

@@ -17,10 +17,10 @@ from typing import Any
 import pandas as pd
 import pytest
 
-import sim.run.progress as progress
+import sim.runs.progress as progress
 from sim.cli import main
 from sim.io.files import MARKER, temp_path
-from sim.run.runner import load_results, run_experiment
+from sim.runs.runner import load_results, run_experiment
 
 FIELD = ["greedy-knock", "simple", "random"]
 SPEC: dict[str, Any] = {
@@ -301,7 +301,7 @@ def test_arms_differ_says_how(done: Path, tmp_path: Path) -> None:
 
 def test_interrupted_run_says_how_to_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    import sim.run.runner as runner
+    import sim.runs.runner as runner
 
     real = runner.write_chunk
     written = []

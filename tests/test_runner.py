@@ -1,4 +1,4 @@
-"""Tests for sim.run.runner: determinism across workers and backends, resume, refusal, pairing."""
+"""Tests for sim.runs.runner: determinism across workers and backends, resume, refusal, pairing."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from sim.engine.game import GAME_COLUMNS
 from sim.engine.rules import Rules
 from sim.io.files import temp_path
 from sim.play.driver import Seeds, iter_games
-from sim.run.experiment import load_experiment
-from sim.run.runner import COLUMNS, load_results, plan_chunks, run_experiment
+from sim.runs.experiment import load_experiment
+from sim.runs.runner import COLUMNS, load_results, plan_chunks, run_experiment
 
 FIELD = ["greedy-knock", "simple", "random"]
 
@@ -280,7 +280,7 @@ def iter_games(*args, **kwargs):
         time.sleep(600)
     return real(*args, **kwargs)
 driver.iter_games = iter_games
-import sim.run.runner as runner
+import sim.runs.runner as runner
 runner.iter_games = iter_games
 runner.run_experiment(json.loads(sys.argv[1]), out=sys.argv[2], jobs=1, quiet=True)
 """

@@ -16,7 +16,7 @@ from sim.io.specs import (
     require_keys,
 )
 from sim.league import load_league
-from sim.run.experiment import load_experiment
+from sim.runs.experiment import load_experiment
 from sim.tune import load_tune
 
 

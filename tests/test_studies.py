@@ -13,7 +13,7 @@ import pytest
 
 from sim.engine.view import V_HAND, View
 from sim.play.driver import play_games
-from sim.run.experiment import load_experiment
+from sim.runs.experiment import load_experiment
 from sim.tune import load_tune
 from strategies.examples import GreedyKnockPy
 

@@ -47,8 +47,8 @@ from sim.engine.view import (
 from sim.env.env_table import opponent_specs
 from sim.league.spec import load_league
 from sim.play.driver import play_games
-from sim.run.experiment import ArmSpec
-from sim.run.runner import run_experiment
+from sim.runs.experiment import ArmSpec
+from sim.runs.runner import run_experiment
 from sim.tune.spec import load_tune
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
 from strategies.registry import BUILTINS, check_table, describe, parse_strategy

@@ -21,8 +21,8 @@ import pandas as pd
 
 from sim.analysis.runs import Arm, arms_of, find_arm, open_run, paired_frames, seat_sum
 from sim.analysis.statistics import Paired
-from sim.run.experiment import canonical_strategy
-from sim.run.storage import RunResult
+from sim.runs.experiment import canonical_strategy
+from sim.runs.storage import RunResult
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,7 @@ from sim.analysis.tables import (
     win_rates,
 )
 from sim.io.files import MARKER, atomic_paths, written_files
-from sim.run.storage import RunResult
+from sim.runs.storage import RunResult
 
 _verdict = paired_verdict  # its name before the split, which the tests use
 
@@ -431,7 +431,7 @@ class Report:
 def report(result_or_dir: RunResult | str | Path) -> Report:
     """All tables of a run and the study sections that apply to it.
 
-    ``result_or_dir``: a :class:`~sim.run.runner.RunResult` or a results directory. Sections:
+    ``result_or_dir``: a :class:`~sim.runs.runner.RunResult` or a results directory. Sections:
     always win rates, box retention and hand outcomes; paired comparisons when arms differ only
     in their rules (the gin bonus study when only in gin_bonus); the knock sweep when the arms
     sweep one seat's knock_at; the Hollywood matches when an arm scores Hollywood. Raises

@@ -1,8 +1,8 @@
 """A stored run as the analysis reads it: its arms, and its game rows chunk by chunk.
 
 Every table is built from the rows the runner stored (one per game,
-:data:`sim.run.storage.COLUMNS`), never by replaying games, and chunk by chunk
-(:meth:`sim.run.storage.RunResult.iter_chunks`), so memory stays flat however many games a
+:data:`sim.runs.storage.COLUMNS`), never by replaying games, and chunk by chunk
+(:meth:`sim.runs.storage.RunResult.iter_chunks`), so memory stays flat however many games a
 run holds. This module is the one place that opens a run and walks its chunks, per arm or
 paired across arms.
 """
@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sim.run.aggregates import Totals, read_aggregates
-from sim.run.storage import RunResult, load_results, read_chunk
+from sim.runs.aggregates import Totals, read_aggregates
+from sim.runs.storage import RunResult, load_results, read_chunk
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ def arm_frames(result: RunResult, columns: list[str]) -> Iterator[tuple[int, pd.
 
 
 def arm_totals(result: RunResult) -> list[Totals] | None:
-    """Each arm's stored per-chunk sums added up (:mod:`sim.run.aggregates`), reading file
+    """Each arm's stored per-chunk sums added up (:mod:`sim.runs.aggregates`), reading file
     footers only; None when a stored chunk has none (a run of an older ginbox), and then the
     tables read the rows. The sums are exact, so both ways give the same tables."""
     totals = [Totals.zero() for _ in result.manifest["arms"]]

@@ -1,7 +1,7 @@
 """The knock_at sweep: recognising one in a run's arms, and ranking its thresholds.
 
 A study section of its own: it needs to know which strategies take a ``knock_at`` (asked of
-the play layer, :func:`sim.run.experiment.default_knock_at`, so the analysis does not read
+the play layer, :func:`sim.runs.experiment.default_knock_at`, so the analysis does not read
 the strategy registry), then compares each threshold paired with the best.
 """
 
@@ -20,8 +20,8 @@ from sim.analysis.comparisons import paired_verdict, run_paired
 from sim.analysis.formatting import fmt_diff, fmt_pct
 from sim.analysis.runs import Arm, arm_frames, arms_of, open_run
 from sim.analysis.statistics import Paired, wilson
-from sim.run.experiment import canonical_strategy, default_knock_at
-from sim.run.storage import RunResult
+from sim.runs.experiment import canonical_strategy, default_knock_at
+from sim.runs.storage import RunResult
 
 _KNOCK_AT_RE = re.compile(r"(?:^|[:,])\s*knock_at\s*=\s*(\d+)")
 _NAME_KNOCK_AT_RE = re.compile(r"knock_at\s*=\s*(\d+)")

@@ -15,7 +15,7 @@ import pandas as pd
 
 from sim.analysis.runs import Arm, arm_frames, arm_totals, arms_of, open_run, seat_sum
 from sim.analysis.statistics import Ratio, wilson
-from sim.run.storage import RunResult
+from sim.runs.storage import RunResult
 
 ROLES: tuple[str, ...] = ("box", "captain")
 

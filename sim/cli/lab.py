@@ -82,8 +82,8 @@ def cmd_league(args: argparse.Namespace) -> int:
     """``ginbox league``: play what the league's folder lacks, rate, print, write the files."""
     from sim.league import leaderboard_text, load_league, run_league
     from sim.league.output import FILES
-    from sim.run.cluster import ClusterLost
-    from sim.run.experiment import rotation_warning
+    from sim.runs.cluster import ClusterLost
+    from sim.runs.experiment import rotation_warning
 
     add_cwd_to_path()
     spec = load_league(args.file)  # ValueError (exit 2) before anything is written

@@ -48,7 +48,7 @@ def _results_dir(args: argparse.Namespace) -> Path | None:
     """Where ``run`` writes: --out, else results/<experiment name> (None if unreadable)."""
     if args.out:
         return Path(args.out)
-    from sim.run.experiment import load_experiment
+    from sim.runs.experiment import load_experiment
 
     try:
         return Path("results") / load_experiment(args.file).name
@@ -59,7 +59,7 @@ def _results_dir(args: argparse.Namespace) -> Path | None:
 def _interrupted(args: argparse.Namespace, terminated: bool, what: str | None = None) -> str:
     """What an interrupted ``run`` left, and the command that finishes it (``what``: why it
     stopped, when not a signal)."""
-    from sim.run.storage import read_manifest
+    from sim.runs.storage import read_manifest
 
     what = what or ("terminated (SIGTERM)" if terminated else "interrupted")
     out = _results_dir(args)
@@ -85,9 +85,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     headline. The Dask backend starts worker processes by spawning; the ``ginbox`` script and
     ``python -m sim`` both guard their entry point, so the workers do not rerun the command."""
     from sim.analysis.report import report
-    from sim.run.cluster import ClusterLost
-    from sim.run.experiment import load_experiment
-    from sim.run.runner import run_experiment
+    from sim.runs.cluster import ClusterLost
+    from sim.runs.experiment import load_experiment
+    from sim.runs.runner import run_experiment
 
     add_cwd_to_path()
     spec = load_experiment(args.file)  # ValueError (exit 2) before anything is written

@@ -1,6 +1,6 @@
 """Reading spec files, and the checks the experiment, tuning and league loaders share.
 
-The three loaders (:mod:`sim.run.experiment`, :mod:`sim.tune.spec`, :mod:`sim.league.spec`)
+The three loaders (:mod:`sim.runs.experiment`, :mod:`sim.tune.spec`, :mod:`sim.league.spec`)
 refuse bad input the same way: one ``ValueError`` line that names the field, the value given
 and what is accepted, prefixed with the file when there is one. The checks that are not
 specific to one kind of file are written once, here.

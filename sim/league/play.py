@@ -25,11 +25,11 @@ from sim.io.files import atomic_write_text
 from sim.league.output import write
 from sim.league.ratings import finishing_places, ratings
 from sim.league.spec import LeagueSpec, load_league, table_key
-from sim.run.cluster import dask_client
-from sim.run.experiment import ArmSpec, ExperimentSpec, canonical_strategy
-from sim.run.runner import check_run_options, check_stored_games, run_experiment
-from sim.run.storage import load_results, read_manifest
-from sim.run.workers import usable_cpus
+from sim.runs.cluster import dask_client
+from sim.runs.experiment import ArmSpec, ExperimentSpec, canonical_strategy
+from sim.runs.runner import check_run_options, check_stored_games, run_experiment
+from sim.runs.storage import load_results, read_manifest
+from sim.runs.workers import usable_cpus
 
 LEAGUE_FILE = "league.json"
 FORMAT = 1
@@ -148,7 +148,7 @@ def run_league(source: LeagueSpec | str | Path | dict[str, Any], games: int | No
     round, finished tables are not played again. ``games``, ``seed`` and ``bootstrap``
     override the file's; a folder played with other rules, seed or games is refused.
     ``jobs``, ``backend``, ``scheduler`` and ``if_cluster_lost`` are those of
-    :func:`sim.run.runner.run_experiment` (one Dask client serves every round). Bad input
+    :func:`sim.runs.runner.run_experiment` (one Dask client serves every round). Bad input
     raises ``ValueError`` (one line) before anything is written.
     """
     spec = load_league(source)

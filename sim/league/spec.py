@@ -33,7 +33,7 @@ from sim.io.specs import (
     require_keys,
 )
 from sim.league.ratings import BOOTSTRAP
-from sim.run.experiment import MAX_SEED, ArmSpec, arm_rules, canonical_strategy
+from sim.runs.experiment import MAX_SEED, ArmSpec, arm_rules, canonical_strategy
 from strategies.registry import resolve_texts
 
 KEYS = ("name", "seed", "games", "rules", "overrides", "strategies", "anchor", "chunk_size",

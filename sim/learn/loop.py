@@ -51,10 +51,10 @@ from sim.learn.report import (
 from sim.learn.selfplay import Shard, record_games
 from sim.learn.spec import TrainingSpec, load_training
 from sim.play.driver import Seeds
-from sim.run.progress import Progress
-from sim.run.runner import check_run_options, play_chunk
-from sim.run.storage import Chunk, lock
-from sim.run.workers import usable_cpus
+from sim.runs.progress import Progress
+from sim.runs.runner import check_run_options, play_chunk
+from sim.runs.storage import Chunk, lock
+from sim.runs.workers import usable_cpus
 from sim.tune.evaluate import task_pool
 from strategies.net import load_net
 from strategies.registry import parse_strategy

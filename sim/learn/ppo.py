@@ -59,7 +59,7 @@ from sim.io.specs import check_int  # noqa: E402
 from sim.learn.model import PolicyValueNet, from_flat, to_flat  # noqa: E402
 from sim.learn.netpolicy import Decisions, act, evaluate  # noqa: E402
 from sim.learn.ppo_eval import final_table, game_result, hand_result  # noqa: E402
-from sim.run.progress import Progress  # noqa: E402
+from sim.runs.progress import Progress  # noqa: E402
 from strategies.net import MAX_HIDDEN, NET_FILE, POINTS_SCALE, load_net  # noqa: E402
 from strategies.registry import parse_strategies, resolve  # noqa: E402
 

@@ -38,7 +38,7 @@ from sim.records.limits import shown
 from sim.review import report
 from sim.review.decisions import MAX_GAMES, frame, iter_log_games, review_rows
 from sim.review.judge import DEFAULT_JUDGE, judge_text
-from sim.run.progress import Progress
+from sim.runs.progress import Progress
 
 CHECKPOINT = "decisions.partial.jsonl"
 SETTINGS = "review.json"

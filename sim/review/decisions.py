@@ -25,7 +25,7 @@ from sim.engine.cards import card_str, fan
 from sim.records.log import iter_log, rules_of
 from sim.records.replay import check_hand_record, replay_game
 from sim.review.judge import Judgment, judge_point
-from sim.run.pool import loky_config
+from sim.runs.pool import loky_config
 
 #: The table's columns, in order (``docs/review.md`` says what each holds).
 COLUMNS = ("game", "hand", "move", "seat", "strategy", "for_seat", "role", "team", "kind",

@@ -7,7 +7,7 @@ pair (:class:`MatchCounts`). Both are asked
 per field (``field``: the index of one of the spec's fields, each with its own deals). The
 search needs nothing else, so a synthetic objective can stand in for games (the tests do).
 
-:class:`GameEvaluator` plays the games through the runner's :func:`~sim.run.runner.play_chunk`
+:class:`GameEvaluator` plays the games through the runner's :func:`~sim.runs.runner.play_chunk`
 (the compiled batch loop, seats rotated) in chunks spread over a joblib pool that lives as
 long as the evaluator: loky worker processes (they die with this process, ``kill -9``
 included) are started once and reused by every generation, or a Dask cluster. Workers return
@@ -30,10 +30,10 @@ from joblib import Parallel, delayed, parallel_config
 from sim.engine.game import game_column
 from sim.engine.rules import Rules
 from sim.play.driver import Seeds
-from sim.run.cluster import check_workers, dask_client
-from sim.run.runner import check_run_options, play_chunk
-from sim.run.storage import Chunk
-from sim.run.workers import die_with_parent, usable_cpus
+from sim.runs.cluster import check_workers, dask_client
+from sim.runs.runner import check_run_options, play_chunk
+from sim.runs.storage import Chunk
+from sim.runs.workers import die_with_parent, usable_cpus
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,7 @@ def task_pool(jobs: int, backend: str, scheduler: Any,
               strategies: Sequence[str]) -> Iterator[Parallel]:
     """A joblib ``Parallel`` (results in order, as a generator) kept open inside the
     ``with``: ``jobs`` loky workers that die with this process, or a Dask cluster
-    (``backend="dask"``, ``scheduler`` as for :func:`~sim.run.runner.run_experiment`) whose
+    (``backend="dask"``, ``scheduler`` as for :func:`~sim.runs.runner.run_experiment`) whose
     workers are first checked to run this ginbox and play ``strategies``."""
     with contextlib.ExitStack() as stack:
         if backend == "dask":
@@ -184,7 +184,7 @@ class GameEvaluator(Evaluator):
     of ``spec.field_seed(i)`` (field ``i``; the first field's seed is the tune's).
 
     ``jobs`` worker processes (default: all usable cores; 1 plays here), or ``backend="dask"``
-    with ``scheduler`` as for :func:`~sim.run.runner.run_experiment`. The pool is opened on
+    with ``scheduler`` as for :func:`~sim.runs.runner.run_experiment`. The pool is opened on
     first use and kept until :meth:`close`, so generations pay no worker start-up.
     """
 

@@ -48,8 +48,8 @@ import numpy as np
 
 from sim.analysis.statistics import Z95, wilson
 from sim.io.files import atomic_write_bytes, is_temp
-from sim.run.progress import Progress
-from sim.run.storage import lock
+from sim.runs.progress import Progress
+from sim.runs.storage import lock
 from sim.tune.evaluate import Evaluator, GameEvaluator
 from sim.tune.output import (
     FILES,
@@ -306,7 +306,7 @@ def tune(spec_or_path: TuneSpec | str | Path | dict[str, Any], out: str | Path |
     generation, then ``learning_curve.csv``/``.png``, ``tuned.txt`` (the tuned strategy's
     name) and ``summary.json``. A folder holding a tune is refused unless ``resume`` (continue
     the same tune: the result equals an uninterrupted run's) or ``force`` (start over).
-    ``jobs``/``backend``/``scheduler`` as for :func:`~sim.run.runner.run_experiment`.
+    ``jobs``/``backend``/``scheduler`` as for :func:`~sim.runs.runner.run_experiment`.
     ``evaluator`` replaces the games (a synthetic objective, in tests). ``quiet`` hides the
     progress (on ``stream``, default stderr): a bar in games over every generation, field and
     the held-out check, and one line per generation. Bad input raises

@@ -4,7 +4,7 @@ under which rules, for how long.
 A :class:`TuneSpec` is validated on construction, so a bad file is refused with one line
 naming the field, the bad value and what is accepted, before anything is played or written.
 The rules, overrides and strategies are checked by the experiment loader's own
-:class:`~sim.run.experiment.ArmSpec`, so a tuning file accepts exactly what an experiment arm
+:class:`~sim.runs.experiment.ArmSpec`, so a tuning file accepts exactly what an experiment arm
 accepts.
 """
 
@@ -31,7 +31,7 @@ from sim.io.specs import (
     load_toml,
     require_keys,
 )
-from sim.run.experiment import MAX_SEED, ArmSpec, canonical_strategy
+from sim.runs.experiment import MAX_SEED, ArmSpec, canonical_strategy
 from strategies.registry import ParamInfo, StrategySpec, parse_strategy, resolve
 
 TOP_KEYS: tuple[str, ...] = (

@@ -59,7 +59,7 @@ from sim.engine.game import (
 from sim.engine.rules import Rules
 from sim.io.files import atomic_write_bytes, atomic_write_text
 from sim.play.driver import Seeds, iter_games
-from sim.run.progress import Progress
+from sim.runs.progress import Progress
 from strategies.net import NET_WEIGHTS, load_net
 from strategies.registry import StrategySpec, parse_strategy, resolve
 from studies.ceiling.play import N_COUNTS, SEES_ALL, SEES_HAND, play_clairvoyant

@@ -33,7 +33,7 @@ from sim.engine.game import game_column
 from sim.engine.rules import Rules
 from sim.io.files import atomic_write_bytes, atomic_write_text
 from sim.play.driver import Seeds, iter_games
-from sim.run.progress import Progress
+from sim.runs.progress import Progress
 
 MATCHES = (
     ("eaai", ["simple"], "vs simple"),

@@ -14,7 +14,7 @@ from sim.engine.rules import Rules
 from sim.io.files import atomic_write_bytes
 from sim.learn.loop import strength_chunk
 from sim.learn.report import deal_interval
-from sim.run.progress import Progress
+from sim.runs.progress import Progress
 
 CHUNK = 50
 """Deals a task plays."""

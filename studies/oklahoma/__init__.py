@@ -23,7 +23,7 @@ from sim.engine.cards import card_value, parse_card
 from sim.engine.rules import Rules
 from sim.play.driver import play_games
 from sim.records.log import log_to_frame
-from sim.run.progress import Progress
+from sim.runs.progress import Progress
 
 OKLAHOMA = Rules.preset("oklahoma")
 #: ``tuned``'s defaults when the study ran and ``tuned@oklahoma`` was tuned from them (the

@@ -19,7 +19,7 @@ from sim.analysis.statistics import wilson
 from sim.engine.game import GAME_COLUMNS
 from sim.engine.rules import Rules
 from sim.play.driver import GameTally, Seeds, iter_games
-from sim.run.progress import Progress
+from sim.runs.progress import Progress
 from strategies.registry import parse_strategies
 
 MATCHES = (

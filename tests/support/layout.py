@@ -21,7 +21,7 @@ import re
 # observations are the environments' encoding; nothing imports it. sim.learn (training by
 # self-play, ``ginbox train``) plays through the runner's workers and the tuner's task pool.
 LAYERS: tuple[str, ...] = (
-    "sim.io", "sim.engine", "strategies", "sim.records", "sim.play", "sim.run", "sim.env",
+    "sim.io", "sim.engine", "strategies", "sim.records", "sim.play", "sim.runs", "sim.env",
     "sim.openspiel", "sim.analysis", "sim.review", "sim.table", "sim.tune", "sim.league",
     "sim.learn", "sim.testing", "sim.bench", "sim.cli")
 

@@ -1,6 +1,6 @@
 """A run on disk: the results directory's layout, its files, and reading them back.
 
-Kept apart from :mod:`sim.run.runner` (which decides what to play and plays it) so that the
+Kept apart from :mod:`sim.runs.runner` (which decides what to play and plays it) so that the
 format of a results directory is defined in one place, and so that the analysis can open a run
 (:func:`load_results`, :class:`RunResult`) without loading the engine or the parallel machinery.
 
@@ -74,8 +74,8 @@ from sim.io.files import (
     temp_path,
     written_files,
 )
-from sim.run.aggregates import with_aggregates
-from sim.run.experiment import ExperimentSpec, load_experiment
+from sim.runs.aggregates import with_aggregates
+from sim.runs.experiment import ExperimentSpec, load_experiment
 
 MANIFEST = "manifest.json"
 LOCK = ".lock"
@@ -148,7 +148,7 @@ def _one_line(exc: BaseException) -> str:
 
 def chunk_table(spec: ExperimentSpec, chunk: Chunk, rows: np.ndarray) -> pa.Table:
     """The parquet table of one chunk (layout in the module docstring), carrying its sums
-    (:mod:`sim.run.aggregates`) in its metadata."""
+    (:mod:`sim.runs.aggregates`) in its metadata."""
     arm = spec.arms[chunk.arm]
     n = rows.shape[0]
     if rows.shape != (chunk.games, len(GAME_COLUMNS)):

@@ -35,8 +35,8 @@ from typing import Any
 import sim
 from sim import __version__
 from sim.records.schema import HandRecord
-from sim.run.experiment import ExperimentSpec
-from sim.run.storage import Chunk
+from sim.runs.experiment import ExperimentSpec
+from sim.runs.storage import Chunk
 
 #: Seconds a run waits for the scheduler to answer (at start and after a lost connection).
 SCHEDULER_TIMEOUT_S = 15.0
@@ -100,7 +100,7 @@ def cluster_chunk(stamp: str, play: Callable[..., tuple[Any, ...]], spec: Experi
                   chunk: Chunk, deck_seed: int, strategy_seed: int, log: bool = False,
                   ) -> ChunkResult:
     """One chunk, played on a Dask worker that first checks it runs the client's engine:
-    ``play``'s result (:func:`sim.run.runner.play_chunk_file`) and the worker's address."""
+    ``play``'s result (:func:`sim.runs.runner.play_chunk_file`) and the worker's address."""
     problem = worker_problem(stamp, [s for arm in spec.arms for s in arm.strategies])
     if problem is not None:
         raise WorkerRefused(problem)

@@ -5,7 +5,7 @@ numpy, pandas, pyarrow, numba and loading the compiled engine), which a million-
 hardly notices and a generation of a hundred small evaluations would pay again and again.
 joblib already reuses loky's executor between ``Parallel`` calls with the same settings, but
 it shrinks and regrows it with the number of chunks of each call and stops idle workers
-after five minutes; inside :func:`worker_pool`, every :func:`~sim.run.runner.run_experiment`
+after five minutes; inside :func:`worker_pool`, every :func:`~sim.runs.runner.run_experiment`
 (with ``backend="loky"``) uses the same ``jobs`` workers, started and warmed once on entry
 and kept however long the evaluations pause, so the worker pids stay the same throughout.
 Results do not depend on the pool: a chunk's games depend only on (seed, arm, games).
@@ -27,7 +27,7 @@ from typing import Any
 
 from joblib import Parallel, delayed, parallel_config
 
-from sim.run.workers import die_with_parent, usable_cpus, warm
+from sim.runs.workers import die_with_parent, usable_cpus, warm
 
 #: loky's idle timeout outside a pool (joblib's default), and inside one.
 IDLE_S = 300
@@ -76,7 +76,7 @@ def worker_pool(jobs: int | None = None, idle_seconds: int = POOL_IDLE_S,
     On entry the workers start and load the engine, so the first evaluation does not wait for
     them; ``run_experiment`` calls inside use them all (``jobs`` there defaults to the
     pool's). Start the pool from the main thread: a worker dies with the thread that started
-    it (``PR_SET_PDEATHSIG``, :mod:`sim.run.workers`).
+    it (``PR_SET_PDEATHSIG``, :mod:`sim.runs.workers`).
     """
     jobs = usable_cpus() if jobs is None else jobs
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:

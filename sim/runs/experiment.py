@@ -5,7 +5,7 @@ games per arm and one or more *arms*. An arm is one configuration to measure: a 
 overrides, the strategies in the seats, and how the seats are given their initial roles. All arms
 of an experiment play the same shuffled decks game for game (common random numbers), so arms are
 compared paired. :func:`load_experiment` reads a file or dict into an :class:`ExperimentSpec`;
-:func:`sim.run.runner.run_experiment` runs it.
+:func:`sim.runs.runner.run_experiment` runs it.
 
 Every error is a one-line ``ValueError`` naming the field (as a path such as
 ``arms[2].seating``), the bad value and what is accepted. Unknown keys are errors, so a typo
@@ -148,7 +148,7 @@ def apply_overrides(base: Rules, overrides: Mapping[str, Any], where: str = "ove
                     roles: str = SEATING_SETS_ROLES) -> Rules:
     """Deprecated: :meth:`Rules.resolve` (``Rules.resolve(base, overrides, where=...,
     roles=...)``), which every front end calls; kept for callers of 0.1."""
-    warnings.warn("sim.run.experiment.apply_overrides is deprecated: use "
+    warnings.warn("sim.runs.experiment.apply_overrides is deprecated: use "
                   "sim.engine.rules.Rules.resolve(base, overrides, where=..., roles=...)",
                   DeprecationWarning, stacklevel=2)
     return Rules.resolve(base, overrides, where=where, roles=roles)

@@ -1,9 +1,9 @@
 """Running experiments: chunks of games in parallel, streamed to parquet, resumable.
 
-:func:`run_experiment` splits every arm of an :class:`~sim.run.experiment.ExperimentSpec` into
+:func:`run_experiment` splits every arm of an :class:`~sim.runs.experiment.ExperimentSpec` into
 chunks of ``chunk_size`` games (chunk ``c`` of an arm holds games ``c * chunk_size ..``), plays
 the chunks in parallel (loky processes through joblib by default, or a Dask cluster, one task
-per chunk: :mod:`sim.run.cluster`) and writes each finished chunk as it arrives, so memory
+per chunk: :mod:`sim.runs.cluster`) and writes each finished chunk as it arrives, so memory
 stays flat however many games are played.
 
 Reproducibility. Every arm plays with ``Seeds.from_seed(seed)``: game ``g`` of every arm
@@ -16,7 +16,7 @@ and any interruption.
 This module is the orchestration: planning chunks, playing them, refusing what would mix
 results, the manifest's content. The results directory itself (its layout, the chunk files
 and their parquet columns, the manifest file, the lock, reading a run back as a
-:class:`RunResult`) is :mod:`sim.run.storage`, whose public names this module re-exports.
+:class:`RunResult`) is :mod:`sim.runs.storage`, whose public names this module re-exports.
 """
 
 from __future__ import annotations
@@ -44,11 +44,11 @@ from sim.engine.rules import Rules
 from sim.play.driver import Seeds, iter_games
 from sim.records.log import write_log
 from sim.records.schema import HandRecord
-from sim.run.cluster import ClusterLost, check_workers, dask_client, play_on_cluster
-from sim.run.experiment import ExperimentSpec, load_experiment
-from sim.run.pool import active, loky_config, parallel_args
-from sim.run.progress import Progress
-from sim.run.storage import (
+from sim.runs.cluster import ClusterLost, check_workers, dask_client, play_on_cluster
+from sim.runs.experiment import ExperimentSpec, load_experiment
+from sim.runs.pool import active, loky_config, parallel_args
+from sim.runs.progress import Progress
+from sim.runs.storage import (
     COLUMNS,
     FORMAT,
     LOCK,
@@ -73,7 +73,7 @@ from sim.run.storage import (
     write_chunk,
     write_manifest,
 )
-from sim.run.workers import usable_cpus
+from sim.runs.workers import usable_cpus
 
 BACKENDS: tuple[str, ...] = ("loky", "dask")
 #: What a run does when its Dask cluster is lost: stop (resume later), or go on on this machine.
@@ -176,16 +176,16 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
     (delete the old results and rerun); a directory that is neither empty nor a ginbox run is
     refused, so a user's files are never overwritten. ``break_lock`` takes over the lock of a
     run on another host that is gone (this machine cannot check it); a gone holder on this
-    host is taken over anyway, a live one never (:func:`sim.run.storage.lock`). A session
+    host is taken over anyway, a live one never (:func:`sim.runs.storage.lock`). A session
     killed outright is closed by the resume (``interrupted``). ``quiet`` hides the
     progress (a bar on a terminal's stderr, else a plain line every half minute).
     ``log`` also writes the full hand log of every chunk, ``arm=<i>/chunk-<c>.jsonl`` (the
     format of ``ginbox play --log``), playing through the Python driver: the same games, far
     slower, so meant for small runs. A run and its resumption must agree on ``log``.
 
-    On a Dask cluster (:mod:`sim.run.cluster`), a lost worker costs only its chunk, which
+    On a Dask cluster (:mod:`sim.runs.cluster`), a lost worker costs only its chunk, which
     another worker plays; a lost scheduler, or no worker left, raises
-    :class:`~sim.run.cluster.ClusterLost` (one line) with the manifest marked interrupted, so
+    :class:`~sim.runs.cluster.ClusterLost` (one line) with the manifest marked interrupted, so
     ``resume`` finishes the run later, unless ``if_cluster_lost="local"``: then the remaining
     chunks are played on this machine (``jobs`` processes), said on stderr and in the manifest.
 
@@ -377,8 +377,8 @@ def _parallel(tasks: list[Any], jobs: int,
     """Results as local workers finish them (any order): the caller writes each one at once.
 
     Loky processes that exit when this process dies (even by ``kill -9``), so no orphan keeps
-    playing or holds this command's output open; inside a :func:`sim.run.pool.worker_pool`,
-    its warm workers. (A Dask cluster plays through :func:`sim.run.cluster.play_on_cluster`.)
+    playing or holds this command's output open; inside a :func:`sim.runs.pool.worker_pool`,
+    its warm workers. (A Dask cluster plays through :func:`sim.runs.cluster.play_on_cluster`.)
     """
     if not tasks:
         return
