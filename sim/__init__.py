@@ -131,7 +131,7 @@ MOVED_MODULES: dict[str, str] = {
     **{name: f"sim.engine.{name}" for name in (
         "jit", "rng", "cards", "melds", "rules", "showdown", "hand", "view", "game")},
     "driver": "sim.play.driver",
-    **{name: f"sim.run.{name}" for name in ("experiment", "runner")},
+    **{name: f"sim.runs.{name}" for name in ("experiment", "runner")},
     **{name: f"sim.records.{name}" for name in ("log", "replay")},
     **{name: f"sim.analysis.{name}" for name in ("report", "plots")},
 }
@@ -154,7 +154,7 @@ MOVED_PATHS: dict[str, str] = {
 #: Modules whose old path imports with a ``DeprecationWarning`` naming the new one (the
 #: experiment machinery left the game loop's package, :mod:`sim.play`, for :mod:`sim.runs`).
 DEPRECATED_PATHS: dict[str, str] = {
-    f"sim.play.{name}": f"sim.run.{name}" for name in (
+    f"sim.play.{name}": f"sim.runs.{name}" for name in (
         "experiment", "runner", "storage", "cluster", "pool", "workers", "aggregates",
         "progress")}
 

@@ -15,11 +15,11 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from sim.run import cluster as cluster_module
-from sim.run import runner as runner_module
 
 import sim
 from sim.cli import main
+from sim.runs import cluster as cluster_module
+from sim.runs import runner as runner_module
 from sim.runs.cluster import ClusterLost, WorkerRefused, cluster_chunk, play_on_cluster
 from sim.runs.experiment import load_experiment
 from sim.runs.runner import plan_chunks, play_chunk_file, run_experiment

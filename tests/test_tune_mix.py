@@ -211,7 +211,7 @@ def test_the_progress_counts_every_field_and_the_held_out_games(tmp_path: Path) 
     strategies checked (the mean, the best measured, the strategy as written)."""
     import io
 
-    from sim.run import progress
+    from sim.runs import progress
 
     spec = {"name": "bar", "seed": 4, "strategy": "greedy-knock",
             "fields": [["simple"], ["greedy-knock"]], "rules": "eaai", "generations": 2,

@@ -11,7 +11,7 @@ import re
 
 # Each layer may import only itself and the layers before it.
 # sim.play is the game loop (the seat step, the batch kernel, the game object, the driver);
-# sim.run, above it, the experiment machinery that plays games through it (experiment files,
+# sim.runs, above it, the experiment machinery that plays games through it (experiment files,
 # the runner, its workers, pool, cluster and storage, aggregates, progress).
 # sim.io (atomic writes, spec files) is below everything: the strategies' table cache and every
 # loader use it. sim.env (the learning environments) sits right after sim.play: it plays
