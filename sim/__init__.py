@@ -9,10 +9,10 @@ check the imports against it):
   sees (compiled);
 * :mod:`strategies` (beside ``sim``): the bots, which see only the engine's view;
 * :mod:`sim.records`: hand logs, their rendering and replay;
-* :mod:`sim.play`: the game loop: the seat step, the compiled batch loop, the game object
-  (:class:`sim.play.state.GameState`) with its seating and events, the Python driver;
-* :mod:`sim.runs`: experiments: experiment files, the parallel resumable runner, its workers,
-  pool, cluster and storage, the per-game aggregates and progress lines;
+* :mod:`sim.play`: the game loop: the one seat step, the compiled batch loop, the game object
+  every Python front end steps (``GameState``), its lineup and seeds, the Python driver;
+* :mod:`sim.runs`: the experiment machinery: experiment files, the parallel resumable runner,
+  its workers, pool, storage and Dask cluster, progress lines, the per-game aggregates;
 * :mod:`sim.env`: the learning environments (PettingZoo, Gymnasium, a compiled vector
   environment) and trained policies as strategies;
 * :mod:`sim.openspiel`: ginbox's games and bots in OpenSpiel (the ``openspiel`` extra);
@@ -33,9 +33,7 @@ check the imports against it):
 
 The modules' earlier paths (``sim.cards``, ``sim.melds``, ``sim.rules``, ``sim.showdown``,
 ``sim.driver``, ..., and ``sim.records.files``, ``sim.records.explain``) still import: each is
-the same module object as its new home. The experiment machinery's paths under ``sim.play``
-(``sim.play.runner``, ``sim.play.experiment``, ...) import too, with a ``DeprecationWarning``
-naming the module's home in :mod:`sim.runs` (:data:`DEPRECATED_PATHS`).
+the same module object as its new home.
 
 Importing :mod:`sim` points numba's on-disk cache at a directory named after a hash of the
 engine's source. Numba only checks the modification time of the file that defines a cached
@@ -57,7 +55,6 @@ import os
 import shutil
 import sys
 import time
-import warnings
 from pathlib import Path
 from types import ModuleType
 
@@ -151,8 +148,8 @@ MOVED_PATHS: dict[str, str] = {
 }
 
 
-#: Modules whose old path imports with a ``DeprecationWarning`` naming the new one (the
-#: experiment machinery left the game loop's package, :mod:`sim.play`, for :mod:`sim.runs`).
+#: Modules moved since 0.1.0, importable under their old names with a DeprecationWarning
+#: that says where they are: the experiment machinery left the game loop's package.
 DEPRECATED_PATHS: dict[str, str] = {
     f"sim.play.{name}": f"sim.runs.{name}" for name in (
         "experiment", "runner", "storage", "cluster", "pool", "workers", "aggregates",
@@ -161,10 +158,10 @@ DEPRECATED_PATHS: dict[str, str] = {
 
 def _moved_target(fullname: str) -> str | None:
     """The module a moved name stands for, or None when ``fullname`` did not move."""
-    if fullname in MOVED_PATHS:
-        return MOVED_PATHS[fullname]
     if fullname in DEPRECATED_PATHS:
         return DEPRECATED_PATHS[fullname]
+    if fullname in MOVED_PATHS:
+        return MOVED_PATHS[fullname]
     package, _, name = fullname.partition(".")
     return MOVED_MODULES.get(name) if package == "sim" else None
 
@@ -176,15 +173,16 @@ class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def find_spec(self, fullname: str, path: object = None,
                   target: object = None) -> importlib.machinery.ModuleSpec | None:
-        if fullname in DEPRECATED_PATHS:
-            warnings.warn(f"{fullname} has moved to {DEPRECATED_PATHS[fullname]}: import it "
-                          "from there (the old path goes in a later version)",
-                          DeprecationWarning, stacklevel=2)
         if _moved_target(fullname) is not None:
             return importlib.util.spec_from_loader(fullname, self)
         return None
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        if spec.name in DEPRECATED_PATHS:
+            import warnings
+
+            warnings.warn(f"{spec.name} moved to {DEPRECATED_PATHS[spec.name]}: import it "
+                          "from there", DeprecationWarning, stacklevel=2)
         # find_spec made a spec only for a moved name, whose target is a str
         return importlib.import_module(_moved_target(spec.name))  # type: ignore[arg-type]
 

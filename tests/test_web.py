@@ -26,7 +26,8 @@ EAAI = {"rules": "eaai", "bots": ["simple"], "seat": 0, "seed": 3}
 
 
 def client() -> TestClient:
-    return TestClient(create_app(hint_samples=8))
+    """A new app (an empty cache, as after a restart) with one worker process."""
+    return TestClient(create_app(hint_samples=8, workers=1), base_url="http://127.0.0.1")
 
 
 def test_every_move_kind_and_the_end_of_a_game() -> None:
@@ -70,7 +71,8 @@ def test_forged_input_is_refused_with_one_line() -> None:
     s = api.post("/api/state", json={"game": EAAI, "moves": []}).json()
     cases = [
         ({"game": {**EAAI, "rules": "poker"}}, "unknown rules preset 'poker'"),
-        ({"game": {**EAAI, "bots": ["os:system"]}}, "bot 'os:system' is not a built-in"),
+        ({"game": {**EAAI, "bots": ["os:system"]}}, "bot 'os:system' is not offered here"),
+        ({"game": {**EAAI, "bots": ["mc:samples=1024"]}}, "bot 'mc:samples=1024' is not offered"),
         ({"game": {**EAAI, "bots": ["simple", "simple"]}}, "eaai rules need 1 bots"),
         ({"game": {**EAAI, "seed": -1}}, "seed -1 is not valid"),
         ({"game": {**EAAI, "seat": 2}}, "seat 2 is not valid"),
@@ -85,7 +87,8 @@ def test_forged_input_is_refused_with_one_line() -> None:
         r = api.post("/api/move", json={"moves": [], "move": "pass", **data})
         assert r.status_code == 400, data
         assert message in r.json()["error"] and "\n" not in r.json()["error"]
-    assert api.post("/api/move", content=b"{not json").json()["error"] == \
+    assert api.post("/api/move", content=b"{not json",
+                    headers={"Content-Type": "application/json"}).json()["error"] == \
         "the request is not JSON"
     again = api.post("/api/state", json={"game": EAAI, "moves": []}).json()
     assert again == s  # nothing changed
@@ -167,9 +170,31 @@ def test_without_chromium_the_browser_test_fails_saying_how_to_get_it(
         _browser()
 
 
-def test_a_two_player_hand_by_clicks_in_a_browser(server: str) -> None:
+RANK_WORDS = dict(zip("A23456789TJQK", ("ace", "two", "three", "four", "five", "six", "seven",
+                                          "eight", "nine", "ten", "jack", "queen", "king"),
+                      strict=True))
+SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+
+
+def name_of(card: str) -> str:
+    """A card's accessible name: ``9H`` is "nine of hearts"."""
+    return f"{RANK_WORDS[card[0]]} of {SUIT_WORDS[card[1]]}"
+
+
+@pytest.mark.parametrize("by", ["clicks", "keyboard"])
+def test_a_two_player_hand_in_a_browser(server: str, by: str) -> None:
+    """A whole hand played by clicks, and one by the keyboard alone (Enter on a focused
+    button, Space on the knock box), through the showdown to the next hand; the cards carry
+    their names in words; a reload resumes the game."""
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    def press(element: Any, key: str = Keys.ENTER) -> None:
+        if by == "clicks":
+            element.click()
+        else:
+            element.send_keys(key)
 
     browser = _browser()
     try:
@@ -178,7 +203,7 @@ def test_a_two_player_hand_by_clicks_in_a_browser(server: str) -> None:
         wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#rules option"))
         Select(browser.find_element(By.ID, "rules")).select_by_value("eaai")
         Select(browser.find_element(By.ID, "bot0")).select_by_value("simple")
-        browser.find_element(By.ID, "new").click()
+        press(browser.find_element(By.ID, "new"))
         wait.until(lambda b: not b.find_element(By.ID, "table").get_attribute("hidden"))
         state = lambda: browser.execute_script("return current")  # noqa: E731
         wait.until(lambda b: state() is not None)
@@ -186,37 +211,135 @@ def test_a_two_player_hand_by_clicks_in_a_browser(server: str) -> None:
         table = Table(Rules.preset("eaai"), ["human", "simple"], game["seed"])
         while not table.records:
             s = state()
-            assert [c.text.strip()[0] for c in browser.find_elements(By.CSS_SELECTOR,
-                                                                     "#hand .card")] == \
-                [c["card"][0] for c in s["hand"]]
+            cards = browser.find_elements(By.CSS_SELECTOR, "#hand .card")
+            assert [c.get_attribute("data-card") for c in cards] == [c["card"] for c in s["hand"]]
+            assert cards[0].get_attribute("aria-label").startswith(name_of(s["hand"][0]["card"]))
             line = scripted_line(table)
             table.play(line)
             before = len(s["moves"])
             if line in ("d", "p", "pass"):
-                browser.find_element(By.ID, {"d": "draw", "p": "take", "pass": "pass"}[line]
-                                     ).click()
+                press(browser.find_element(By.ID, {"d": "draw", "p": "take", "pass": "pass"}[line]))
             else:
                 word, card = line.split()
                 box = browser.find_element(By.ID, "knock")
                 if (word == "k") != box.is_selected():
-                    box.click()
-                browser.find_element(By.CSS_SELECTOR, f'#hand .card[data-card="{card}"]'
-                                     ).click()
+                    press(box, Keys.SPACE)
+                press(browser.find_element(By.CSS_SELECTOR, f'#hand .card[data-card="{card}"]'))
             wait.until(lambda b, n=before: len(state()["moves"]) > n)
             assert browser.find_element(By.ID, "error").text == ""
             assert state()["moves"] == table.answers
         record = table.records[0]
         events = browser.find_element(By.ID, "events").text
         assert "Scores after the hand: " in events
+        showdown = browser.find_element(By.ID, "showdown")
+        assert showdown.is_displayed() and "Scores after the hand: " in showdown.text
+        press(browser.find_element(By.ID, "next-hand"))
+        assert not showdown.is_displayed()
         shown = {int(r.get_attribute("id")[5:]): int(r.find_elements(By.TAG_NAME, "td")[2].text)
                  for r in browser.find_elements(By.CSS_SELECTOR, "#seats tr")}
         assert shown == dict(enumerate(record["scores"]))
+        if not state()["over"]:  # the next hand is on the table, a card not playable refused
+            s = state()
+            if s["decision"] == "offer":
+                press(browser.find_element(By.CSS_SELECTOR, "#hand .card"))
+                assert "is not a legal move now" in browser.find_element(By.ID, "error").text
         assert "moves=" + "%2C".join(table.answers) in browser.current_url
         browser.refresh()  # the address holds the game: a reload resumes it
         wait.until(lambda b: state() is not None and state()["moves"] == table.answers)
     finally:
         browser.quit()
     assert replay_game(table.records)[0].ok
+
+
+def _serious_accessibility_problems(browser: Any) -> list[str]:
+    """axe-core's serious and critical violations on the page as shown (axe-selenium-python
+    runs the axe.js it ships), one line each."""
+    from axe_selenium_python import Axe
+
+    axe = Axe(browser)
+    axe.inject()
+    found = axe.run()["violations"]
+    return [f"{v['impact']} {v['id']}: {v['help']} {[n['target'] for n in v['nodes']][:3]}"
+            for v in found if v["impact"] in ("serious", "critical")]
+
+
+def test_the_table_fits_a_phone(server: str) -> None:
+    """At 390 x 844 the page has a viewport, no sideways scroll, every card and button a
+    finger can hit (44 px), and no serious or critical problem axe-core finds."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser = _browser()
+    try:
+        browser.set_window_size(390, 844)
+        browser.get(server + "#rules=three-handed&policy=captain&bot=simple&bot=tuned&seat=0"
+                             "&seed=12&moves=")
+        WebDriverWait(browser, 60).until(
+            lambda b: b.execute_script("return current") is not None)
+        assert browser.find_element(By.CSS_SELECTOR, 'meta[name="viewport"]')
+        width = browser.execute_script("return document.documentElement.clientWidth")
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+        targets = browser.find_elements(By.CSS_SELECTOR, "#hand .card, #draw, #pass, #hint")
+        assert len(targets) >= 13
+        for target in targets:
+            assert target.size["height"] >= 44 and target.size["width"] >= 44, target.size
+        assert _serious_accessibility_problems(browser) == []
+    finally:
+        browser.quit()
+
+
+def _finished_game(seed: int) -> tuple[dict[str, Any], list[str]]:
+    """A finished eaai game against simple, the person playing the first legal answer."""
+    table = Table(Rules.preset("eaai"), ["human", "simple"], seed)
+    while not table.over:
+        table.play(table.legal()[0])
+    return {**EAAI, "seed": seed}, list(table.answers)
+
+
+def test_the_review_steps_through_every_decision() -> None:
+    game, moves = _finished_game(5)
+    answer = client().post("/api/review", json={"game": game, "moves": moves}).json()
+    steps, figures = answer["steps"], answer["figures"]
+    counted = [s for s in steps if s["counted"]]
+    assert figures["decisions"] == len(counted) > 0
+    assert sum(figures[k] for k in ("blunder", "mistake", "inaccuracy")) == sum(
+        s["label"] in ("blunder", "mistake", "inaccuracy") for s in counted)
+    assert 0 <= figures["accuracy"] <= 100 and figures["error_rate"] >= 0
+    for step in steps:
+        assert step["played"] in step["values"] and step["best"] in step["values"]
+        assert step["value_played"] == pytest.approx(step["values"][step["played"]], abs=1e-4)
+        assert len(step["cards"]) in (10, 11) and 0 <= step["value_played"] <= 1
+
+
+def test_the_review_page_graph_and_retry(server: str) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    game, moves = _finished_game(5)
+    browser = _browser()
+    try:
+        wait = WebDriverWait(browser, 120)
+        browser.get(server + "#rules=eaai&policy=captain&bot=simple&seat=0&seed=5&moves="
+                    + ",".join(moves))
+        wait.until(lambda b: b.find_element(By.ID, "review").is_displayed())
+        browser.find_element(By.ID, "review").click()
+        wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#steps .step"))
+        steps = browser.find_elements(By.CSS_SELECTOR, "#steps .step")
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#graph circle")) == len(steps)
+        assert browser.find_element(By.ID, "figures").text.startswith("Accuracy ")
+        assert "In the game you played" in browser.find_element(By.ID, "position").text
+        browser.find_element(By.ID, "retry").click()
+        options = browser.find_elements(By.CSS_SELECTOR, "#position .option")
+        assert options and "In the game you played" not in browser.find_element(
+            By.ID, "position").text  # the answer waits for a choice
+        options[0].click()
+        assert "the best was" in browser.find_element(By.ID, "position").text
+        assert not browser.find_element(By.ID, "report").is_displayed()
+        browser.find_element(By.ID, "raw").click()
+        assert "Decision review" in browser.find_element(By.ID, "report").text
+        assert _serious_accessibility_problems(browser) == []
+    finally:
+        browser.quit()
 
 
 def test_a_three_handed_sitter_decides_for_the_captain_under_the_advisor_policy() -> None:

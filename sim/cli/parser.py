@@ -1,16 +1,9 @@
-"""The ``ginbox`` argument parser: every command, option and help text in one place.
-
-One function per command adds its subparser; the options several commands share (the workers
-and the cluster, the results folder with ``--resume``/``--force``, ``--quiet``, the rules
-preset with ``--set``) are written once, below, and each command passes only the help text
-that differs.
-"""
+"""The ``ginbox`` argument parser: every command, option and help text in one place."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import TypeAlias
+from typing import Any
 
 from sim.cli.common import PROG, Parser, int_at_least, seconds, version_text
 from sim.cli.games import DEMO_GAMES, DEMO_SEED, DEMO_STRATEGIES
@@ -19,78 +12,69 @@ from sim.play.driver import (
     MAX_GAMES,
 )
 
-#: what ``add_subparsers`` returns: each command function adds its parser to it
-Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
-
 JOBS_HELP = "worker processes (default: all usable cores)"
-SCHEDULER_HELP = "Dask scheduler address, as for run"
-RULES_HELP = "rules preset: " + ", ".join(PRESETS) + " (default three-handed)"
 
 
-# ------------------------------------------------------------------------ shared option groups
+def add_parallel(command: argparse.ArgumentParser, jobs_help: str = JOBS_HELP,
+                 scheduler_help: str = "Dask scheduler address, as for run",
+                 cluster_lost: str | None = None) -> None:
+    """The options of every command that plays on workers: ``--jobs``, ``--backend``,
+    ``--scheduler`` and, where a lost cluster can be survived, ``--if-cluster-lost``."""
+    command.add_argument("--jobs", type=int_at_least(1), metavar="J", help=jobs_help)
+    command.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                         help="joblib backend: loky processes (default) or a Dask cluster")
+    command.add_argument("--scheduler", metavar="ADDR", help=scheduler_help)
+    if cluster_lost is not None:
+        command.add_argument("--if-cluster-lost", choices=("stop", "local"), default="stop",
+                             help="when the Dask scheduler or every worker is lost: stop "
+                                  f"(default; {cluster_lost}) or play the rest on this machine")
 
 
-def add_cluster_options(parser: argparse.ArgumentParser, jobs_help: str = JOBS_HELP,
-                        scheduler_help: str = SCHEDULER_HELP,
-                        if_lost_help: str | None = None) -> None:
-    """``--jobs``, ``--backend``, ``--scheduler`` and, given its help, ``--if-cluster-lost``:
-    where a command's games are played."""
-    parser.add_argument("--jobs", type=int_at_least(1), metavar="J", help=jobs_help)
-    parser.add_argument("--backend", choices=("loky", "dask"), default="loky",
-                        help="joblib backend: loky processes (default) or a Dask cluster")
-    parser.add_argument("--scheduler", metavar="ADDR", help=scheduler_help)
-    if if_lost_help is not None:
-        parser.add_argument("--if-cluster-lost", choices=("stop", "local"), default="stop",
-                            help=if_lost_help)
+def add_output(command: argparse.ArgumentParser, out_help: str, resume_help: str | None,
+               force_help: str | None, quiet_help: str = "no progress") -> None:
+    """``--out DIR`` with ``--resume`` and ``--force`` (one or the other) and ``--quiet``:
+    the folder every long command writes into, and how it meets a folder already there."""
+    command.add_argument("--out", metavar="DIR", help=out_help)
+    if resume_help is not None and force_help is not None:
+        again = command.add_mutually_exclusive_group()
+        again.add_argument("--resume", action="store_true", help=resume_help)
+        again.add_argument("--force", action="store_true", help=force_help)
+    command.add_argument("--quiet", action="store_true", help=quiet_help)
 
 
-def add_again_options(parser: argparse.ArgumentParser, resume_help: str,
-                      force_help: str) -> None:
-    """``--resume`` or ``--force`` (not both): what to do with a folder that holds work."""
-    again = parser.add_mutually_exclusive_group()
-    again.add_argument("--resume", action="store_true", help=resume_help)
-    again.add_argument("--force", action="store_true", help=force_help)
+def add_rules(command: argparse.ArgumentParser, settings_help: str) -> None:
+    """``--rules PRESET`` and the repeatable ``--set KEY=VALUE``."""
+    command.add_argument("--rules", default="three-handed", metavar="PRESET",
+                         help="rules preset: " + ", ".join(PRESETS) + " (default three-handed)")
+    command.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                         dest="settings", help=settings_help)
 
 
-def add_quiet_option(parser: argparse.ArgumentParser, quiet_help: str = "no progress") -> None:
-    parser.add_argument("--quiet", action="store_true", help=quiet_help)
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation and tests)."""
+    parser = Parser(prog=PROG, description="Three-handed Gin Rummy simulator.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {version_text()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for add in (_play, _replay, _listings, _run, _report, _tune, _exploit, _train, _league,
+                _review, _serve, _bench):
+        add(sub)
+    return parser
 
 
-def add_output_options(parser: argparse.ArgumentParser, out_help: str, resume_help: str,
-                       force_help: str, quiet_help: str = "no progress") -> None:
-    """``--out DIR``, ``--resume``/``--force`` and ``--quiet``: a resumable command's folder."""
-    parser.add_argument("--out", metavar="DIR", help=out_help)
-    add_again_options(parser, resume_help, force_help)
-    add_quiet_option(parser, quiet_help)
-
-
-def add_rules_options(parser: argparse.ArgumentParser, set_help: str) -> None:
-    """``--rules PRESET`` and repeatable ``--set KEY=VALUE``: a preset and its overrides."""
-    parser.add_argument("--rules", default="three-handed", metavar="PRESET", help=RULES_HELP)
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        dest="settings", help=set_help)
-
-
-# ---------------------------------------------------------------------------------- commands
-
-
-def _add_play(sub: Commands) -> None:
+def _play(sub: Any) -> None:
     play = sub.add_parser("play", help="play games and print a summary (optionally a hand log)",
                           description="Play games between strategies and print who won.")
     play.add_argument("--strategies", required=True, metavar="A,B,C",
                       help="one strategy per seat, e.g. greedy-knock,simple,random or "
                            "greedy-knock:knock_at=6,simple,simple (see 'ginbox strategies'); "
                            "human seats a person at this terminal (docs/play.md)")
-    play.add_argument("--rules", default="three-handed", metavar="PRESET", help=RULES_HELP)
+    add_rules(play, "change one rules field of the preset, as an experiment file's "
+                    "overrides do (repeatable), e.g. --set team_policy=consensus "
+                    "--set gin_bonus=20 (docs/rules.md lists the fields)")
     play.add_argument("--scoring", metavar="SCORING",
                       help="scoring: " + " or ".join(SCORINGS) + " (default: the preset's); "
                            "hollywood scores three games at once, a game of the summary "
                            "being the match (docs/rules.md)")
-    play.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                      dest="settings",
-                      help="change one rules field of the preset, as an experiment file's "
-                           "overrides do (repeatable), e.g. --set team_policy=consensus "
-                           "--set gin_bonus=20 (docs/rules.md lists the fields)")
     play.add_argument("--games", metavar="N",
                       type=int_at_least(1, MAX_GAMES, " (the game numbers the seed streams "
                                                        "give)"),
@@ -103,10 +87,10 @@ def _add_play(sub: Commands) -> None:
     play.add_argument("--decision-timeout", type=seconds, metavar="SECONDS",
                       help="stop with an error when a Python strategy takes longer than "
                            "SECONDS over one decision (Unix only; default: no limit)")
-    add_quiet_option(play, "no progress bar")
+    play.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def _add_replay(sub: Commands) -> None:
+def _replay(sub: Any) -> None:
     replay = sub.add_parser(
         "replay", help="print logged hands move by move and check them against the rules",
         description="Print hands of a hand log move by move and re-run each through the rules "
@@ -121,7 +105,7 @@ def _add_replay(sub: Commands) -> None:
                         help="check every hand of every game; print only differences")
 
 
-def _add_strategies_and_demo(sub: Commands) -> None:
+def _listings(sub: Any) -> None:
     sub.add_parser("strategies", help="list the strategies and their parameters",
                    description="List the built-in strategies, their parameters and defaults.")
     sub.add_parser("demo", help="play a short demo and replay one interesting hand",
@@ -130,7 +114,7 @@ def _add_strategies_and_demo(sub: Commands) -> None:
                                "one interesting hand.")
 
 
-def _add_run(sub: Commands) -> None:
+def _run(sub: Any) -> None:
     run = sub.add_parser(
         "run", help="run an experiment (TOML), write its report and print the headline",
         description="Run every arm of an experiment file in parallel chunks (resumable), "
@@ -141,16 +125,14 @@ def _add_run(sub: Commands) -> None:
                      help="games per arm (default: the file's)")
     run.add_argument("--seed", type=int_at_least(0), metavar="S",
                      help="experiment seed (default: the file's)")
-    add_cluster_options(
-        run, scheduler_help="Dask scheduler address, e.g. tcp://host:8786 (with --backend "
-                            "dask; default: start a local cluster of --jobs workers)",
-        if_lost_help="when the Dask scheduler or every worker is lost: stop (default; "
-                     "finish later with --resume) or play the rest on this machine")
-    add_output_options(run, "results directory (default: results/<experiment name>)",
-                       "finish the missing chunks of an interrupted run in DIR",
-                       "delete the results already in DIR and run again",
-                       "no progress (else a bar on a terminal, a plain line every 30 s "
-                       "otherwise)")
+    add_parallel(run, scheduler_help="Dask scheduler address, e.g. tcp://host:8786 (with "
+                                     "--backend dask; default: start a local cluster of "
+                                     "--jobs workers)",
+                 cluster_lost="finish later with --resume")
+    add_output(run, "results directory (default: results/<experiment name>)",
+               "finish the missing chunks of an interrupted run in DIR",
+               "delete the results already in DIR and run again",
+               "no progress (else a bar on a terminal, a plain line every 30 s otherwise)")
     run.add_argument("--break-lock", action="store_true",
                      help="take over DIR's lock from a run on another host that is gone (a "
                           "lost machine); a live run on this host is never taken over")
@@ -159,7 +141,7 @@ def _add_run(sub: Commands) -> None:
                           "through the Python driver, far slower: for small runs")
 
 
-def _add_report(sub: Commands) -> None:
+def _report(sub: Any) -> None:
     rep = sub.add_parser(
         "report", help="write the report of a finished run and print the headline",
         description="Write report.md, one CSV per table and PNG plots into DIR (a directory "
@@ -170,21 +152,20 @@ def _add_report(sub: Commands) -> None:
                           "read-only)")
 
 
-def _add_tune(sub: Commands) -> None:
+def _tune(sub: Any) -> None:
     tune = sub.add_parser(
         "tune", help="tune a strategy's parameters by self-play (TOML), resumable",
         description="CMA-ES over a built-in strategy's integer parameters for its game win "
                     "rate against a field, checkpointed every generation; prints the tuned "
                     "strategy and its held-out check (docs/tuning.md).")
     tune.add_argument("file", metavar="FILE", help="tuning TOML file (see docs/tuning.md)")
-    add_cluster_options(tune)
-    add_output_options(tune, "output folder (default: results/<tune name>)",
-                       "continue an interrupted tune in DIR from its checkpoint",
-                       "discard the tune already in DIR and start over",
-                       "no line per generation")
+    add_parallel(tune)
+    add_output(tune, "output folder (default: results/<tune name>)",
+               "continue an interrupted tune in DIR from its checkpoint",
+               "discard the tune already in DIR and start over", "no line per generation")
 
 
-def _add_exploit(sub: Commands) -> None:
+def _exploit(sub: Any) -> None:
     exp = sub.add_parser(
         "exploit", help="tune an opponent against one strategy and say how far it beats it",
         description="Tune an exploiter (CMA-ES, as ginbox tune) against TARGET alone (one copy "
@@ -194,7 +175,7 @@ def _add_exploit(sub: Commands) -> None:
                     "intervals (docs/exploit.md).")
     exp.add_argument("target", metavar="TARGET",
                      help="the strategy to exploit, e.g. simple or greedy-knock:knock_at=0")
-    add_rules_options(exp, "change one rules field of the preset (repeatable)")
+    add_rules(exp, "change one rules field of the preset (repeatable)")
     exp.add_argument("--exploiter", default="tuned", metavar="SPEC",
                      help="the built-in tuned against TARGET, where its search starts "
                           "(default tuned: its set for the rules)")
@@ -207,15 +188,15 @@ def _add_exploit(sub: Commands) -> None:
                      help="seed of the tuning deals and the search (default 0)")
     exp.add_argument("--holdout-seed", type=int_at_least(0), metavar="S",
                      help="seed of the held-out deals (default: derived from --seed)")
-    _add_exploit_search(exp)
-    add_cluster_options(exp)
-    add_output_options(exp, "output folder (default: results/exploit_<target>_<rules>)",
-                       "finish an interrupted exploit in DIR",
-                       "discard the exploit already in DIR and start over")
+    _exploit_budget(exp)
+    add_parallel(exp)
+    add_output(exp, "output folder (default: results/exploit_<target>_<rules>)",
+               "finish an interrupted exploit in DIR",
+               "discard the exploit already in DIR and start over")
 
 
-def _add_exploit_search(exp: argparse.ArgumentParser) -> None:
-    """The exploiter's search and its games: generations, population, deals, step."""
+def _exploit_budget(exp: argparse.ArgumentParser) -> None:
+    """The search's budget: generations, population, games, the held-out check."""
     exp.add_argument("--generations", type=int_at_least(1, 10_000), default=8, metavar="G",
                      help="CMA-ES generations (default 8)")
     exp.add_argument("--population", type=int_at_least(2, 1000), metavar="P",
@@ -236,7 +217,7 @@ def _add_exploit_search(exp: argparse.ArgumentParser) -> None:
                      metavar="N", help="games per parallel task (results do not depend on it)")
 
 
-def _add_train(sub: Commands) -> None:
+def _train(sub: Any) -> None:
     train = sub.add_parser(
         "train", help="train a network by self-play with mc (TOML), resumable",
         description="Expert iteration: mc plays self-play games, a policy and value network "
@@ -244,14 +225,13 @@ def _add_train(sub: Commands) -> None:
                     "the strength of every round is measured against fixed opponents "
                     "(docs/learning.md). Needs the learn extra (PyTorch).")
     train.add_argument("file", metavar="FILE", help="training TOML file (see docs/learning.md)")
-    add_cluster_options(train, jobs_help="worker processes for the games (default: all "
-                                         "usable cores)")
-    add_output_options(train, "output folder (default: results/train/<name>)",
-                       "continue an interrupted training in DIR where it stopped",
-                       "discard the training already in DIR and start over")
+    add_parallel(train, jobs_help="worker processes for the games (default: all usable cores)")
+    add_output(train, "output folder (default: results/train/<name>)",
+               "continue an interrupted training in DIR where it stopped",
+               "discard the training already in DIR and start over")
 
 
-def _add_league(sub: Commands) -> None:
+def _league(sub: Any) -> None:
     league = sub.add_parser(
         "league", help="play a league (TOML) among strategies and print the ratings",
         description="Play the tables of a league its folder does not hold yet (paired deals, "
@@ -264,15 +244,11 @@ def _add_league(sub: Commands) -> None:
                         help="league seed (default: the file's)")
     league.add_argument("--bootstrap", type=int_at_least(0), metavar="B",
                         help="bootstrap resamples for the intervals (default: the file's, 200)")
-    add_cluster_options(
-        league, if_lost_help="when the Dask scheduler or every worker is lost: stop (default; "
-                             "run the command again to finish) or play the rest here")
-    league.add_argument("--out", metavar="DIR",
-                        help="league folder (default: results/<league name>)")
-    add_quiet_option(league)
+    add_parallel(league, cluster_lost="run the command again to finish")
+    add_output(league, "league folder (default: results/<league name>)", None, None)
 
 
-def _add_review(sub: Commands) -> None:
+def _review(sub: Any) -> None:
     rev = sub.add_parser(
         "review", help="judge every decision of a hand log: losses, labels, error rates",
         description="Replay each game of a hand log, check it against the rules, and ask the "
@@ -293,16 +269,14 @@ def _add_review(sub: Commands) -> None:
                      help="review only the log's first N games")
     rev.add_argument("--jobs", type=int_at_least(1), default=1, metavar="J",
                      help="worker processes (default 1; the same table for any number)")
-    rev.add_argument("--out", metavar="DIR", help="write decisions.parquet, decisions.csv, "
-                                                  "report.md and plots into DIR")
     rev.add_argument("--costliest", type=int_at_least(0), default=5, metavar="K",
                      help="costliest decisions shown as positions (default 5)")
-    add_again_options(rev, "go on with the review in DIR from its checkpoint",
-                      "replace the review already in DIR")
-    add_quiet_option(rev, "no progress bar")
+    add_output(rev, "write decisions.parquet, decisions.csv, report.md and plots into DIR",
+               "go on with the review in DIR from its checkpoint",
+               "replace the review already in DIR", "no progress bar")
 
 
-def _add_serve_and_bench(sub: Commands) -> None:
+def _serve(sub: Any) -> None:
     serve = sub.add_parser(
         "serve", help="play against the bots in a web page (a local server)",
         description="Start a local web table: choose the rules and the bots, play by clicking "
@@ -315,9 +289,14 @@ def _add_serve_and_bench(sub: Commands) -> None:
     serve.add_argument("--hint-samples", type=int_at_least(1, 1024), metavar="N",
                        help="worlds the judge samples for hints and the review (default: "
                             "the judge's)")
+    serve.add_argument("--workers", type=int_at_least(1, 64), metavar="N",
+                       help="processes that play the games, each request with a CPU deadline "
+                            "(default: the usable cores)")
     serve.add_argument("--no-browser", action="store_true",
                        help="do not open the table in a browser")
 
+
+def _bench(sub: Any) -> None:
     bench = sub.add_parser("bench", help="measure the engine's speed",
                            description="Measure deadwood evaluations, hands and games per "
                                        "second.")
@@ -325,19 +304,3 @@ def _add_serve_and_bench(sub: Commands) -> None:
     bench.add_argument("--cold", action="store_true",
                        help="also time a cold JIT compile: a new interpreter with an empty "
                             "temporary NUMBA_CACHE_DIR (minutes)")
-
-
-#: The commands in the order ``ginbox --help`` lists them.
-COMMAND_PARSERS: tuple[Callable[[Commands], None], ...] = (
-    _add_play, _add_replay, _add_strategies_and_demo, _add_run, _add_report, _add_tune,
-    _add_exploit, _add_train, _add_league, _add_review, _add_serve_and_bench)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (exposed for documentation and tests)."""
-    parser = Parser(prog=PROG, description="Three-handed Gin Rummy simulator.")
-    parser.add_argument("--version", action="version", version=f"{PROG} {version_text()}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for add in COMMAND_PARSERS:
-        add(sub)
-    return parser

@@ -15,7 +15,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"ginbox serve needs the web extra (pip install 'ginbox[web]'): "
                          f"{exc}") from None
     try:
-        serve(args.host, args.port, args.hint_samples, open_browser=not args.no_browser)
+        serve(args.host, args.port, args.hint_samples, open_browser=not args.no_browser,
+              workers=args.workers)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     except KeyboardInterrupt:

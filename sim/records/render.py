@@ -9,7 +9,7 @@ melds, layoffs and deadwood, who scored what and why, and the scores after it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from sim.engine.cards import CARD_VALUE, card_str, fan, parse_card
@@ -44,45 +44,46 @@ def render_hand(record: Mapping[str, Any], previous: Mapping[str, Any] | None = 
     rules = rules_of(record)
     seats = record["seats"]
     role = _role_names(record, rules.players)
-    known = names or {}
+    names = names or {}
 
     def who(seat: int) -> str:
         name = seats[seat] if 0 <= seat < len(seats) else "?"
-        return f"{role.get(seat, 'Seat')} ({known.get(seat, f'seat {seat}, {name}')})"
+        return f"{role.get(seat, 'Seat')} ({names.get(seat, f'seat {seat}, {name}')})"
 
     def called(seat: int) -> str:
-        return known.get(seat, f"seat {seat} ({seats[seat] if seat < len(seats) else '?'})")
+        return names.get(seat, f"seat {seat} ({seats[seat] if seat < len(seats) else '?'})")
 
     out = _header_lines(record, rules, previous)
     d = record["deal"]
-    hands = {record["dealer"]: [parse_card(c) for c in d["dealer"]],
-             record["nondealer"]: [parse_card(c) for c in d["nondealer"]]}
+    dealer, nondealer = record["dealer"], record["nondealer"]
+    hands = {dealer: [parse_card(c) for c in d["dealer"]],
+             nondealer: [parse_card(c) for c in d["nondealer"]]}
     stock = [parse_card(c) for c in d["stock"]]
-    upcard = parse_card(d["upcard"])
-    out.extend(_deal_lines(record, rules, hands, upcard, len(stock), role))
-    play, top = _play_lines(record["moves"], hands, stock, upcard, who, role)
-    out.extend(play)
+    out += _deal_lines(rules, role, hands, (dealer, nondealer), stock, parse_card(d["upcard"]))
+    play, top = _play_lines(record["moves"], hands, stock, parse_card(d["upcard"]), who, role)
+    out += play
     out.extend(_render_result(record, rules, hands, who, role, stock, top))
-    out.extend(_after_lines(record, rules, who, called, next_roles))
+    out += _closing_lines(record, rules, who, called, next_roles)
     return "\n".join(out)
 
 
-def _header_lines(record: Mapping[str, Any], rules: Rules,
-                  previous: Mapping[str, Any] | None) -> list[str]:
-    """The hand's rules, who sits where in which role, and the scores before it."""
-    seats = record["seats"]
+def _header_lines(record: Mapping[str, Any], rules: Rules, previous: Mapping[str, Any] | None
+                  ) -> list[str]:
+    """The hand's rules, who holds which role and the scores before it."""
+    seats, n = record["seats"], rules.players
     dealer, nondealer, sitter = record["dealer"], record["nondealer"], record["sitter"]
+    out: list[str] = []
     extras = [f"gin bonus {rules.gin_bonus}", f"undercut bonus {rules.undercut_bonus}",
               f"knock limit {rules.knock_limit}", f"target {rules.target}"]
     if rules.oklahoma:
         extras.append("Oklahoma")
     if rules.spade_doubling:
         extras.append("spade doubling")
-    if rules.players == 3 and rules.team_policy != "captain":  # who decides for the captain
+    if n == 3 and rules.team_policy != "captain":  # who decides for the captain
         extras.append(f"team policy {rules.team_policy}")
-    out = [f"Game {record['game']}, hand {record['hand']}: {record['rules']} rules "
-           f"({', '.join(extras)})"]
-    if rules.players == 3:
+    out.append(f"Game {record['game']}, hand {record['hand']}: {record['rules']} rules "
+               f"({', '.join(extras)})")
+    if n == 3:
         out.append(f"  Box (deals):      seat {dealer}, {seats[dealer]}")
         out.append(f"  Captain:          seat {nondealer}, {seats[nondealer]}")
         if sitter is not None:
@@ -105,12 +106,12 @@ def _header_lines(record: Mapping[str, Any], rules: Rules,
     return out
 
 
-def _deal_lines(record: Mapping[str, Any], rules: Rules, hands: dict[int, list[int]],
-                upcard: int, stock_size: int, role: dict[int, str]) -> list[str]:
-    """Both hands as dealt with their deadwood, the upcard and what it means."""
+def _deal_lines(rules: Rules, role: dict[int, str], hands: dict[int, list[int]],
+                order: tuple[int, int], stock: list[int], upcard: int) -> list[str]:
+    """The two hands dealt, fanned with their deadwood, and the upcard."""
     width = max(len(role.get(s, "")) for s in hands) + 1
     out = ["Deal"]
-    for seat in (record["dealer"], record["nondealer"]):
+    for seat in order:
         out.append(f"  {role.get(seat, ''):<{width}} {fan(hands[seat])}   "
                    f"(deadwood {min_deadwood(hands[seat])})")
     limit = rules.hand_knock_limit(int(CARD_VALUE[upcard]))
@@ -118,15 +119,13 @@ def _deal_lines(record: Mapping[str, Any], rules: Rules, hands: dict[int, list[i
     if rules.spade_doubling and upcard < 16:
         up_note += "; a spade: points are doubled"
     out.append(f"  {'Upcard':<{width}} {card_str(upcard)}{up_note}; "
-               f"{stock_size} cards in the stock")
+               f"{len(stock)} cards in the stock")
     return out
 
 
 def _play_lines(moves: list[dict[str, Any]], hands: dict[int, list[int]], stock: list[int],
-                upcard: int, who: Callable[[int], str],
-                role: dict[int, str]) -> tuple[list[str], int]:
-    """Every move told, the hands followed as they change; and how many stock cards were
-    drawn."""
+                upcard: int, who: Any, role: dict[int, str]) -> tuple[list[str], int]:
+    """Every move told, the hands kept up to date; and how many stock cards were drawn."""
     out = ["Play"]
     pile = [upcard]
     top = 0  # next stock card
@@ -177,11 +176,9 @@ def _play_lines(moves: list[dict[str, Any]], hands: dict[int, list[int]], stock:
     return out, top
 
 
-def _after_lines(record: Mapping[str, Any], rules: Rules, who: Callable[[int], str],
-                 called: Callable[[int], str],
-                 next_roles: tuple[int, int, int | None] | None) -> list[str]:
-    """The scores after the hand (or the Hollywood sheet), the game's or match's end, or who
-    holds which role next."""
+def _closing_lines(record: Mapping[str, Any], rules: Rules, who: Any, called: Any,
+                   next_roles: tuple[int, int, int | None] | None) -> list[str]:
+    """The scores after the hand, the end of the game or match, or the next hand's roles."""
     out: list[str] = []
     scores = record["scores"]
     hollywood = record.get("hollywood") if rules.scoring == "hollywood" else None

@@ -1,6 +1,3 @@
-"""Experiments: experiment files, the parallel resumable runner (joblib processes or a Dask
-cluster), its results directory, per-game aggregates and progress lines.
-
-It plays games through the game loop of :mod:`sim.play` and knows nothing of how a game is
-stepped; the game loop imports nothing from here.
-"""
+"""The experiment machinery: experiment files, the parallel resumable runner, its results
+directory, the Dask cluster, the worker pool and progress (the game loop they play through is
+:mod:`sim.play`)."""

@@ -9,6 +9,12 @@ unknown preset, a bot that is not a built-in (nothing is ever imported from a re
 seed out of range or a move that is not legal at its turn is refused with a 400 and one line
 saying why, and nothing is stored either way.
 
+Bounded work: a request names its bots from a fixed list of levels (:data:`WEB_BOTS`, never a
+budget of its own), every request that plays runs in a worker process with a CPU deadline
+and a bounded queue (:mod:`sim.table.workers`), and the HTTP layer refuses what is too big,
+not JSON, or sent by another site's page (:mod:`sim.table.guard`), each with a 4xx and one
+line.
+
 Starlette: a small, well-kept ASGI toolkit (with uvicorn to serve it) whose test client
 drives the app in-process; the page needs no templates, sessions or database, so a larger
 framework would bring nothing. markdown-it-py renders the review's report for the page.
@@ -16,14 +22,20 @@ framework would bring nothing. markdown-it-py renders the review's report for th
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
+import sys
 import threading
 from collections import OrderedDict
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 from markdown_it import MarkdownIt
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -34,18 +46,24 @@ from sim.engine.rules import PRESETS, TEAM_POLICIES, Rules
 from sim.engine.view import DECISION_NAMES
 from sim.records.log import dumps_record
 from sim.review import review
+from sim.review.report import LABELS, error_rate
 from sim.table.game import ROLE_NAMES, ROLE_NAMES_2, Table, hint_judge
+from sim.table.guard import Refusal, SameSiteOnly, loopback_hosts, read_json
 from sim.table.page import PAGE
+from sim.table.workers import WorkPool
 from strategies.human import MoveError, melds_text
-from strategies.registry import ALIASES, BUILTINS, parse_strategy
 
 MAX_SEED = 2**63 - 1
 #: The review's Markdown as HTML for the page (raw HTML in the text is escaped, not passed on).
 _MARKDOWN = MarkdownIt("js-default")
-#: More moves than any game allowed by the presets' turn limits needs.
-MAX_MOVES = 20000
+#: The most moves of the person a request may carry: a game to 100 asks a few hundred.
+MAX_MOVES = 4000
 _TOKEN = re.compile(r"(pass|p|d|k|n|[A2-9TJQK][SHDC])")
-_BOT = re.compile(r"[a-z][a-z0-9-]*(@[a-z0-9-]+)?(:[a-z_]+=[0-9]{1,6}(,[a-z_]+=[0-9]{1,6})*)?")
+#: The bots the web offers, by name: each a built-in at a fixed budget (a request never sets
+#: one). ``mc-fast`` is ``mc`` with 32 worlds a decision, where its strength curve flattens.
+WEB_BOTS = {"random": "random", "simple": "simple", "greedy-knock": "greedy-knock",
+            "gin-hunter": "gin-hunter", "discard-tracking": "discard-tracking",
+            "tuned": "tuned", "net": "net", "mc-fast": "mc:samples=32", "mc": "mc"}
 
 
 class BadRequest(ValueError):
@@ -66,7 +84,7 @@ class Game:
         return game_rules(self.rules, self.policy)
 
     def strategies(self) -> list[str]:
-        bots = list(self.bots)
+        bots = [WEB_BOTS[b] for b in self.bots]
         return bots[:self.seat] + ["human"] + bots[self.seat:]
 
     def as_dict(self) -> dict[str, Any]:
@@ -106,15 +124,10 @@ def check_game(data: Any) -> Game:
     if not isinstance(bots, list) or len(bots) != rules.players - 1:
         raise BadRequest(f"{preset} rules need {rules.players - 1} bots: got {bots!r}")
     for bot in bots:
-        head = bot.partition(":")[0].partition("@")[0] if isinstance(bot, str) else ""
-        if (not isinstance(bot, str) or len(bot) > 80 or not _BOT.fullmatch(bot)
-                or ALIASES.get(head, head) not in BUILTINS):
-            raise BadRequest(f"bot {bot!r} is not a built-in strategy: expected one of "
-                             + ", ".join(BUILTINS))
-        try:
-            parse_strategy(bot)
-        except ValueError as exc:
-            raise BadRequest(str(exc)) from None
+        if not isinstance(bot, str) or bot not in WEB_BOTS:
+            shown = repr(bot)[:40]
+            raise BadRequest(f"bot {shown} is not offered here: expected one of "
+                             + ", ".join(WEB_BOTS))
     seat = _int(data.get("seat", 0), "seat", 0, rules.players - 1)
     seed = _int(data.get("seed"), "seed", 0, MAX_SEED)
     return Game(preset, policy, tuple(bots), seat, seed)
@@ -166,9 +179,12 @@ def state(game: Game, table: Table) -> dict[str, Any]:
     """Everything the page shows: the seats and their roles and scores, the person's cards
     in melds, the pile, the stock, the opponent's open cards, the legal moves, the events."""
     names = ROLE_NAMES if table.rules.players == 3 else ROLE_NAMES_2
+    in_hand = table.roles[:2] if not table.over else ()
     seats = [{"seat": s, "name": table.specs[s].text, "you": s == game.seat,
+              "level": "you" if s == game.seat else game.bots[s - (s > game.seat)],
               "role": names[table.roles.index(s)] if s in table.roles[:table.rules.players]
-              else "", "score": v} for s, v in enumerate(table.scores())]
+              else "", "score": v, "cards": 10 if s in in_hand else 0}
+             for s, v in enumerate(table.scores())]
     out: dict[str, Any] = {
         "game": game.as_dict(), "moves": table.answers, "seats": seats,
         "target": table.rules.target, "hand_number": table.hand + 1, "over": table.over,
@@ -213,7 +229,7 @@ def _hand_cards(melds: str) -> list[dict[str, Any]]:
     """The cards in shown order (melds first), each marked melded or loose."""
     out = []
     group = 0
-    melded = True
+    melded = False  # a hand with no meld is all loose cards (no bracket opens)
     for word in melds.replace("[", " [ ").replace("]", " ] ").split():
         if word == "[":
             group += 1
@@ -229,48 +245,44 @@ def _hand_cards(melds: str) -> list[dict[str, Any]]:
     return out
 
 
-def create_app(hint_samples: int | None = None) -> Starlette:
-    """The web table; ``hint_samples``: the judge's worlds for hints and the review."""
+def review_steps(decisions: Any) -> dict[str, Any]:
+    """The review as the page steps through it: every decision of the person in order (the
+    position: hand, pile top, score; the options' values; played against best; the label)
+    and the game's figures: decisions, errors by label, the error rate (``ginbox review``'s:
+    1000 times the mean loss) and the accuracy (the share of decisions that cost nothing
+    worth a label)."""
+    steps = []
+    for row in decisions.to_dict("records"):
+        steps.append({
+            "hand": int(row["hand"]) + 1, "move": int(row["move"]), "kind": row["kind"],
+            "cards": row["cards"].split(), "top": row["top"] or None, "score": row["score"],
+            "played": row["chosen"], "best": row["best"], "label": row["label"],
+            "value_played": round(float(row["value_chosen"]), 4),
+            "value_best": round(float(row["value_best"]), 4),
+            "loss": round(float(row["loss"]), 4), "counted": bool(row["counted"]),
+            "values": json.loads(row["values"]) if row["values"] else {}})
+    counted = [s for s in steps if s["counted"]]
+    errors = {label: sum(s["label"] == label for s in counted) for label in LABELS}
+    rate = error_rate(decisions)[0]
+    return {"steps": steps, "figures": {
+        "decisions": len(counted), **errors,
+        "error_rate": round(rate, 1) if counted else 0.0,
+        "accuracy": round(100 * (1 - sum(errors.values()) / len(counted)), 1)
+        if counted else 100.0}}
+
+
+def make_handler(hint_samples: int | None) -> Any:
+    """A worker's request handler (:mod:`sim.table.workers`): ``(kind, data)`` to
+    ``(200, payload)`` or ``(400, the one line)``, with this process's cache of tables."""
     tables = Tables(hint_samples)
+    judge = hint_judge(hint_samples)
+    warm = tables.take(Game("eaai", "captain", ("simple",), 0, 0), [])
+    warm.hints()  # compile (or load from the cache) what a request plays, before any deadline
 
-    async def body(request: Request) -> dict[str, Any]:
-        try:
-            data = await request.json()
-        except ValueError:
-            raise BadRequest("the request is not JSON") from None
-        if not isinstance(data, dict):
-            raise BadRequest("the request is not a JSON object")
-        return data
-
-    def refuse(exc: Exception) -> JSONResponse:
-        return JSONResponse({"error": str(exc).splitlines()[0]}, status_code=400)
-
-    async def page(request: Request) -> Response:
-        return HTMLResponse(PAGE)
-
-    async def options(request: Request) -> Response:
-        return JSONResponse({"presets": list(PRESETS), "policies": list(TEAM_POLICIES),
-                             "bots": list(BUILTINS),
-                             "players": {p: Rules.preset(p).players for p in PRESETS}})
-
-    def with_table(work: Any) -> Any:
-        async def endpoint(request: Request) -> Response:
-            try:
-                data = await body(request)
-                game = check_game(data.get("game"))
-                table = tables.take(game, check_moves(data.get("moves", [])))
-                try:
-                    return JSONResponse(work(data, game, table))
-                finally:
-                    tables.give(game, table)
-            except (BadRequest, MoveError) as exc:
-                return refuse(exc)
-        return endpoint
-
-    def show(data: dict[str, Any], game: Game, table: Table) -> dict[str, Any]:
+    def show(data: dict[str, Any], game: Game, table: Table) -> Any:
         return state(game, table)
 
-    def move(data: dict[str, Any], game: Game, table: Table) -> dict[str, Any]:
+    def move(data: dict[str, Any], game: Game, table: Table) -> Any:
         text = data.get("move")
         if not isinstance(text, str) or len(text) > 20:
             raise BadRequest(f"move {text!r} is not valid: expected text such as 'x 9H'")
@@ -279,44 +291,98 @@ def create_app(hint_samples: int | None = None) -> Starlette:
         table.play(text)  # MoveError (nothing played) for a bad or illegal move
         return state(game, table)
 
-    def hints(data: dict[str, Any], game: Game, table: Table) -> dict[str, Any]:
+    def hints(data: dict[str, Any], game: Game, table: Table) -> Any:
         return {"hints": [{"move": h.move, "value": h.value} for h in table.hints()],
-                "judge": hint_judge(hint_samples)}
+                "judge": judge}
 
-    def report(data: dict[str, Any], game: Game, table: Table) -> dict[str, Any]:
+    def report(data: dict[str, Any], game: Game, table: Table) -> Any:
         if not table.over:
             raise BadRequest("the review is ready when the game is over")
-        done = review(table.records, seats=[game.seat], judge=hint_judge(hint_samples),
-                      quiet=True)
+        done = review(table.records, seats=[game.seat], judge=judge, quiet=True)
         text = done.report()
-        return {"report": text, "report_html": _MARKDOWN.render(text)}
+        return {"report": text, "report_html": _MARKDOWN.render(text),
+                **review_steps(done.decisions)}
+
+    def log(data: dict[str, Any], game: Game, table: Table) -> Any:
+        return "".join(dumps_record(r) + "\n" for r in table.records)
+
+    work = {"state": show, "move": move, "hint": hints, "review": report, "log": log}
+
+    def handle(kind: str, data: dict[str, Any]) -> tuple[int, Any]:
+        try:
+            game = check_game(data.get("game"))
+            table = tables.take(game, check_moves(data.get("moves", [])))
+            try:
+                return 200, work[kind](data, game, table)
+            finally:
+                tables.give(game, table)
+        except (BadRequest, MoveError) as exc:
+            return 400, str(exc).splitlines()[0]
+
+    return handle
+
+
+def create_app(hint_samples: int | None = None, host: str = "127.0.0.1",
+               workers: int | None = None) -> Starlette:
+    """The web table bound to ``host`` (the ``Host`` names it answers to); ``hint_samples``:
+    the judge's worlds for hints and the review; ``workers``: processes that play
+    (default: the usable cores)."""
+    pool = WorkPool(make_handler, (hint_samples,), workers)
+
+    async def page(request: Request) -> Response:
+        return HTMLResponse(PAGE)
+
+    async def options(request: Request) -> Response:
+        return JSONResponse({"presets": list(PRESETS), "policies": list(TEAM_POLICIES),
+                             "bots": list(WEB_BOTS),
+                             "players": {p: Rules.preset(p).players for p in PRESETS}})
+
+    def api(kind: str) -> Any:
+        async def endpoint(request: Request) -> Response:
+            try:
+                data = await read_json(request)
+                if not isinstance(data, dict):
+                    raise Refusal(400, "the request is not a JSON object")
+                return JSONResponse(await pool.run(kind, data))
+            except Refusal as refusal:
+                return refusal.response()
+        return endpoint
 
     async def log(request: Request) -> Response:
+        params = request.query_params
+        data = {"game": {"rules": params.get("rules"), "policy": params.get("policy",
+                         "captain"), "bots": params.getlist("bot"),
+                         "seat": params.get("seat", "0"), "seed": params.get("seed")},
+                "moves": params.get("moves", "")}
         try:
-            params = request.query_params
-            game = check_game({"rules": params.get("rules"), "policy": params.get("policy",
-                               "captain"), "bots": params.getlist("bot"),
-                               "seat": params.get("seat", "0"), "seed": params.get("seed")})
-            table = tables.take(game, check_moves(params.get("moves", "")))
-            tables.give(game, table)
-        except (BadRequest, MoveError) as exc:
-            return refuse(exc)
-        text = "".join(dumps_record(r) + "\n" for r in table.records)
+            text = await pool.run("log", data)
+        except Refusal as refusal:
+            return refusal.response()
+        seed = str(params.get("seed"))
         return PlainTextResponse(text, media_type="application/x-ndjson", headers={
-            "Content-Disposition": f'attachment; filename="ginbox-{game.seed}.jsonl"'})
+            "Content-Disposition": f'attachment; filename="ginbox-{seed}.jsonl"'})
 
-    return Starlette(routes=[
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        pool.start()  # the workers warm up while the page loads
+        yield
+        pool.close()
+
+    app = Starlette(routes=[
         Route("/", page), Route("/api/options", options),
-        Route("/api/state", with_table(show), methods=["POST"]),
-        Route("/api/move", with_table(move), methods=["POST"]),
-        Route("/api/hint", with_table(hints), methods=["POST"]),
-        Route("/api/review", with_table(report), methods=["POST"]),
+        Route("/api/state", api("state"), methods=["POST"]),
+        Route("/api/move", api("move"), methods=["POST"]),
+        Route("/api/hint", api("hint"), methods=["POST"]),
+        Route("/api/review", api("review"), methods=["POST"]),
         Route("/api/log", log),
-    ])
+    ], middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=loopback_hosts(host)),
+                   Middleware(SameSiteOnly)], lifespan=lifespan)
+    app.state.pool = pool
+    return app
 
 
 def serve(host: str = "127.0.0.1", port: int = 8765, hint_samples: int | None = None,
-          open_browser: bool = True) -> None:
+          open_browser: bool = True, workers: int | None = None) -> None:
     """Serve the web table until interrupted; open it in the browser if asked."""
     import socket
     import webbrowser
@@ -333,9 +399,16 @@ def serve(host: str = "127.0.0.1", port: int = 8765, hint_samples: int | None = 
     url = f"http://{host}:{port}/"
     print(f"ginbox table at {url} (Ctrl-C stops)", flush=True)
     if host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"note: listening on {host}, not this machine only: anyone who can reach it "
-              "can open tables", flush=True)
+        print(f"WARNING: listening on {host}, not this machine only: anyone who can reach "
+              f"{host}:{port} can open tables and make this machine play for them (the "
+              "limits of docs/play.md hold, but the table has no login)", file=sys.stderr,
+              flush=True)
     if open_browser:
         threading.Timer(1.0, webbrowser.open, [url]).start()
-    uvicorn.run(create_app(hint_samples), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(hint_samples, host, workers), host=host, port=port,
+                log_level="warning", limit_concurrency=CONNECTIONS, timeout_keep_alive=5,
+                h11_max_incomplete_event_size=16 * 1024)
 
+
+CONNECTIONS = 200
+"""Connections served at once; one more is answered 503 at once (uvicorn's limit)."""

@@ -10,9 +10,8 @@ from __future__ import annotations
 import re
 
 # Each layer may import only itself and the layers before it.
-# sim.play is the game loop (the seat step, the batch kernel, the game object, the driver);
-# sim.runs, above it, the experiment machinery that plays games through it (experiment files,
-# the runner, its workers, pool, cluster and storage, aggregates, progress).
+# sim.play is the game loop; sim.runs, the experiment machinery (experiment files, runner,
+# storage, cluster, pool, workers, progress), plays through it and nothing below it needs it.
 # sim.io (atomic writes, spec files) is below everything: the strategies' table cache and every
 # loader use it. sim.env (the learning environments) sits right after sim.play: it plays
 # through the engine, asks the built-in strategies' dispatcher, writes hand logs with
@@ -22,8 +21,10 @@ import re
 # self-play, ``ginbox train``) plays through the runner's workers and the tuner's task pool.
 LAYERS: tuple[str, ...] = (
     "sim.io", "sim.engine", "strategies", "sim.records", "sim.play", "sim.runs", "sim.env",
-    "sim.openspiel", "sim.analysis", "sim.review", "sim.table", "sim.tune", "sim.league",
-    "sim.learn", "sim.testing", "sim.bench", "sim.cli")
+    "sim.openspiel",
+    "sim.analysis", "sim.review", "sim.table", "sim.tune", "sim.league", "sim.learn", "sim.testing",
+    "sim.bench",
+    "sim.cli")
 
 # The first module named on a list item or table row: :mod:`sim.play`, `sim/engine/`, ...
 _ITEM = re.compile(r"^\s*(?:[*-]|\|)\s*(?::mod:)?`((?:sim|strategies)(?:[./][a-z_]+)*)(?:\.py)?/?`")
