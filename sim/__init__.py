@@ -182,6 +182,7 @@ class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
             warnings.warn(f"{spec.name} moved to {DEPRECATED_PATHS[spec.name]}: import it "
                           "from there", DeprecationWarning, stacklevel=2)
+        # find_spec made a spec only for a moved name, whose target is a str
         return importlib.import_module(_moved_target(spec.name))  # type: ignore[arg-type]
 
     def exec_module(self, module: ModuleType) -> None:

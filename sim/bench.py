@@ -74,6 +74,7 @@ def bench_games(strategies: str, games: int, rules: str = "three-handed",
         t = time.perf_counter()
         result = play_games(strategies, rules=rules, games=games, seed=7)
         dt = min(dt, time.perf_counter() - t)
+    assert result.games is not None, "play_games keeps the games by default"
     hands = int(result.games["hands"].sum())
     return {"hands_per_s": hands / dt, "games_per_s": games / dt, "hands": hands,
             "games": games, "seconds": dt}
@@ -101,6 +102,7 @@ def bench_python_strategy(games: int = 20) -> float:
     play_games([BaseStrategy(), "simple", "simple"], games=1, seed=1)
     t = time.perf_counter()
     result = play_games([BaseStrategy(), "simple", "simple"], games=games, seed=3)
+    assert result.games is not None, "play_games keeps the games by default"
     return int(result.games["hands"].sum()) / (time.perf_counter() - t)
 
 

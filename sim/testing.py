@@ -29,7 +29,7 @@ from __future__ import annotations
 import copy
 import importlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,7 +124,7 @@ def _lineups(preset: str) -> list[_Lineup]:
             _Lineup("against random", rules, (True, False, False), rotate=True)]
 
 
-def _log_lines(records: list[dict[str, Any]], drop_seats: bool) -> list[str]:
+def _log_lines(records: Sequence[Mapping[str, Any]], drop_seats: bool) -> list[str]:
     return [json.dumps({k: v for k, v in r.items() if not (drop_seats and k == "seats")},
                        sort_keys=True) for r in records]
 

@@ -113,7 +113,8 @@ class StrategyInfo:
         """Every parameter's value in the named set (refused when there is no such set)."""
         for set_name, values in self.sets:
             if set_name == name:
-                return {**{p.name: p.default for p in self.params}, **values}
+                return {**{p.name: int(p.default) for p in self.params if p.default is not None},
+                        **values}
         known = ", ".join(n for n, _ in self.sets) or "none"
         raise ValueError(f"unknown parameter set {name!r} for {self.name}: its sets are {known}")
 

@@ -219,7 +219,7 @@ def _write_npz(tmp: Path, arrays: dict[str, np.ndarray]) -> None:
     """The tables as an ``.npz`` at ``tmp`` (through a file object: given a name not ending
     in ``.npz``, numpy would add the suffix and write elsewhere)."""
     with tmp.open("wb") as f:
-        np.savez(f, **arrays)
+        np.savez(f, **arrays)  # type: ignore[arg-type]  # numpy types **kwds as allow_pickle
 
 
 def build_tables() -> dict[str, np.ndarray]:

@@ -142,10 +142,10 @@ def parse_answer(text: str, view: View) -> list[int] | str:
         return [MOVE_NO_KNOCK, card] if decision == DEC_KNOCK else [card]
     if len(words) == 1 and decision != DEC_OFFER and decision != DEC_DRAW:
         try:
-            card = parse_card(head)
+            parse_card(head)
         except ValueError:
-            card = None
-        if card is not None:  # a bare card: a discard
+            pass
+        else:  # a bare card: a discard
             return parse_answer(f"x {head}", view)
     raise MoveError(f"malformed: {text.strip()!r} is not a move; {HELP}")
 
@@ -292,7 +292,7 @@ class Human:
                 print(HELP, file=out)
             elif answer == "hint":
                 print("hint: play at 'ginbox play', whose table values every option", file=out)
-            else:
+            elif not isinstance(answer, str):
                 return list(answer)
 
     def take_upcard(self, view: View) -> bool:

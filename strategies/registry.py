@@ -30,6 +30,7 @@ import inspect
 import multiprocessing
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -304,8 +305,7 @@ def _parse_text(spec: str, load: bool) -> StrategySpec:
     if canonical in BUILTINS:
         info = BUILTINS[canonical]
         _check_dispatched(info)
-        set_name = set_name.strip().lower() if at else None
-        base = info.param_set(set_name) if set_name is not None else None
+        base = info.param_set(set_name.strip().lower()) if at else None
         rest, weights = _split_weights(text, info, rest)
         params = _parse_params(text, info, rest, base)
         given = tuple((k, params[k]) for k in _parse_kwargs(text, rest))
@@ -448,7 +448,7 @@ def _check_dispatched(info: StrategyInfo) -> None:
         )
 
 
-def parse_strategies(text: str | list[Any] | tuple[Any, ...]) -> list[StrategySpec]:
+def parse_strategies(text: str | Sequence[Any]) -> list[StrategySpec]:
     """Parse ``"a,b:k=1,k2=2,c"``: a comma followed by ``key=value`` continues the parameters."""
     if not isinstance(text, str):
         return [parse_strategy(s) for s in text]

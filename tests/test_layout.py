@@ -107,6 +107,22 @@ def test_functions_stay_short() -> None:
     assert long == {}
 
 
+def test_every_type_ignore_names_its_error_and_its_reason() -> None:
+    """A ``# type: ignore[code]`` says why: a comment after it or on the line above."""
+    bare = []
+    for path in _modules().values():
+        lines = path.read_text().splitlines()
+        for i, line in enumerate(lines):
+            if "# type: ignore" not in line:
+                continue
+            after = line.split("# type: ignore", 1)[1]
+            coded = after.startswith("[") and "]" in after
+            reason = "#" in after.split("]", 1)[-1] or lines[i - 1].strip().startswith("#")
+            if not (coded and reason):
+                bare.append(f"{path.relative_to(ROOT)}:{i + 1}")
+    assert bare == []
+
+
 @pytest.mark.parametrize("old", sorted(sim.MOVED_MODULES))
 def test_flat_paths_of_the_first_layout_still_import(old: str) -> None:
     """``sim.melds`` is ``sim.engine.melds``: one module object under both names."""
@@ -118,6 +134,12 @@ def test_modules_moved_between_layers_still_import_under_their_old_names(old: st
     """``sim.records.files`` is ``sim.io.files``: one module object, no file left behind."""
     assert importlib.import_module(old) is importlib.import_module(sim.MOVED_PATHS[old])
     assert not (ROOT / (old.replace(".", "/") + ".py")).exists()
+
+
+def test_the_game_loop_imports_nothing_of_the_experiment_machinery() -> None:
+    modules = _modules()
+    loop = {m: _imports(p, modules) for m, p in modules.items() if m.startswith("sim.play")}
+    assert loop and not any(t.startswith("sim.runs") for ts in loop.values() for t in ts)
 
 
 def test_the_engine_imports_nothing_above_it() -> None:

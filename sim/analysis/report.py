@@ -17,6 +17,7 @@ re-exports their public names, so ``from sim.analysis.report import win_rates`` 
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -74,6 +75,11 @@ REPORT_FILES: tuple[str, ...] = (
     "win_rates.png", "box_retention.png", "comparisons.png", "knock_sweep.png",
 )
 
+
+
+def _write_csv(df: pd.DataFrame, path: Path) -> None:
+    """One report table as CSV (the report's writers take the path last)."""
+    df.to_csv(path, index=False)
 
 @dataclass
 class Report:
@@ -310,7 +316,8 @@ class Report:
         for r in self.comparisons.itertuples():
             m = METRICS[r.metric]
             digits = pct_digits(r.ci_low, r.ci_high)
-            val = (lambda x, d=digits: fmt_pct(x, d)) if m.percent else (lambda x: fmt_num(x, 3))
+            val = functools.partial(fmt_pct, digits=digits) if m.percent else functools.partial(
+                fmt_num, digits=3)
             diff, ci = fmt_diff(r.diff, r.ci_low, r.ci_high, m.percent)
             rows.append([f"{r.arm_b_name} - {r.arm_a_name}", r.strategy,
                          m.label + ("" if m.percent or m.unit == m.label else f" ({m.unit})"),
@@ -394,13 +401,13 @@ class Report:
         if not directory.is_dir():
             raise ValueError(f"cannot write the report: {directory} is not a directory")
         ours = set(written_files(directory))
-        writers: dict[str, Callable[[Path], None]] = {}
+        writers: dict[str, Callable[[Path], object]] = {}
         for name, df in self.tables().items():
-            writers[f"{name}.csv"] = lambda tmp, df=df: df.to_csv(tmp, index=False)
+            writers[f"{name}.csv"] = functools.partial(_write_csv, df)
         from sim.analysis.plots import save
 
         for name, fig in self.figures().items():
-            writers[f"{name}.png"] = lambda tmp, fig=fig: save(fig, tmp, atomic=False)
+            writers[f"{name}.png"] = functools.partial(save, fig, atomic=False)
         text = self.to_markdown()
         writers["report.md"] = lambda tmp: tmp.write_text(text, encoding="utf-8")
         names = list(writers)

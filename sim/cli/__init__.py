@@ -60,7 +60,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``ginbox`` command line; returns the exit status."""
     stdout = sys.stdout
-    sys.stdout = Output(stdout)  # type: ignore[assignment]
+    sys.stdout = Output(stdout)
     try:
         args = build_parser().parse_args(argv)
         args.argv = list(sys.argv[1:] if argv is None else argv)

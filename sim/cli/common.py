@@ -73,6 +73,7 @@ def int_at_least(low: int, high: int | None = None, why: str = "") -> Callable[[
 def seconds(text: str) -> float:
     """An argparse type: a number of seconds > 0."""
     try:
+        # a number in, a number out: None comes only from None
         return check_timeout(float(text))  # type: ignore[return-value]
     except ValueError:
         raise argparse.ArgumentTypeError(

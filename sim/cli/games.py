@@ -8,7 +8,7 @@ import sys
 import threading
 import time
 import tomllib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from sim.analysis.formatting import plural
@@ -287,16 +287,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if i:
             print()
         print(check.text)
-    bad = [c.hand for c in checks if not c.ok]
+    differing = [c.hand for c in checks if not c.ok]
     print()
     if len(checks) == 1:
         print(checks[0].verdict)
-    elif bad:
-        print(f"game {game}: {len(bad)} of {plural(len(checks), 'hand')} differ from the rules "
-              f"(hands {', '.join(map(str, bad))})")
+    elif differing:
+        print(f"game {game}: {len(differing)} of {plural(len(checks), 'hand')} differ from the "
+              f"rules (hands {', '.join(map(str, differing))})")
     else:
         print(f"game {game}: all {len(checks)} hands match the rules")
-    return 1 if bad else 0
+    return 1 if differing else 0
 
 
 def cmd_strategies(args: argparse.Namespace) -> int:
@@ -348,9 +348,9 @@ def cmd_strategies(args: argparse.Namespace) -> int:
     return 0
 
 
-def _interesting(records: list[dict[str, Any]]) -> int:
+def _interesting(records: Sequence[Mapping[str, Any]]) -> int:
     """Index of a hand worth showing: an undercut with layoffs, else any undercut, gin, knock."""
-    def first(pred: Callable[[dict[str, Any]], bool]) -> int | None:
+    def first(pred: Callable[[Mapping[str, Any]], bool]) -> int | None:
         return next((i for i, r in enumerate(records) if pred(r)), None)
 
     for pred in (lambda r: r["result"]["end"] == "undercut" and bool(r["result"]["layoffs"]),

@@ -9,6 +9,7 @@ holds by construction. The advisor decides from the captain's view.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -355,7 +356,7 @@ class View:
         return m
 
     @classmethod
-    def from_arrays(cls, view: np.ndarray, pile: np.ndarray,
+    def from_arrays(cls, view: np.ndarray, pile: np.ndarray | Sequence[int],
                     rng: np.random.Generator | None = None) -> View:
         """Build from the compiled view array (the same facts the built-ins see)."""
         def opt(x: int) -> int | None:

@@ -42,7 +42,7 @@ from sim.env.env_table import EnvTable, check_rules
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for it)
     """Gin for two or three players as a PettingZoo AEC environment (see the module doc)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "ginbox_gin_v0",
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "name": "ginbox_gin_v0",
                 "is_parallelizable": False}
 
     def __init__(self, rules: Rules | str | Mapping[str, Any] | None = None,
@@ -96,6 +96,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for it)
             return
         self._cumulative_rewards[agent] = 0.0
         table = self._table
+        # a live agent's action is an int (None is PettingZoo's dead step, handled above)
         status = table.step(int(action))  # type: ignore[arg-type]
         if table.rewards.any():  # a hand ended: someone scored, or the game is over
             self.rewards = dict(zip(self.possible_agents,

@@ -10,11 +10,11 @@ the caller controls (or a plain-Python strategy) must decide, where a hand ends 
 wants to log it, or where the episode ends. :func:`act` plays one action of
 :mod:`sim.env.encoding` through ``apply_move``.
 
-The PettingZoo and Gymnasium environments drive one table from Python (:class:`sim.env.env_table.
-EnvTable`); the vector environment drives N tables inside one compiled call. All of them go
-through these functions, so every environment plays by the engine's one implementation of the
-rules and is a pure function of its seed: game ``g`` of seed ``s`` deals the same cards as game
-``g`` of ``ginbox play --seed s``.
+The PettingZoo and Gymnasium environments drive one table from Python
+(:class:`sim.env.env_table.EnvTable`); the vector environment drives N tables inside one
+compiled call. All of them go through these functions, so every environment plays by the
+engine's one implementation of the rules and is a pure function of its seed: game ``g`` of
+seed ``s`` deals the same cards as game ``g`` of ``ginbox play --seed s``.
 """
 
 from __future__ import annotations

@@ -51,6 +51,7 @@ from sim.env.encoding import N_ACTIONS, OBS_LEN, action_name
 from sim.play.driver import Seeds, StrategyError, check_seed, strategy_answer
 from sim.play.step import seat_arrays, table_buffers
 from sim.records.log import LogWriter, check_log_target, hand_record
+from sim.records.schema import HandRecord
 from strategies.registry import (
     StrategySpec,
     build_strategy,
@@ -129,7 +130,7 @@ class EnvTable:
                                  "plain-Python strategies")
             self.python[seat] = build_strategy(spec, seat)
         self.seat_names = [AGENT_NAME if s in self.controlled or self.specs[s] is None
-                           else self.specs[s].text for s in range(self.players)]  # type: ignore
+                           else self.specs[s].text for s in range(self.players)]  # type: ignore[union-attr]  # None is an agent seat
         self.opts = np.zeros(OPT_LEN, np.int64)
         self.opts[OPT_CONTROLLED] = sum(1 << s for s in self.controlled)
         self.opts[OPT_EPISODE_HAND] = check_choice("episode", episode, EPISODES) == "hand"
@@ -248,7 +249,7 @@ class EnvTable:
             raise ValueError("no seat is deciding now: the episode is over (reset the "
                              "environment)")
         if err == ERR_MASKED:
-            legal = ", ".join(action_name(a) for a in np.flatnonzero(self.mask))
+            legal = ", ".join(action_name(int(a)) for a in np.flatnonzero(self.mask))
             what = action_name(action) if 0 <= int(action) < N_ACTIONS else str(action)
             raise ValueError(f"action {int(action)} ({what}) is not legal now: legal actions "
                              f"are {legal}")
@@ -299,7 +300,7 @@ class EnvTable:
 
 
 def env_record(table: EnvTable, log_game: int, es: np.ndarray, deck: np.ndarray, hs: np.ndarray,
-               moves: np.ndarray, gs: np.ndarray) -> dict[str, Any]:
+               moves: np.ndarray, gs: np.ndarray) -> HandRecord:
     """The hand-log line of a finished hand of a table (the line ``ginbox play --log`` writes).
 
     ``game`` numbers the games in the log's order (an environment may be reset to a seed

@@ -68,7 +68,7 @@ def save_policy(path: str | os.PathLike[str], layers: Layers) -> None:
     for i, (w, b) in enumerate(check_layers(layers)):
         arrays[f"W{i}"], arrays[f"b{i}"] = w, b
     buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
+    np.savez(buffer, **arrays)  # type: ignore[arg-type]  # numpy types **kwds as allow_pickle
     atomic_write_bytes(Path(path), buffer.getvalue())
 
 

@@ -61,6 +61,7 @@ from sim.env.env_table import (
 from sim.play.driver import Seeds, check_seed
 from sim.play.step import table_buffers
 from sim.records.log import LogWriter
+from sim.records.schema import HandRecord
 
 M_STEP = 0  # play each game's action (or autoreset a finished one)
 M_RESET = 1  # start game first_game + i in row i
@@ -210,7 +211,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.copy = copy
         self.log_path = log_path
         self._writer: LogWriter | None = None
-        self._held: dict[int, list[dict[str, Any]]] = {}  # each row's logged hands, this game
+        self._held: dict[int, list[HandRecord]] = {}  # each row's logged hands, this game
         self._log_games = -1
         if self.raw:
             int64 = np.iinfo(np.int64)
@@ -246,7 +247,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         p = self._proto
         while True:
             vector_run(mode, first_game, self._actions, p.rules_array, p.ids, p.params, p.opts,
-                       self.seeds.deck, self.seeds.strategy, self.seat,  # type: ignore
+                       self.seeds.deck, self.seeds.strategy, self.seat,  # type: ignore[union-attr]  # reset() made them
                        self._gs, self._hs, self._pile, self._deck, self._after, self._moves,
                        self._view, self._game_info, self._mem, self._scratch, self._rng,
                        self._es, self._rewards, self._started, self._buf, self.raw,
@@ -273,6 +274,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         written together (a hand log keeps each game's hands together; rows finish hands in
         any order), so memory holds at most one game per row."""
         if self._writer is None:
+            # called only when the environment was given a log_path
             self._writer = LogWriter(self.log_path).__enter__()  # type: ignore[arg-type]
         for i in np.flatnonzero(self._pending):
             held = self._held.setdefault(int(i), [])

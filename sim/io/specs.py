@@ -12,7 +12,7 @@ import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 T = TypeVar("T")
 
@@ -60,7 +60,7 @@ def require_keys(table: Mapping[str, Any], required: Iterable[str], needs: str) 
             raise ValueError(f"{key} is missing: {needs}")
 
 
-def is_plain_int(value: object) -> bool:
+def is_plain_int(value: object) -> TypeGuard[int]:
     """An ``int`` that is not a ``bool`` (TOML's integers; ``True`` is not a count)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -71,9 +71,9 @@ def check_int(name: str, value: object, low: int, high: int, accepted: str | Non
     accepted = accepted or f"an integer {low:,}..{high:,}"
     if not is_plain_int(value):
         raise ValueError(f"{name}={value!r} is not valid: expected {accepted}")
-    if not low <= value <= high:  # type: ignore[operator]
+    if not low <= value <= high:
         raise ValueError(f"{name}={value!r} is out of range: expected {accepted}")
-    return value  # type: ignore[return-value]
+    return value
 
 
 def check_text(name: str, value: object) -> str:

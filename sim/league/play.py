@@ -157,7 +157,7 @@ def run_league(source: LeagueSpec | str | Path | dict[str, Any], games: int | No
     if changes:
         spec = spec.replace(**changes)
     todo = plan(spec, out)
-    out = todo["out"]
+    out = Path(todo["out"])
     rounds = _rounds(out)
     for path, manifest in rounds:  # a finished table is reused only if it still replays
         if manifest is not None and path not in todo["unfinished"]:
@@ -169,6 +169,7 @@ def run_league(source: LeagueSpec | str | Path | dict[str, Any], games: int | No
                                  "start the league over in a new folder (--out DIR)") from None
     new_spec = None
     if todo["new_tables"]:
+        # _rounds lists only the folders whose names _ROUND matches
         number = max((int(_ROUND.fullmatch(p.name).group(1)) + 1  # type: ignore[union-attr]
                       for p, m in rounds if m is not None), default=0)
         new_spec = _round_spec(spec, number, todo["new_tables"])
@@ -195,7 +196,9 @@ def _play_rounds(spec: LeagueSpec, out: Path, todo: dict[str, Any],
         _write_league_file(out, spec)
     played = 0
     for path in todo["unfinished"]:
-        result = run_experiment(read_manifest(path)["spec"], out=path, resume=True, **options)
+        manifest = read_manifest(path)
+        assert manifest is not None, "plan() lists only rounds with a readable manifest"
+        result = run_experiment(manifest["spec"], out=path, resume=True, **options)
         played += _session_games(result.manifest)
     if new_spec is not None:
         path = out / f"round-{int(new_spec.name.rsplit('-', 1)[1]):03d}"

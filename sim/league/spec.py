@@ -81,7 +81,7 @@ class LeagueSpec:
         names = self.strategies
         if self.players == 2:
             return [(a, b) for a, b in itertools.permutations(names, 2)]
-        lone = [(a, b, b) for a, b in itertools.permutations(names, 2)]
+        lone: list[tuple[str, ...]] = [(a, b, b) for a, b in itertools.permutations(names, 2)]
         return lone + list(itertools.combinations(names, 3))
 
     def replace(self, **changes: Any) -> LeagueSpec:

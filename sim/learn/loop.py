@@ -127,7 +127,8 @@ class _Run:
         spec = self.spec
         data = round_dir(self.out, r) / "data"
         parsed = parse_strategy(expert)
-        net = parsed.info.decide.net if parsed.weights else _blank_net()
+        # the expert is net or mc with it: a built-in, whose info is set
+        net = parsed.info.decide.net if parsed.weights else _blank_net()  # type: ignore[union-attr]
         todo = [(t, table, c) for t, table in enumerate(spec.tables) for c in range(spec.chunks)
                 if not (data / _shard_name(table, c)).exists()]
         bar = self.bar(f"round {r}: self-play ({expert})",

@@ -111,16 +111,16 @@ class Settings:
                                 ("eval_seed", 0, 2**63 - 1), ("final_deals", 0, 10**7),
                                 ("seed", 0, 2**63 - 1)):
             check_int(name, getattr(self, name), low, high)
-        for name, low, high in (("learning_rate", 0.0, 1.0), ("gamma", 0.0, 1.0),
+        for name, low_f, high_f in (("learning_rate", 0.0, 1.0), ("gamma", 0.0, 1.0),
                                 ("gae_lambda", 0.0, 1.0), ("clip", 0.0, 10.0),
                                 ("entropy", 0.0, 10.0), ("value_coef", 0.0, 100.0),
                                 ("max_grad_norm", 0.0, 1e6)):
             value = getattr(self, name)
             positive = name in ("learning_rate", "max_grad_norm")
             if isinstance(value, bool) or not isinstance(value, int | float) or not (
-                    low < value <= high if positive else low <= value <= high):
+                    low_f < value <= high_f if positive else low_f <= value <= high_f):
                 raise ValueError(f"{name}={value!r} is not valid: expected a number in "
-                                 f"{'(' if positive else '['}{low}, {high}]")
+                                 f"{'(' if positive else '['}{low_f}, {high_f}]")
         if self.num_envs < len(self.opponents):
             raise ValueError(f"num_envs={self.num_envs} is not valid: expected at least one "
                              f"row per opponent ({len(self.opponents)})")

@@ -43,6 +43,7 @@ from sim.play.seating import Seeds as Seeds
 from sim.play.seating import check_seed as check_seed
 from sim.play.state import GameListener, GameState
 from sim.records.log import hand_record as hand_record  # its home since 0.1: sim.records.log
+from sim.records.schema import HandRecord
 from strategies.registry import (
     StrategySpec,
     build_strategy,
@@ -199,18 +200,19 @@ class GameDriver:
             raise ValueError("the same strategy object sits in two seats, so it would see both "
                              "players' cards: pass one object per seat")
 
-    def play(self, game: int) -> tuple[np.ndarray, list[dict[str, Any]]]:
+    def play(self, game: int) -> tuple[np.ndarray, list[HandRecord]]:
         """Play game number ``game``: its statistics row and (when logging) its hand records.
 
         The game is a :class:`~sim.play.state.GameState` (every decision through the seat
         step, as in the batch loop); the seats it stops at are asked here."""
         state = GameState(self.rules, self.lineup, seed=self.seeds, game=game, log=self.log,
                           rotation=game if self.rotate else None, listener=self._listener)
-        started: set[tuple[int, int]] = set()
+        started: set[tuple[int, int | None]] = set()
         while state.waiting:
             seat, key = state.seat, (state.hand, state.hand_player)
             assert seat is not None
             player = self.players[seat]
+            assert player is not None, "the state stops only at Python seats"
             self._where = (game, state.hand)
             view = state.view()
             if key not in started and hasattr(player, "start_hand"):
@@ -316,14 +318,17 @@ class PlayResult:
     rules: Rules
     strategies: list[str]
     games: pd.DataFrame | None
-    log: list[dict[str, Any]] | None
+    log: list[HandRecord] | None
     tally: GameTally | None = field(default=None, repr=False)
     labels: list[str] | None = field(default=None, repr=False)  # canonical names, if parsed
 
     @property
     def n_games(self) -> int:
         """How many games were played."""
-        return self.tally.games if self.tally is not None else len(self.games)  # type: ignore
+        if self.tally is not None:
+            return self.tally.games
+        assert self.games is not None, "a result holds its tally or its games"
+        return len(self.games)
 
     def _totals(self) -> GameTally:
         if self.tally is None:  # built by hand from a frame: count it now
@@ -370,7 +375,7 @@ class PlayResult:
 def iter_games(rules: Rules, strategies: Sequence[Any], games: int, seeds: Seeds,
                first_game: int = 0, log: bool = False, batch: int = 1000,
                rotate: bool = False, timer: DecisionTimer | None = None,
-               ) -> Iterator[tuple[np.ndarray, list[dict[str, Any]]]]:
+               ) -> Iterator[tuple[np.ndarray, list[HandRecord]]]:
     """Yield (statistics rows, hand records) batch by batch, compiled when possible.
 
     Game ``g`` is the same game whatever the batching: its streams derive from ``seeds``
@@ -396,7 +401,7 @@ def iter_games(rules: Rules, strategies: Sequence[Any], games: int, seeds: Seeds
     driver = GameDriver(rules, specs, seeds, log=log, rotate=rotate, timer=timer)
     for start in range(first_game, first_game + games, batch):
         rows = []
-        records: list[dict[str, Any]] = []
+        records: list[HandRecord] = []
         for g in range(start, min(start + batch, first_game + games)):
             row, recs = driver.play(g)
             rows.append(row)
@@ -407,7 +412,7 @@ def iter_games(rules: Rules, strategies: Sequence[Any], games: int, seeds: Seeds
 def play_games(strategies: Sequence[Any] | str, rules: Rules | str | None = None,
                games: int = 1, seed: int = 0, log: bool = False,
                progress: Callable[[int], None] | None = None,
-               on_records: Callable[[list[dict[str, Any]]], None] | None = None,
+               on_records: Callable[[list[HandRecord]], None] | None = None,
                keep_games: bool = True,
                decision_timeout: float | None = None) -> PlayResult:
     """Play ``games`` games and return their statistics (and hand log when ``log``).
@@ -434,7 +439,7 @@ def play_games(strategies: Sequence[Any] | str, rules: Rules | str | None = None
     seeds = Seeds.from_seed(seed)
     tally = GameTally(rules.players)
     rows: list[np.ndarray] = []
-    records: list[dict[str, Any]] = []
+    records: list[HandRecord] = []
     compiled = all(s.compiled for s in specs) and not log
     batch = 1000 if compiled else 20
     timer = DecisionTimer(timeout) if timeout is not None and not compiled else None

@@ -26,7 +26,7 @@ Game ``g`` of seed ``s`` deals the cards of game ``g`` of ``ginbox play --seed s
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -80,6 +80,7 @@ from sim.play.seating import Lineup, Seeds, check_seed
 from sim.play.step import CALLER, TableBuffers, play_to_decision, seat_move, table_buffers
 from sim.records.log import hand_record, hand_result, rules_of
 from sim.records.replay import deck_of, game_state_before
+from sim.records.schema import HandRecord
 from strategies._dispatch import decide
 from strategies.builtin import SCRATCH_LEN
 from strategies.mc_worlds import S_UNSEEN, opponent_known, sample_world
@@ -157,11 +158,10 @@ class GameState:
         self.hand = -1  # the hand being played (or last played), 0 for the first
         self.roles: tuple[int, ...] = ()  # seats of the box (dealer), captain, sitter
         self.history: list[int] = []  # the caller's moves, in order: what replay() takes
-        self.records: list[dict[str, Any]] = []  # the hand log, when logging
+        self.records: list[HandRecord] = []  # the hand log, when logging
         self.stats_row = np.zeros(GO_LEN, np.int64)  # the game's statistics (GAME_COLUMNS)
         self._in_hand = False
-        self._decision = DEC_OVER
-        self._seat = -1
+        self._decision, self._seat = DEC_OVER, -1
         self._dealt = np.zeros(52, np.int64)
         self._last: tuple[int, tuple[int, ...], np.ndarray, tuple[int, ...]] | None = None
         self._last_result: HandResult | None = None
@@ -377,7 +377,7 @@ class GameState:
         self.history.append(code)
         self._advance()
 
-    def deal(self, cards: Sequence[int | str]) -> None:
+    def deal(self, cards: Sequence[int | str] | np.ndarray) -> None:
         """Under ``deals="caller"``: deal the next hand from ``cards``, the 52 cards in the
         engine's order (dealer's 10, non-dealer's 10, the upcard, the stock from the top), as
         codes or text; then play on to the caller's next decision."""
@@ -621,7 +621,7 @@ class GameState:
         return [int(c) for c in deck]
 
     @classmethod
-    def from_record(cls, record: dict[str, Any], previous: dict[str, Any] | None = None,
+    def from_record(cls, record: Mapping[str, Any], previous: Mapping[str, Any] | None = None,
                     listener: GameListener | None = None) -> GameState:
         """The position at the start of a logged hand, every seat the caller's: the record's
         rules, roles and deal, the scores (and Hollywood sheet) it starts from (``previous``:
@@ -636,7 +636,7 @@ class GameState:
         return state
 
 
-def scores_before(record: dict[str, Any], previous: dict[str, Any] | None) -> list[int]:
+def scores_before(record: Mapping[str, Any], previous: Mapping[str, Any] | None) -> list[int]:
     """Each seat's score before a logged hand: the previous hand's, zero for hand 0, and
     without the previous record the scores after the hand less the winner's points."""
     if previous is not None:

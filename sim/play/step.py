@@ -116,7 +116,7 @@ def seat_arrays(specs: Sequence[StrategySpec | None],
         if spec is None:
             continue
         params[seat] = spec.params_array()
-        if spec.compiled and seat not in controlled:
+        if spec.compiled and spec.strategy_id is not None and seat not in controlled:
             ids[seat] = spec.strategy_id
     return ids, params
 

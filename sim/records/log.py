@@ -23,7 +23,7 @@ import itertools
 import json
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -72,6 +72,13 @@ from sim.engine.showdown import describe_layout
 from sim.records import limits
 from sim.records.files import clean_stale_temps, fsync_path, temp_path
 from sim.records.limits import shown
+from sim.records.schema import (
+    HandRecord,
+    HollywoodGameRecord,
+    HollywoodRecord,
+    MoveRecord,
+    ResultRecord,
+)
 
 #: Top-level keys every hand record has, in the order they are written.
 RECORD_KEYS: tuple[str, ...] = (
@@ -98,7 +105,7 @@ FRAME_COLUMNS: tuple[str, ...] = (
 # ---------------------------------------------------------------------------------- writing
 
 
-def _ordered(d: dict[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
+def _ordered(d: Mapping[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
     """Known keys in their documented order, then any extra keys sorted (deterministic)."""
     out = {k: d[k] for k in known if k in d}
     for k in sorted(k for k in d if k not in out):
@@ -115,7 +122,7 @@ def _sorted(value: Any) -> Any:
     return value
 
 
-def canonical_record(record: dict[str, Any]) -> dict[str, Any]:
+def canonical_record(record: Mapping[str, Any]) -> dict[str, Any]:
     """The record with every key in its canonical order (what :func:`dumps_record` writes)."""
     out = _ordered(record, RECORD_KEYS)
     if isinstance(out.get("deal"), dict):
@@ -142,7 +149,7 @@ def _json_default(obj: Any) -> Any:
                     "store")
 
 
-def dumps_record(record: dict[str, Any]) -> str:
+def dumps_record(record: Mapping[str, Any]) -> str:
     """One log line (without the newline): compact JSON, canonical key order."""
     return json.dumps(canonical_record(record), separators=(",", ":"), ensure_ascii=False,
                       allow_nan=False, default=_json_default)
@@ -212,7 +219,7 @@ class LogWriter:
             raise
         return self
 
-    def write(self, record: dict[str, Any]) -> None:
+    def write(self, record: Mapping[str, Any]) -> None:
         """Append one hand record."""
         if self._file is None:
             raise ValueError("LogWriter.write outside its 'with' block")
@@ -220,7 +227,7 @@ class LogWriter:
         self._file.write(line + "\n")
         self.count += 1
 
-    def write_all(self, records: Iterable[dict[str, Any]]) -> None:
+    def write_all(self, records: Iterable[Mapping[str, Any]]) -> None:
         """Append several hand records."""
         for record in records:
             self.write(record)
@@ -281,7 +288,7 @@ def check_log_target(path: str | os.PathLike[str]) -> None:
     LogWriter(path).__enter__()._abort()
 
 
-def write_log(path: str | os.PathLike[str], records: Iterable[dict[str, Any]]) -> int:
+def write_log(path: str | os.PathLike[str], records: Iterable[Mapping[str, Any]]) -> int:
     """Write hand records to ``path`` atomically; return how many lines were written."""
     with LogWriter(path) as writer:
         writer.write_all(records)
@@ -293,21 +300,21 @@ def write_log(path: str | os.PathLike[str], records: Iterable[dict[str, Any]]) -
 
 def hand_record(rules: Rules, seat_names: Sequence[str], game: int, hand: int,
                 roles: Sequence[int], dealt: np.ndarray, hs: np.ndarray, moves: np.ndarray,
-                gs: np.ndarray) -> dict[str, Any]:
+                gs: np.ndarray) -> HandRecord:
     """One line of the hand log from a finished, scored hand (format: docs/cli.md, "The hand
     log"): ``roles`` are the seats of the box (dealer), captain and sitter during the hand,
     ``dealt`` the deck it was dealt from, ``gs`` the game state after ``end_hand``. Written
     here, beside the readers, for every front end (``sim.play.state.GameState``, the
     learning environments of ``sim.env``), so all of them write the same bytes."""
     hand_seat = list(roles[:2])
-    move_list = []
+    move_list: list[MoveRecord] = []
     for player, move in moves[: int(hs[HS_N_MOVES])]:
         seat = hand_seat[int(player)]
         if move < 64:
             move_list.append({"seat": seat, "move": "discard", "card": card_str(int(move))})
         else:
             move_list.append({"seat": seat, "move": ENGINE_MOVE_NAMES[int(move)]})
-    record: dict[str, Any] = {
+    record: HandRecord = {
         "game": game,
         "hand": hand,
         "rules": rules.name,
@@ -338,7 +345,7 @@ def hand_record(rules: Rules, seat_names: Sequence[str], game: int, hand: int,
     return record
 
 
-def hand_result(hs: np.ndarray, hand_seat: Sequence[int]) -> dict[str, Any]:
+def hand_result(hs: np.ndarray, hand_seat: Sequence[int]) -> ResultRecord:
     """The ``result`` object of a hand-log line from a finished hand state.
 
     ``hand_seat`` maps hand players (0 the dealer, 1 the non-dealer) to seats.
@@ -368,14 +375,14 @@ def hand_result(hs: np.ndarray, hand_seat: Sequence[int]) -> dict[str, Any]:
     }
 
 
-def hollywood_record(gs: np.ndarray, players: int) -> dict[str, Any]:
+def hollywood_record(gs: np.ndarray, players: int) -> HollywoodRecord:
     """The ``hollywood`` object of a hand-log line (Hollywood scoring only): each seat's games
     opened, and per game its points and hands won by seat, its winner (null while open) and,
     once it has ended, each seat's total with the game's bonuses (``final``)."""
     def seats(at: int) -> list[int]:
         return [int(gs[at + s]) for s in range(players)]
 
-    games = []
+    games: list[HollywoodGameRecord] = []
     for k in range(3):
         winner = int(gs[GS_HW_WINNER + k])
         games.append({"scores": seats(GS_HW_SCORE + 3 * k),
@@ -414,7 +421,7 @@ def load_hollywood(value: Any, gs: np.ndarray, players: int) -> None:
                 gs[at + 3 * k + s] = v
 
 
-def rules_of(record: dict[str, Any]) -> Rules:
+def rules_of(record: Mapping[str, Any]) -> Rules:
     """The rules a record was played under: its ``rules_config`` if present, else the preset."""
     config = record.get("rules_config")
     if config is not None:
@@ -570,7 +577,7 @@ def _read_line(raw: bytes, check: Callable[[Any], None]) -> dict[str, Any] | Non
         return None
     record = limits.parse_line(text)
     check(record)
-    return record  # type: ignore[no-any-return]
+    return record
 
 
 def read_log(path: str | os.PathLike[str]) -> list[dict[str, Any]]:

@@ -22,7 +22,7 @@ def _melds_text(melds: list[list[str]]) -> str:
     return " | ".join(" ".join(m) for m in melds) or "no melds"
 
 
-def _role_names(record: dict[str, Any], players: int) -> dict[int, str]:
+def _role_names(record: Mapping[str, Any], players: int) -> dict[int, str]:
     if players == 3:
         names = {record["dealer"]: "Box", record["nondealer"]: "Captain"}
         if record["sitter"] is not None:
@@ -31,7 +31,7 @@ def _role_names(record: dict[str, Any], players: int) -> dict[int, str]:
     return {record["dealer"]: "Dealer", record["nondealer"]: "Non-dealer"}
 
 
-def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
+def render_hand(record: Mapping[str, Any], previous: Mapping[str, Any] | None = None,
                 next_roles: tuple[int, int, int | None] | None = None,
                 names: Mapping[int, str] | None = None) -> str:
     """A logged hand, move by move, as a card player would tell it.
@@ -67,7 +67,7 @@ def render_hand(record: dict[str, Any], previous: dict[str, Any] | None = None,
     return "\n".join(out)
 
 
-def _header_lines(record: dict[str, Any], rules: Rules, previous: dict[str, Any] | None
+def _header_lines(record: Mapping[str, Any], rules: Rules, previous: Mapping[str, Any] | None
                   ) -> list[str]:
     """The hand's rules, who holds which role and the scores before it."""
     seats, n = record["seats"], rules.players
@@ -176,7 +176,7 @@ def _play_lines(moves: list[dict[str, Any]], hands: dict[int, list[int]], stock:
     return out, top
 
 
-def _closing_lines(record: dict[str, Any], rules: Rules, who: Any, called: Any,
+def _closing_lines(record: Mapping[str, Any], rules: Rules, who: Any, called: Any,
                    next_roles: tuple[int, int, int | None] | None) -> list[str]:
     """The scores after the hand, the end of the game or match, or the next hand's roles."""
     out: list[str] = []
@@ -220,7 +220,7 @@ def _hollywood_lines(hollywood: dict[str, Any], target: int) -> list[str]:
     return out
 
 
-def _render_result(record: dict[str, Any], rules: Rules, hands: dict[int, list[int]],
+def _render_result(record: Mapping[str, Any], rules: Rules, hands: dict[int, list[int]],
                    who: Any, role: dict[int, str], stock: list[int], top: int) -> list[str]:
     """The end of the hand: the wall or turn limit, or the showdown and its arithmetic."""
     r = record["result"]
@@ -247,7 +247,7 @@ def _render_result(record: dict[str, Any], rules: Rules, hands: dict[int, list[i
     d_dead = [c for c in d_cards if c not in d_melded and c not in laid]
     kd, dd = r["knocker_deadwood"], r["defender_deadwood"]
     kname = role.get(knocker, "Knocker")
-    dname = role.get(defender, "Defender")
+    dname = role.get(defender if defender is not None else -1, "Defender")
     out.append(f"Showdown ({end})")
     out.append(f"  {who(knocker)} lays down {_melds_text(r['knocker_melds'])}; "
                f"deadwood {fan(k_dead) if k_dead else 'none'} = {kd}")

@@ -24,13 +24,13 @@ match the rules, a malformed line) raises ``ValueError``: that is bad input, not
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from sim.engine.cards import card_str, parse_card, sort_for_display
+from sim.engine.cards import card_str, fan, parse_card, sort_for_display
 from sim.engine.game import (
     GS_BONUS,
     GS_HANDS,
@@ -71,7 +71,7 @@ from sim.records.log import (
     load_hollywood,
     rules_of,
 )
-from sim.records.render import fan, render_hand
+from sim.records.render import render_hand
 
 _DECISION_TEXT = {
     DEC_OFFER: "take the upcard or pass",
@@ -99,7 +99,7 @@ class ReplayCheck:
     hand: int
     ok: bool
     differences: list[str]
-    result: dict[str, Any] | None
+    result: Mapping[str, Any] | None
     scores: list[int] | None
     game_over: bool | None
     game_winner: int | None
@@ -128,11 +128,11 @@ class ReplayCheck:
 # ---------------------------------------------------------------------------------- helpers
 
 
-def _where(record: dict[str, Any]) -> str:
+def _where(record: Mapping[str, Any]) -> str:
     return f"game {record.get('game')} hand {record.get('hand')}"
 
 
-def _roles(record: dict[str, Any], rules: Rules) -> tuple[int, int, int | None]:
+def _roles(record: Mapping[str, Any], rules: Rules) -> tuple[int, int, int | None]:
     """(dealer, non-dealer, sitter) seats, checked against the rules' number of players."""
     n = rules.players
     if len(record["seats"]) != n:
@@ -149,7 +149,7 @@ def _roles(record: dict[str, Any], rules: Rules) -> tuple[int, int, int | None]:
     return dealer, nondealer, sitter
 
 
-def deck_of(record: dict[str, Any]) -> np.ndarray:
+def deck_of(record: Mapping[str, Any]) -> np.ndarray:
     """The 52 card codes in deal order: dealer 10, non-dealer 10, upcard, stock 31."""
     d = record["deal"]
     codes: list[int] = []
@@ -229,7 +229,7 @@ def _move_text(i: int, m: dict[str, Any]) -> str:
 # ---------------------------------------------------------------------------------- replay
 
 
-def _play_moves(record: dict[str, Any], rules_array: np.ndarray, deck: np.ndarray,
+def _play_moves(record: Mapping[str, Any], rules_array: np.ndarray, deck: np.ndarray,
                 hand_seat: Sequence[int]) -> tuple[np.ndarray | None, list[str]]:
     """Feed the recorded moves to the hand kernels; the final state (None if incomplete)."""
     recorded = record["moves"]
@@ -285,7 +285,7 @@ def _play_moves(record: dict[str, Any], rules_array: np.ndarray, deck: np.ndarra
     return hs, diffs
 
 
-def _replay(record: dict[str, Any], previous: dict[str, Any] | None,
+def _replay(record: Mapping[str, Any], previous: Mapping[str, Any] | None,
             expected_roles: tuple[int, int, int | None] | None,
             previous_over: bool) -> ReplayCheck:
     where = _where(record)
@@ -328,7 +328,7 @@ def _replay(record: dict[str, Any], previous: dict[str, Any] | None,
     if hs is None:
         diffs.append("result: not checked, the recorded moves do not make a complete legal hand")
     else:
-        result = hand_result(hs, hand_seat)
+        result = cast(Mapping[str, Any], hand_result(hs, hand_seat))  # read by key name
         recorded = record["result"]
         for key in RESULT_KEYS:
             if _norm(key, recorded[key]) != _norm(key, result[key]):
@@ -343,7 +343,7 @@ def _replay(record: dict[str, Any], previous: dict[str, Any] | None,
             scores = [int(gs[GS_SCORE + s]) for s in range(n)]
             game_over = bool(gs[GS_OVER])
             game_winner = int(gs[GS_WINNER]) if game_over else None
-            compared = [("scores", record["scores"], scores),
+            compared: list[tuple[str, Any, Any]] = [("scores", record["scores"], scores),
                         ("game_over", record["game_over"], game_over),
                         ("game_winner", record["game_winner"], game_winner)]
             if hollywood:
@@ -364,7 +364,7 @@ def _replay(record: dict[str, Any], previous: dict[str, Any] | None,
     return check
 
 
-def game_state_before(record: dict[str, Any], previous: dict[str, Any] | None,
+def game_state_before(record: Mapping[str, Any], previous: Mapping[str, Any] | None,
                       scores: Sequence[int]) -> np.ndarray:
     """The game state at the start of a logged hand: its roles, ``scores`` (each seat's,
     before the hand), the hand number and, under Hollywood scoring, the sheet the previous
@@ -400,7 +400,8 @@ def _verdict_text(check: ReplayCheck) -> str:
     return "\n".join(lines)
 
 
-def replay_hand(record: dict[str, Any], previous: dict[str, Any] | None = None) -> ReplayCheck:
+def replay_hand(record: Mapping[str, Any],
+                previous: Mapping[str, Any] | None = None) -> ReplayCheck:
     """Re-run one logged hand through the rules and compare.
 
     ``previous`` is the record of the same game's previous hand, whose scores the hand's
@@ -433,7 +434,7 @@ def replay_game(records: Sequence[dict[str, Any]]) -> list[ReplayCheck]:
                                  f"({key} differs from hand {first.get('hand')}'s): a game is "
                                  "played under one set of rules")
     checks: list[ReplayCheck] = []
-    previous: dict[str, Any] | None = None
+    previous: Mapping[str, Any] | None = None
     prev_check: ReplayCheck | None = None
     for record in records:
         expected = prev_check.next_roles if prev_check is not None and prev_check.ok else None

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -172,7 +172,7 @@ def _prepare_out(out: Path, settings: dict[str, Any], resume: bool, force: bool
 
 
 def review(log: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
-           | Iterable[dict[str, Any]],
+           | Iterable[Mapping[str, Any]],
            seats: Sequence[int] | None = None, judge: str = DEFAULT_JUDGE, seed: int = 0,
            games: int | None = None, jobs: int = 1, out: str | os.PathLike[str] | None = None,
            resume: bool = False, force: bool = False, quiet: bool = False) -> Review:
@@ -196,7 +196,8 @@ def review(log: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
             raise ValueError(f"{name}={value!r} is not valid: expected an integer >= {low}")
     paths = log_paths(log)
     source = " ".join(str(p) for p in paths)
-    records: Any = paths if paths else list(log)  # read more than once: to count, to judge
+    # read more than once: to count, to judge
+    records: Any = paths if paths else list(cast(Iterable[dict[str, Any]], log))
     order: list[int] = []
     for game_records in iter_log_games(records):  # every game is checked against the rules
         order.append(int(game_records[0]["game"]))

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 from joblib import Parallel, delayed
@@ -35,7 +35,7 @@ COLUMNS = ("game", "hand", "move", "seat", "strategy", "for_seat", "role", "team
 MAX_GAMES = 10_000
 
 
-def iter_log_games(log: str | os.PathLike[str] | Sequence[Path] | Iterable[dict[str, Any]]
+def iter_log_games(log: str | os.PathLike[str] | Sequence[Path] | Iterable[Mapping[str, Any]]
                    ) -> Iterator[list[dict[str, Any]]]:
     """Each game's records, in log order, checked against the rules (ValueError naming the
     first difference); ``log`` is a path, a list of paths read one after the other, or the
@@ -45,7 +45,7 @@ def iter_log_games(log: str | os.PathLike[str] | Sequence[Path] | Iterable[dict[
     elif isinstance(log, (list, tuple)) and log and isinstance(log[0], Path):
         records = chain.from_iterable(iter_log(p, check=check_hand_record) for p in log)
     else:
-        records = iter(log)
+        records = iter(cast(Iterable[dict[str, Any]], log))
     game: list[dict[str, Any]] = []
     seen: set[Any] = set()
     for record in records:

@@ -34,6 +34,7 @@ from typing import Any
 
 import sim
 from sim import __version__
+from sim.records.schema import HandRecord
 from sim.runs.experiment import ExperimentSpec
 from sim.runs.storage import Chunk
 
@@ -45,7 +46,7 @@ NO_WORKERS_GRACE_S = 60.0
 _FETCH_S = 2.0  # a result not fetched by then is asked for again (its worker may be gone)
 _POLL_S = 0.5  # how often the run looks at the cluster's health while it waits for results
 
-ChunkResult = tuple[Chunk, bytes, str, float, list[dict[str, Any]], str]
+ChunkResult = tuple[Chunk, bytes, str, float, list[HandRecord], str]
 
 
 class ClusterLost(RuntimeError):
@@ -103,7 +104,7 @@ def cluster_chunk(stamp: str, play: Callable[..., tuple[Any, ...]], spec: Experi
     problem = worker_problem(stamp, [s for arm in spec.arms for s in arm.strategies])
     if problem is not None:
         raise WorkerRefused(problem)
-    return (*play(spec, chunk, deck_seed, strategy_seed, log), worker_name())  # type: ignore[return-value]
+    return (*play(spec, chunk, deck_seed, strategy_seed, log), worker_name())
 
 
 @contextlib.contextmanager

@@ -43,6 +43,7 @@ from sim.engine.game import GAME_COLUMNS
 from sim.engine.rules import Rules
 from sim.play.driver import Seeds, iter_games
 from sim.records.log import write_log
+from sim.records.schema import HandRecord
 from sim.runs.cluster import ClusterLost, check_workers, dask_client, play_on_cluster
 from sim.runs.experiment import ExperimentSpec, load_experiment
 from sim.runs.pool import active, loky_config, parallel_args
@@ -90,7 +91,7 @@ def plan_chunks(spec: ExperimentSpec) -> list[Chunk]:
 
 def play_chunk(rules: Rules, strategies: tuple[str, ...], deck_seed: int, strategy_seed: int,
                rotate: bool, chunk: Chunk, log: bool = False,
-               ) -> tuple[Chunk, np.ndarray, float, list[dict[str, Any]]]:
+               ) -> tuple[Chunk, np.ndarray, float, list[HandRecord]]:
     """Play one chunk in a worker: (chunk, ``GAME_COLUMNS`` rows, seconds, hand records).
 
     Hand records (the hand-log lines) only with ``log``: that plays through the Python driver,
@@ -99,7 +100,7 @@ def play_chunk(rules: Rules, strategies: tuple[str, ...], deck_seed: int, strate
     start = time.perf_counter()
     seeds = Seeds(np.uint64(deck_seed), np.uint64(strategy_seed))
     parts = []
-    records: list[dict[str, Any]] = []
+    records: list[HandRecord] = []
     for rows, recs in iter_games(rules, strategies, chunk.games, seeds,
                                  first_game=chunk.first_game, batch=chunk.games,
                                  rotate=rotate, log=log):
@@ -110,7 +111,7 @@ def play_chunk(rules: Rules, strategies: tuple[str, ...], deck_seed: int, strate
 
 
 def play_chunk_parquet(spec: ExperimentSpec, chunk: Chunk, deck_seed: int, strategy_seed: int,
-                       log: bool = False) -> tuple[Chunk, bytes, float, list[dict[str, Any]]]:
+                       log: bool = False) -> tuple[Chunk, bytes, float, list[HandRecord]]:
     """Play one chunk in a worker and encode it: (chunk, parquet file bytes, seconds, records).
 
     The worker encodes, so the process writing the files only writes bytes: 0.5 MB a chunk of
@@ -125,7 +126,7 @@ def play_chunk_parquet(spec: ExperimentSpec, chunk: Chunk, deck_seed: int, strat
 
 
 def play_chunk_file(spec: ExperimentSpec, chunk: Chunk, deck_seed: int, strategy_seed: int,
-                    log: bool = False) -> tuple[Chunk, bytes, str, float, list[dict[str, Any]]]:
+                    log: bool = False) -> tuple[Chunk, bytes, str, float, list[HandRecord]]:
     """:func:`play_chunk_parquet` with the file's sha256 (chunk, bytes, sha256, seconds,
     records): the worker hashes, so the process writing the files does nothing per chunk but
     write them and note them in the manifest."""
@@ -255,7 +256,7 @@ class _Session:
 
     def run(self, client: Any, if_cluster_lost: str = "stop", local_jobs: int = 1) -> None:
         pending = [c for c in self.plan if c not in self.done]
-        session = {"started": _now(), "finished": None, "status": "running",
+        session: dict[str, Any] = {"started": _now(), "finished": None, "status": "running",
                    "backend": self.backend, "jobs": self.jobs, "chunks": len(pending),
                    "games": sum(c.games for c in pending), "wall_seconds": None,
                    "games_per_s": None}
@@ -372,7 +373,7 @@ class _Session:
 
 
 def _parallel(tasks: list[Any], jobs: int,
-              ) -> Iterator[tuple[Chunk, bytes, str, float, list[dict[str, Any]]]]:
+              ) -> Iterator[tuple[Chunk, bytes, str, float, list[HandRecord]]]:
     """Results as local workers finish them (any order): the caller writes each one at once.
 
     Loky processes that exit when this process dies (even by ``kill -9``), so no orphan keeps

@@ -22,7 +22,7 @@ captain's option values.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +44,7 @@ from sim.engine.view import View
 from sim.play.events import HandResult, IllegalMove, Played
 from sim.play.state import ROLE_NAMES, ROLE_NAMES_2, GameListener, GameState
 from sim.records.render import render_hand
+from sim.records.schema import HandRecord
 from sim.review.judge import judge_text
 from strategies.human import (
     MoveError,
@@ -158,7 +159,7 @@ class Table(GameListener):
         return self.state.roles
 
     @property
-    def records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[HandRecord]:
         """The finished hands, as ``ginbox play --log`` writes them."""
         return self.state.records
 
@@ -356,7 +357,7 @@ def _hints(options: list[Any], decision: int, prefix: str = "x") -> list[Hint]:
     return sorted(out, key=lambda h: -h.value)
 
 
-def showdown_text(record: dict[str, Any], previous: dict[str, Any] | None,
+def showdown_text(record: Mapping[str, Any], previous: Mapping[str, Any] | None,
                   names: dict[int, str] | None = None) -> str:
     """The end of a logged hand as :func:`sim.records.render.render_hand` tells it: the
     showdown (melds, layoffs, deadwood, points) or the draw, and the scores after it;

@@ -244,7 +244,7 @@ class GameEvaluator(Evaluator):
                 self.on_games(n)
         return out
 
-    def wins(self, candidates: Sequence[tuple[int, ...]], first_game: int,
+    def wins(self, candidates: Sequence[tuple[int, ...]], first_game: int,  # type: ignore[override]  # field by name: the base's **field
              games: int, field: int = 0) -> list[int]:
         return self.wins_at(candidates, first_game, games, (field,))[0]
 
@@ -271,7 +271,7 @@ class GameEvaluator(Evaluator):
         return (self.spec.seats(values, field) if values is not None
                 else (self.spec.strategy, *self.spec.fields[field]))
 
-    def compare(self, strategies: Sequence[tuple[int, ...] | None], first_game: int,
+    def compare(self, strategies: Sequence[tuple[int, ...] | None], first_game: int,  # type: ignore[override]  # field by name: the base's **field
                 games: int, field: int = 0) -> MatchCounts:
         chunks = self._chunks(first_game, games)
         seatings = [self.seats(s, field) for s in strategies]
@@ -280,7 +280,7 @@ class GameEvaluator(Evaluator):
         parts = self._run(tasks, [len(strategies) * n for _, n in chunks])
         return functools.reduce(operator.add, parts)
 
-    def outcomes(self, values: tuple[int, ...] | None, first_game: int,
+    def outcomes(self, values: tuple[int, ...] | None, first_game: int,  # type: ignore[override]  # field by name: the base's **field
                  games: int, field: int = 0) -> np.ndarray:
         seeds = Seeds.from_seed(self.spec.field_seed(field))
         _, rows, _, _ = play_chunk(self.rules, self.seats(values, field), int(seeds.deck),

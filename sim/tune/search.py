@@ -320,11 +320,12 @@ def tune(spec_or_path: TuneSpec | str | Path | dict[str, Any], out: str | Path |
     state = _check_directory(out, spec, resume, force)
     stream = stream if stream is not None else sys.stderr
     own = evaluator is None
-    evaluator = GameEvaluator(spec, jobs, backend, scheduler) if own else evaluator
+    if evaluator is None:
+        evaluator = GameEvaluator(spec, jobs, backend, scheduler)
     with contextlib.ExitStack() as stack:
         if own:
             stack.callback(evaluator.close)
-            evaluator.open()  # type: ignore[union-attr]  # Dask errors before any file
+            evaluator.open()  # type: ignore[attr-defined]  # a GameEvaluator: Dask errors first
         out.mkdir(parents=True, exist_ok=True)
         stack.enter_context(lock(out))
         if state is None:

@@ -200,12 +200,12 @@ class TuneSpec:
         exactly (a fraction: ranking candidates never depends on rounding)."""
         shares = [Fraction(w) for w in self.weights]
         total = sum(s * Fraction(k, games) for s, k in zip(shares, wins, strict=True))
-        return total / sum(shares)
+        return Fraction(total / sum(shares))
 
     @property
     def resolved_rules(self) -> Rules:
         """The rules every game is played under (preset plus overrides)."""
-        return self._rules  # type: ignore[attr-defined,no-any-return]
+        return self._rules  # type: ignore[attr-defined]  # set in __post_init__ (frozen)
 
     @property
     def base(self) -> StrategySpec:
@@ -216,8 +216,10 @@ class TuneSpec:
     @property
     def infos(self) -> tuple[ParamInfo, ...]:
         """The searched parameters' records, in ``params`` order."""
-        known = {p.name: p for p in self.base.info.params}  # type: ignore[union-attr]
-        return tuple(known[name] for name in self.params)
+        info = self.base.info
+        assert info is not None, "the tuned strategy is a built-in (checked on load)"
+        known = {p.name: p for p in info.params}
+        return tuple(known[name] for name in self.params or ())
 
     def start(self) -> tuple[int, ...]:
         """Where the search starts: the values the strategy text plays with (a parameter
@@ -256,7 +258,7 @@ class TuneSpec:
             {"fields": [list(f) for f in self.fields], "weights": list(self.weights)}
             if self.mixed else {"field": list(self.field)})
         return {"name": self.name, "seed": self.seed, "strategy": self.strategy,
-                "params": list(self.params), **against, "rules": self.rules,
+                "params": list(self.params or ()), **against, "rules": self.rules,
                 "overrides": dict(self.overrides), "generations": self.generations,
                 "population": self.population,
                 "games_per_candidate": self.games_per_candidate,

@@ -1,0 +1,86 @@
+"""The hand-log record's shape, for the type checker: one line of a hand log as typed dicts.
+
+The format itself is documented in docs/cli.md ("The hand log") and checked on reading by
+:func:`sim.records.log.check_record`; these types let mypy follow a record from
+:func:`sim.records.log.hand_record`, which writes every front end's lines, to its readers.
+Cards are text (``"9H"``), seats numbers; ``None`` stands for JSON's null.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NotRequired, TypedDict
+
+
+class DealRecord(TypedDict):
+    """The deck a hand was dealt from: each hand's ten cards, the upcard, the stock from the
+    top."""
+
+    dealer: list[str]
+    nondealer: list[str]
+    upcard: str
+    stock: list[str]
+
+
+class MoveRecord(TypedDict):
+    """One move: the seat that made it, its name, and the card for a discard."""
+
+    seat: int
+    move: str
+    card: NotRequired[str]
+
+
+class ResultRecord(TypedDict):
+    """How the hand ended: the knocker's and defender's melds and deadwood, the lay-offs, the
+    winner and the points (the knocker and the counts are null in a draw)."""
+
+    end: str
+    knocker: int | None
+    knocker_melds: list[list[str]]
+    knocker_deadwood: int | None
+    defender_melds: list[list[str]]
+    layoffs: list[str]
+    defender_deadwood: int | None
+    winner: int | None
+    points: int
+
+
+class HollywoodGameRecord(TypedDict):
+    """One of HollywoodRecord scoring's three games: points and hands won by seat, its winner
+    (null while it is open) and, once ended, each seat's total with its bonuses."""
+
+    scores: list[int]
+    hands_won: list[int]
+    winner: int | None
+    final: list[int] | None
+
+
+class HollywoodRecord(TypedDict):
+    """HollywoodRecord scoring's state after the hand: each seat's games opened, and the games."""
+
+    opened: list[int]
+    games: list[HollywoodGameRecord]
+
+
+class HandRecord(TypedDict):
+    """One line of the hand log: a finished, scored hand and the game's state after it."""
+
+    game: int
+    hand: int
+    rules: str
+    seats: list[str]
+    dealer: int
+    nondealer: int
+    sitter: int | None
+    deal: DealRecord
+    moves: list[MoveRecord]
+    result: ResultRecord
+    scores: list[int]
+    game_over: bool
+    game_winner: int | None
+    rules_config: dict[str, Any]
+    advisor: NotRequired[int]
+    hollywood: NotRequired[HollywoodRecord]
+    final_scores: NotRequired[list[int]]
+    # written by the learning environments: game env_game of seed env_seed deals the same cards
+    env_seed: NotRequired[int | None]
+    env_game: NotRequired[int]
