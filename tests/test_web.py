@@ -121,20 +121,25 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def wait_for_port(port: int, seconds: float = 120) -> bool:
+    """Whether a server listens on ``port`` of 127.0.0.1 within ``seconds``."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        except OSError:
+            time.sleep(0.2)
+    return False
+
+
 @pytest.fixture(scope="module")
 def server() -> Any:
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "sim", "serve", "--port", str(port),
                              "--hint-samples", "8", "--no-browser"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    end = time.monotonic() + 120
-    while time.monotonic() < end:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            time.sleep(0.2)
-    else:
+    if not wait_for_port(port):
         proc.kill()
         raise AssertionError(proc.stdout.read().decode() if proc.stdout else "no server")
     yield f"http://127.0.0.1:{port}/"

@@ -4,15 +4,14 @@ refused) with one line, and leaves the game as it was."""
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from test_web import _free_port, wait_for_port
 
 import sim.table.guard
 import sim.table.work_pool
@@ -112,25 +111,13 @@ def test_a_full_queue_refuses_at_once(api: TestClient, monkeypatch: pytest.Monke
     assert api.get("/api/options").status_code == 200  # no game work: answered at once
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_opening_the_table_to_the_network_warns_on_stderr() -> None:
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "sim", "serve", "--host", "0.0.0.0",
                              "--port", str(port), "--no-browser", "--workers", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        end = time.monotonic() + 120
-        while time.monotonic() < end:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.2)
+        assert wait_for_port(port)
     finally:
         proc.terminate()
         _, err = proc.communicate(timeout=60)
