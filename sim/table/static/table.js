@@ -211,7 +211,8 @@ function showPanel() {  // a showdown first, until closed; then the game over or
   $("over").hidden = waiting || !current.over;
   if (waiting) {
     drawShowdown(showdowns[0]);
-    $("next-hand").focus();
+    $("showdown").scrollIntoView({block: "start"});
+    $("next-hand").focus({preventScroll: true});
   }
 }
 
@@ -330,8 +331,8 @@ function seatName(s, seat) {
 function showOver(s) {  // the result, the final scores, a new game, the review
   const you = s.game.seat;
   const ranked = s.final_scores.map((v, seat) => [seat, v]).sort((a, b) => b[1] - a[1]);
-  $("result").textContent = "Game over: " + (s.winner === you ? "you win, " : seatName(s, s.winner) +
-    " wins, ") + ranked.map(([seat, v]) => seatName(s, seat) + " " + v).join(" to ") + ".";
+  $("result").textContent = "Game over: " + (s.winner === you ? "you win, " :
+    seatName(s, s.winner) + " wins, ") + ranked.map(([, v]) => v).join(" to ") + ".";
   $("final-scores").innerHTML = "";
   for (const [seat, v] of ranked) {
     const row = $("final-scores").insertRow();
@@ -366,22 +367,22 @@ function drawShowdown(event) {
     "Next hand";
   $("showdown-hands").innerHTML = "";
   $("showdown-notes").innerHTML = "";
-  const names = Object.fromEntries(sd.players.map((p) => [p.seat, p]));
-  const called = (seat) => names[seat].role + " (" + names[seat].name + ")";
   const [first, second] = sd.players;
-  const headline = {knock: called(first.seat) + " knocks", gin: called(first.seat) + " goes gin",
-                    big_gin: called(first.seat) + " goes big gin",
-                    undercut: called(second.seat) + " undercuts the knock",
+  const who = (seat) => seatName(current, seat);
+  const does = (seat, verb) => who(seat) + " " + (current.seats[seat].you ? verb :
+    verb === "go" ? "goes" : verb + "s");
+  const headline = {knock: does(first.seat, "knock"), gin: does(first.seat, "go") + " gin",
+                    undercut: does(second.seat, "undercut") + " the knock",
                     draw: "a draw", turn_limit: "a draw at the turn limit"}[sd.end] || sd.end;
   $("showdown-title").textContent = "Hand " + sd.hand + ": " + headline +
-    (sd.winner !== null ? ", " + seatName(current, sd.winner) + " " +
-      (current.seats[sd.winner].you ? "score " : "scores ") + sd.points : "");
+    (sd.winner !== null ? "; " + does(sd.winner, "score") + " " + sd.points : "");
   for (const p of sd.players) {
     const part = document.createElement("div");
     part.className = "sd-player";
     const head = document.createElement("h3");
-    head.textContent = p.role[0].toUpperCase() + p.role.slice(1) + " (" + p.name + ")" +
-      (p.knocker ? ", who knocked" : "") + (p.deadwood !== null ? ": deadwood " + p.deadwood : "");
+    const name = who(p.seat);
+    head.textContent = name[0].toUpperCase() + name.slice(1) + ", the " + p.role +
+      (p.knocker ? ", knocked" : "") + (p.deadwood !== null ? ": deadwood " + p.deadwood : "");
     const cards = document.createElement("div");
     cards.className = "sd-cards";
     for (const meld of p.melds) cards.append(cardGroup(meld, "", "meld"));
@@ -484,7 +485,7 @@ function drawGraph() {  // the judge's chance of winning after each decision, wi
   g.innerHTML = "";
   if (!steps.length) return;
   const width = Math.max(g.clientWidth, 300), height = 220;
-  const left = 46, right = 12, top = 12, bottom = 40;
+  const left = 58, right = 12, top = 12, bottom = 40;
   g.setAttribute("viewBox", "0 0 " + width + " " + height);
   const x = (i) => left + (width - left - right) *
     (steps.length === 1 ? 0.5 : i / (steps.length - 1));
@@ -500,8 +501,8 @@ function drawGraph() {  // the judge's chance of winning after each decision, wi
                                  "stroke-dasharray": v === 0.5 ? "4 4" : ""}));
     label(left - 6, y(v) + 4, (100 * v) + "%", "end", {});
   }
-  label(12, top + (height - top - bottom) / 2, "win chance", "middle",
-        {transform: "rotate(-90 12 " + (top + (height - top - bottom) / 2) + ")"});
+  const middle = top + (height - top - bottom) / 2;
+  label(14, middle, "win chance", "middle", {transform: "rotate(-90 14 " + middle + ")"});
   const every = Math.max(1, Math.ceil(steps.length / Math.max(2, Math.floor(width / 60))));
   for (let i = 0; i < steps.length; i += every) {  // the decision axis, numbered from 1
     g.append(svgElement("line", {x1: x(i), x2: x(i), y1: height - bottom, y2: height - bottom + 4,
