@@ -131,6 +131,19 @@ def test_the_page_is_files_served_as_they_are() -> None:
     assert api.get("/static/missing.js").status_code == 404
 
 
+def test_an_install_ships_every_file_of_the_page() -> None:
+    """Each file the page is made of matches the package data pyproject.toml declares."""
+    import fnmatch
+    import tomllib
+
+    project = tomllib.loads((STATIC.parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
+    shipped = project["tool"]["setuptools"]["package-data"]["sim.table"]
+    files = sorted(p.name for p in STATIC.iterdir())
+    assert files == ["index.html", "table.css", "table.js"]
+    for name in files:
+        assert any(fnmatch.fnmatch(f"static/{name}", pattern) for pattern in shipped), name
+
+
 # ------------------------------------------------------------------ a real headless browser
 
 def _free_port() -> int:
