@@ -423,13 +423,13 @@ def test_game_over_the_review_and_a_new_game(server: str) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    game, moves = _finished_game(5)
-    final = Table.replay(Rules.preset("eaai"), ["human", "simple"], 5, 0, moves).records[-1]
+    game, moves = _finished_game(2)  # one of its decisions is no real choice ("equal")
+    final = Table.replay(Rules.preset("eaai"), ["human", "simple"], 2, 0, moves).records[-1]
     browser = _browser()
     try:
         _viewport(browser, 1366, 900)
         wait = WebDriverWait(browser, 120)
-        browser.get(server + "#rules=eaai&policy=captain&bot=simple&seat=0&seed=5&moves="
+        browser.get(server + "#rules=eaai&policy=captain&bot=simple&seat=0&seed=2&moves="
                     + ",".join(moves))
         wait.until(lambda b: b.find_element(By.ID, "review").is_displayed())
         winner = "you win" if final["game_winner"] == 0 else "seat 1 (simple) wins"
@@ -442,10 +442,14 @@ def test_game_over_the_review_and_a_new_game(server: str) -> None:
         wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#steps .step"))
         steps = browser.find_elements(By.CSS_SELECTOR, "#steps .step")
         assert len(browser.find_elements(By.CSS_SELECTOR, "#graph circle")) == len(steps)
-        assert browser.find_element(By.ID, "figures").text.startswith(f"{len(steps)} decisions")
+        judged = browser.execute_script("return steps.filter((st) => st.counted).length")
+        assert 0 < judged < len(steps)
+        assert browser.find_element(By.ID, "figures").text.startswith(
+            f"{len(steps)} decisions, {judged} of them with a real choice (in "
+            f"{len(steps) - judged} every move was as good or forced): accuracy ")
         axes = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "#graph text")]
         assert {"0%", "50%", "100%", "win chance", "1", "decision"} <= set(axes)
-        for i in (0, len(steps) - 1):
+        for i in range(len(steps)):
             steps[i].click()
             text = browser.find_element(By.ID, "position").text
             assert text.startswith(f"Decision {i + 1} of {len(steps)}: hand "), text
@@ -464,7 +468,7 @@ def test_game_over_the_review_and_a_new_game(server: str) -> None:
         browser.find_element(By.ID, "new-game").click()  # the same settings, a new deal
         wait.until(lambda b: b.find_element(By.ID, "felt").is_displayed())
         assert not browser.find_element(By.ID, "over").is_displayed()
-        assert "seed=5&" not in browser.current_url and "moves=&" not in browser.current_url
+        assert "seed=2&" not in browser.current_url and browser.current_url.endswith("&moves=")
     finally:
         browser.quit()
 
