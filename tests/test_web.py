@@ -501,6 +501,10 @@ def test_every_finished_hand_shows_its_showdown_in_turn(server: str) -> None:
             assert_showdown_drawn(browser, record)
             sat = browser.find_element(By.ID, "showdown-hands").text
             assert ("You sat out." in sat) == (record["sitter"] == 0)
+            told = browser.find_element(By.ID, "events").text  # nothing of the later hands
+            assert f"Hand {record['hand'] + 1}: " in told
+            assert f"Hand {record['hand'] + 2}: " not in told
+            assert not browser.find_element(By.ID, "scores").is_displayed()
             browser.find_element(By.ID, "next-hand").click()
         assert not browser.find_element(By.ID, "showdown").is_displayed()
         assert browser.find_element(By.ID, "felt").is_displayed()

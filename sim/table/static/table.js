@@ -197,8 +197,6 @@ function show(s) {  // everything the state says, in the panel it belongs to
   }
   seenHands = s.hands_logged;
   showSeats(s);
-  $("events").textContent = s.events.map((e) => e.text).join("\n");
-  $("events").scrollTop = $("events").scrollHeight;
   $("hints").textContent = "";
   if (s.over) showOver(s); else showPlay(s);
   showPanel();
@@ -206,6 +204,11 @@ function show(s) {  // everything the state says, in the panel it belongs to
 
 function showPanel() {  // a showdown first, until closed; then the game over or the felt
   const waiting = showdowns.length > 0;
+  // while a hand's showdown is open, nothing of the hands after it shows
+  const told = waiting ? current.events.indexOf(showdowns[0]) + 1 : current.events.length;
+  $("events").textContent = current.events.slice(0, told).map((e) => e.text).join("\n");
+  $("events").scrollTop = $("events").scrollHeight;
+  $("scores").hidden = waiting;
   $("showdown").hidden = !waiting;
   $("felt").hidden = waiting || current.over;
   $("over").hidden = waiting || !current.over;
@@ -369,13 +372,15 @@ function drawShowdown(event) {
   $("showdown-notes").innerHTML = "";
   const [first, second] = sd.players;
   const who = (seat) => seatName(current, seat);
-  const does = (seat, verb) => who(seat) + " " + (current.seats[seat].you ? verb :
-    verb === "go" ? "goes" : verb + "s");
-  const headline = {knock: does(first.seat, "knock"), gin: does(first.seat, "go") + " gin",
-                    undercut: does(second.seat, "undercut") + " the knock",
-                    draw: "a draw", turn_limit: "a draw at the turn limit"}[sd.end] || sd.end;
-  $("showdown-title").textContent = "Hand " + sd.hand + ": " + headline +
-    (sd.winner !== null ? "; " + does(sd.winner, "score") + " " + sd.points : "");
+  const verb = (seat, word) => current.seats[seat].you ? word : word === "go" ? "goes" :
+    word + "s";
+  const scoring = sd.winner !== null ? " and " + verb(sd.winner, "score") + " " + sd.points : "";
+  const headline = {knock: who(first.seat) + " " + verb(first.seat, "knock") + scoring,
+                    gin: who(first.seat) + " " + verb(first.seat, "go") + " gin" + scoring,
+                    undercut: who(second.seat) + " " + verb(second.seat, "undercut") +
+                      " the knock" + scoring,
+                    draw: "a draw, at the wall", turn_limit: "a draw, at the turn limit"};
+  $("showdown-title").textContent = "Hand " + sd.hand + ": " + (headline[sd.end] || sd.end);
   for (const p of sd.players) {
     const part = document.createElement("div");
     part.className = "sd-player";
