@@ -439,6 +439,9 @@ def test_game_over_the_review_and_a_new_game(server: str) -> None:
             f"Game over: {winner}, {scores[0]} to {scores[1]}.")
         assert not browser.find_element(By.ID, "felt").is_displayed()
         assert browser.find_element(By.ID, "new-game").is_enabled()
+        panel = browser.execute_script(
+            "return document.getElementById('over').getBoundingClientRect()")
+        assert panel["top"] < 300  # the result is the first thing on the screen
         browser.find_element(By.ID, "review").click()
         wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#steps .step"))
         steps = browser.find_elements(By.CSS_SELECTOR, "#steps .step")
@@ -476,7 +479,8 @@ def test_game_over_the_review_and_a_new_game(server: str) -> None:
 
 def test_every_finished_hand_shows_its_showdown_in_turn(server: str) -> None:
     """Three-handed, a knock of yours that ends the hand is followed by a hand the bots play
-    while you sit out: each hand's showdown is shown, yours first, before the next hand."""
+    while you sit out: each hand's showdown is shown, yours first, before the next hand; on a
+    phone the panel fits the width and its button is on the screen."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -487,6 +491,7 @@ def test_every_finished_hand_shows_its_showdown_in_turn(server: str) -> None:
     assert line == "k 4H" and len(table.records) == 2  # your knock ends hand 1; you sit out
     browser = _browser()
     try:
+        _viewport(browser, 390, 844)
         wait = WebDriverWait(browser, 60)
         browser.get(server + "#rules=three-handed&policy=captain&bot=simple&bot=simple&seat=0"
                              "&seed=0&moves=" + ",".join(answers))
@@ -506,6 +511,13 @@ def test_every_finished_hand_shows_its_showdown_in_turn(server: str) -> None:
             assert f"Hand {record['hand'] + 1}: " in told
             assert f"Hand {record['hand'] + 2}: " not in told
             assert not browser.find_element(By.ID, "scores").is_displayed()
+            width = browser.execute_script("return document.documentElement.clientWidth")
+            assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+            button = browser.execute_script(
+                "return document.getElementById('next-hand').getBoundingClientRect()")
+            assert 0 <= button["top"] and button["bottom"] <= 844
+            if record["hand"] == 0:
+                assert _serious_accessibility_problems(browser) == []
             browser.find_element(By.ID, "next-hand").click()
         assert not browser.find_element(By.ID, "showdown").is_displayed()
         assert browser.find_element(By.ID, "felt").is_displayed()
