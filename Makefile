@@ -3,8 +3,9 @@
 #                     experiments/quick.toml and print its report (written to results/quick/)
 #   make test       - the same set-up with the dev extras (dask and rl too), the system's
 #                     Chromium and its driver when missing (apt-get), then ruff, mypy (sim and
-#                     strategies; about 20 s from an empty .mypy_cache, under a second after)
-#                     and pytest on two workers
+#                     strategies; about 20 s from an empty .mypy_cache, under a second after),
+#                     ESLint on the web table's script (node_modules/ from package-lock.json;
+#                     Node.js from apt-get when missing) and pytest on two workers
 #   make notebooks  - install Jupyter (the notebooks extra) and open notebooks/ in JupyterLab
 # The install steps leave a stamp in .venv and run again only when pyproject.toml changes.
 VENV   ?= .venv
@@ -13,7 +14,7 @@ BIN    := $(VENV)/bin
 # pytest's workers (pytest-xdist): the machine this is sized for has 2 cores
 WORKERS ?= 2
 
-.PHONY: run test notebooks install install-dev install-notebooks browser clean
+.PHONY: run test notebooks install install-dev install-notebooks browser node lint-js clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -57,10 +58,33 @@ browser:
 	    rm -f $$log; \
 	fi
 
+# The web table's script (sim/table/static/table.js) is linted by ESLint, pinned in
+# package-lock.json and installed into node_modules/ by npm; Node.js and npm come from the
+# system's packages when missing (apt-get, as root or through sudo), like the browser's.
+node:
+	@if command -v node >/dev/null && command -v npm >/dev/null; then :; \
+	elif ! command -v apt-get >/dev/null; then \
+	    echo "make: no node or npm, and no apt-get to install them: install Node.js (18 or" \
+	         "later) and npm with your system's packages"; exit 2; \
+	else \
+	    echo "make: installing nodejs and npm for the script's linter (apt-get)"; \
+	    sudo=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
+	    $$sudo apt-get -qq -o DPkg::Lock::Timeout=300 update \
+	    && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get -qq -o DPkg::Lock::Timeout=300 \
+	           install -y --no-install-recommends nodejs npm >/dev/null; \
+	fi
+
+node_modules/.installed: package.json package-lock.json | node
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
+
+lint-js: node_modules/.installed
+	npx --no-install eslint sim/table/static
+
 run: install
 	$(BIN)/ginbox run experiments/quick.toml --force
 
-test: install-dev browser
+test: install-dev browser lint-js
 	$(BIN)/ruff check sim strategies tests experiments benchmarks studies
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n $(WORKERS)
@@ -69,4 +93,4 @@ notebooks: install-notebooks
 	$(BIN)/jupyter lab --notebook-dir=notebooks
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info node_modules

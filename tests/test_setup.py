@@ -161,6 +161,36 @@ def test_a_failed_chromium_install_says_how_and_lets_the_suite_run(tmp_path: Pat
     assert "run: sudo apt-get install chromium chromium-driver" in done.stdout
 
 
+def test_make_test_lints_the_page_script_before_the_suite(tmp_path: Path) -> None:
+    """ESLint, as package-lock.json pins it, checks the web table's script in make test."""
+    done = subprocess.run([MAKE, "-n", "-W", "package-lock.json", "test",
+                           f"VENV={tmp_path / 'venv'}"], cwd=ROOT, env=ALONE,
+                          capture_output=True, text=True, check=True)
+    lines = done.stdout.splitlines()
+    suite = next(i for i, line in enumerate(lines) if "-m pytest" in line)
+    npm = next(i for i, line in enumerate(lines) if line.startswith("npm ci "))
+    lint = lines.index("npx --no-install eslint sim/table/static")
+    assert npm < lint < suite
+    assert "install -y --no-install-recommends nodejs npm" in "\n".join(lines[:npm])
+    assert (ROOT / "eslint.config.mjs").is_file()
+
+
+def test_make_installs_node_when_missing_and_leaves_it_alone_else(tmp_path: Path) -> None:
+    for place in ("bare", "have"):
+        (tmp_path / place).mkdir()
+    env, calls = _fake_tools(tmp_path / "bare", 0)
+    done = subprocess.run([MAKE, "-s", "node"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=60)
+    apt = "apt-get -qq -o DPkg::Lock::Timeout=300"
+    assert done.returncode == 0, done.stderr
+    assert calls.read_text().splitlines() == [
+        f"{apt} update", f"{apt} install -y --no-install-recommends nodejs npm"]
+    env, calls = _fake_tools(tmp_path / "have", 0, have=("node", "npm"))
+    done = subprocess.run([MAKE, "-s", "node"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert (done.returncode, done.stdout, calls.exists()) == (0, "", False)
+
+
 # ---------------------------------------------------------------------------- the extras
 
 

@@ -306,3 +306,27 @@ def test_quit_mid_hand_keeps_the_finished_hands(tmp_path: Path) -> None:
     n = int(re.search(r"log: (\d+) hand", tail)[1])
     assert len(records) == n
     assert all(check.ok for check in replay_game(records))
+
+
+def test_a_drawn_hand_shows_both_hands_in_their_melds() -> None:
+    """A hand that ends at the wall has no knocker and no count: each hand as its holder
+    arranges it, the same cards the showdown's text says each holds, and why it is a draw."""
+    from sim.table.human_table import showdown_cards, showdown_text
+    from strategies.human import arrangement
+
+    record = Table(Rules.preset("eaai"), "random,random", 0).records[0]
+    assert record["result"]["end"] == "draw"
+    cards = showdown_cards(record)
+    holds = {line.split(" holds ")[0].strip().lower(): line.split(" holds ")[1]
+             for line in showdown_text(record, None).splitlines() if " holds " in line}
+    assert [p["role"] for p in cards["players"]] == ["dealer", "non-dealer"]
+    for player in cards["players"]:
+        mine = [c for meld in player["melds"] for c in meld] + player["deadwood_cards"]
+        assert fan(mine) == holds[player["role"]]
+        melds, loose, _ = arrangement(parse_card(c) for c in mine)
+        assert player["melds"] == [[card_str(c) for c in meld] for meld in melds]
+        assert player["deadwood_cards"] == [card_str(c) for c in loose]
+        assert (player["knocker"], player["layoffs"], player["deadwood"]) == (False, [], None)
+    assert (cards["winner"], cards["points"], cards["end"]) == (None, 0, "draw")
+    assert cards["notes"][0].startswith("End: only 2 cards are left in the stock, the wall")
+    assert cards["notes"][1].startswith("Scores after the hand: seat 0 (random) 0")

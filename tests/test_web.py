@@ -4,6 +4,7 @@ page in a real headless Chromium, a whole two-player hand played by clicks."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import socket
 import subprocess
@@ -20,6 +21,7 @@ from sim.engine.cards import card_str
 from sim.engine.rules import Rules
 from sim.records.replay import replay_game
 from sim.table import Table
+from sim.table.page import STATIC
 from sim.table.web import create_app
 
 EAAI = {"rules": "eaai", "bots": ["simple"], "seat": 0, "seed": 3}
@@ -111,6 +113,35 @@ def test_a_restarted_server_resumes_and_tables_are_independent() -> None:
 def api_page_is_served(api: TestClient) -> bool:
     page = api.get("/")
     return page.status_code == 200 and "<title>ginbox table</title>" in page.text
+
+
+def test_the_page_is_files_served_as_they_are() -> None:
+    """The page loads its style and script from /static/, each served from the package's
+    files with its type; nothing outside that folder is served."""
+    api = client()
+    page = api.get("/").text
+    assert '<link rel="stylesheet" href="/static/table.css">' in page
+    assert '<script src="/static/table.js" defer></script>' in page
+    for name, kind in (("table.css", "text/css"), ("table.js", "text/javascript"),
+                       ("index.html", "text/html")):
+        answer = api.get(f"/static/{name}")
+        assert answer.status_code == 200 and answer.headers["content-type"].startswith(kind)
+        assert answer.text == (STATIC / name).read_text(encoding="utf-8")
+    assert api.get("/static/../web.py").status_code == 404
+    assert api.get("/static/missing.js").status_code == 404
+
+
+def test_an_install_ships_every_file_of_the_page() -> None:
+    """Each file the page is made of matches the package data pyproject.toml declares."""
+    import fnmatch
+    import tomllib
+
+    project = tomllib.loads((STATIC.parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
+    shipped = project["tool"]["setuptools"]["package-data"]["sim.table"]
+    files = sorted(p.name for p in STATIC.iterdir())
+    assert files == ["index.html", "table.css", "table.js"]
+    for name in files:
+        assert any(fnmatch.fnmatch(f"static/{name}", pattern) for pattern in shipped), name
 
 
 # ------------------------------------------------------------------ a real headless browser
@@ -219,6 +250,7 @@ def test_a_two_player_hand_in_a_browser(server: str, by: str) -> None:
             cards = browser.find_elements(By.CSS_SELECTOR, "#hand .card")
             assert [c.get_attribute("data-card") for c in cards] == [c["card"] for c in s["hand"]]
             assert cards[0].get_attribute("aria-label").startswith(name_of(s["hand"][0]["card"]))
+            controls_follow_the_legal_moves(browser, s)
             line = scripted_line(table)
             table.play(line)
             before = len(s["moves"])
@@ -238,22 +270,59 @@ def test_a_two_player_hand_in_a_browser(server: str, by: str) -> None:
         assert "Scores after the hand: " in events
         showdown = browser.find_element(By.ID, "showdown")
         assert showdown.is_displayed() and "Scores after the hand: " in showdown.text
+        assert not browser.find_element(By.ID, "felt").is_displayed()  # the next hand waits
+        assert_showdown_drawn(browser, record)
         press(browser.find_element(By.ID, "next-hand"))
         assert not showdown.is_displayed()
         shown = {int(r.get_attribute("id")[5:]): int(r.find_elements(By.TAG_NAME, "td")[2].text)
                  for r in browser.find_elements(By.CSS_SELECTOR, "#seats tr")}
         assert shown == dict(enumerate(record["scores"]))
-        if not state()["over"]:  # the next hand is on the table, a card not playable refused
-            s = state()
-            if s["decision"] == "offer":
-                press(browser.find_element(By.CSS_SELECTOR, "#hand .card"))
-                assert "is not a legal move now" in browser.find_element(By.ID, "error").text
+        if not state()["over"]:  # the next hand is on the table, only its legal moves enabled
+            assert browser.find_element(By.ID, "felt").is_displayed()
+            controls_follow_the_legal_moves(browser, state())
         assert "moves=" + "%2C".join(table.answers) in browser.current_url
         browser.refresh()  # the address holds the game: a reload resumes it
         wait.until(lambda b: state() is not None and state()["moves"] == table.answers)
     finally:
         browser.quit()
     assert replay_game(table.records)[0].ok
+
+
+def controls_follow_the_legal_moves(browser: Any, s: dict[str, Any]) -> None:
+    """Every control of the table is enabled exactly when its move is legal (the hint always);
+    read in one round trip to the browser."""
+    enabled = browser.execute_script(
+        "const on = (e) => !e.disabled;"
+        "return [Object.fromEntries(['draw', 'take', 'pass', 'knock', 'hint'].map("
+        "  (id) => [id, on(document.getElementById(id))])),"
+        "  [...document.querySelectorAll('#hand .card')].map((c) => [c.dataset.card, on(c)])];")
+    assert enabled[0] == {"draw": "d" in s["legal"], "take": "p" in s["legal"],
+                          "pass": "pass" in s["legal"], "knock": bool(s["knocks"]), "hint": True}
+    playable = set(s["discards"]) | set(s["knocks"])
+    assert enabled[1] == [[c["card"], c["card"] in playable] for c in s["hand"]]
+
+
+def assert_showdown_drawn(browser: Any, record: dict[str, Any]) -> None:
+    """The showdown panel draws the logged hand: each player's melds, layoffs and deadwood as
+    cards named in words, the knocker first, the deadwood counted."""
+    from selenium.webdriver.common.by import By
+
+    result = record["result"]
+    parts = browser.find_elements(By.CSS_SELECTOR, "#showdown-hands .sd-player")
+    assert len(parts) == 2
+    knocker = parts[0]
+    melds = [[c.get_attribute("aria-label") for c in group.find_elements(
+        By.CSS_SELECTOR, "[role=img]")] for group in knocker.find_elements(
+        By.CSS_SELECTOR, ".meld:not(.layoff):not(.deadwood)")]
+    if result["knocker"] is not None:
+        assert melds == [[name_of(c) for c in meld] for meld in result["knocker_melds"]]
+        assert f"deadwood {result['knocker_deadwood']}" in knocker.text
+        laid = parts[1].find_elements(By.CSS_SELECTOR, ".layoff [role=img]")
+        assert [c.get_attribute("aria-label") for c in laid] == [name_of(c) for c in
+                                                                 result["layoffs"]]
+        assert f"deadwood {result['defender_deadwood']}" in parts[1].text
+    cards = browser.find_elements(By.CSS_SELECTOR, "#showdown-hands [role=img]")
+    assert len(cards) == 20 and all(c.is_displayed() for c in cards)
 
 
 def _serious_accessibility_problems(browser: Any) -> list[str]:
@@ -268,22 +337,48 @@ def _serious_accessibility_problems(browser: Any) -> list[str]:
             for v in found if v["impact"] in ("serious", "critical")]
 
 
-def test_the_table_fits_a_phone(server: str) -> None:
-    """At 390 x 844 the page has a viewport, no sideways scroll, every card and button a
-    finger can hit (44 px), and no serious or critical problem axe-core finds."""
+def _viewport(browser: Any, width: int, height: int) -> None:
+    """The page's viewport exactly ``width`` x ``height`` (a window's size includes its frame)."""
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+
+
+def test_the_start_page_and_the_table_on_a_phone(server: str) -> None:
+    """The start page tells the game (the roles, the levels) beside the set-up form; at 390 x
+    844 a dealt table folds the form away, shows the whole hand without scrolling, has no
+    sideways scroll, every card and button a finger can hit (44 px), and no serious or
+    critical problem axe-core finds."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     browser = _browser()
     try:
-        browser.set_window_size(390, 844)
+        _viewport(browser, 390, 844)
+        browser.get(server)
+        WebDriverWait(browser, 60).until(
+            lambda b: b.find_elements(By.CSS_SELECTOR, "#rules option"))
+        intro = browser.find_element(By.ID, "intro")
+        assert intro.is_displayed() and not browser.find_element(By.ID, "table").is_displayed()
+        for words in ("box", "captain", "sitter", "advisor", "consensus", "random", "tuned",
+                      "mc-fast", "net"):
+            assert re.search(rf"\b{words}\b", intro.text), words
+        assert browser.find_element(By.ID, "new").is_displayed()
         browser.get(server + "#rules=three-handed&policy=captain&bot=simple&bot=tuned&seat=0"
                              "&seed=12&moves=")
         WebDriverWait(browser, 60).until(
             lambda b: b.execute_script("return current") is not None)
         assert browser.find_element(By.CSS_SELECTOR, 'meta[name="viewport"]')
+        assert not browser.find_element(By.ID, "intro").is_displayed()  # the form folded
+        assert not browser.find_element(By.ID, "setup").is_displayed()
+        height = browser.execute_script("return window.innerHeight")
+        assert height == 844
         width = browser.execute_script("return document.documentElement.clientWidth")
         assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+        cards = browser.find_elements(By.CSS_SELECTOR, "#hand .card")
+        assert len(cards) == 10
+        for card in cards:  # the whole hand above the fold
+            box = browser.execute_script("return arguments[0].getBoundingClientRect()", card)
+            assert 0 <= box["top"] and box["bottom"] <= height and box["right"] <= width, box
         targets = browser.find_elements(By.CSS_SELECTOR, "#hand .card, #draw, #pass, #hint")
         assert len(targets) >= 13
         for target in targets:
@@ -316,33 +411,116 @@ def test_the_review_steps_through_every_decision() -> None:
         assert len(step["cards"]) in (10, 11) and 0 <= step["value_played"] <= 1
 
 
-def test_the_review_page_graph_and_retry(server: str) -> None:
+STEP_SENTENCE = re.compile(
+    r"You (passed|took the [a-z ]+|drew from the stock|knocked|played on|discarded the [a-z ]+)"
+    r" \(\d+\.\d% to win the game\), (the best move|close to the best|an inaccuracy|a mistake|"
+    r"a blunder|every move was as good|the only legal move)(; the best was to (pass|take the "
+    r"[a-z ]+|draw from the stock|knock|play on|discard the [a-z ]+) \(\d+\.\d%\))?\.")
+
+
+def test_game_over_the_review_and_a_new_game(server: str) -> None:
+    """Game over shows the result, a new game and the review; the review counts the decisions
+    it shows, draws its graph with both axes, and tells each step in one plain sentence."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    game, moves = _finished_game(5)
+    game, moves = _finished_game(2)  # one of its decisions is no real choice ("equal")
+    final = Table.replay(Rules.preset("eaai"), ["human", "simple"], 2, 0, moves).records[-1]
     browser = _browser()
     try:
+        _viewport(browser, 1366, 900)
         wait = WebDriverWait(browser, 120)
-        browser.get(server + "#rules=eaai&policy=captain&bot=simple&seat=0&seed=5&moves="
+        browser.get(server + "#rules=eaai&policy=captain&bot=simple&seat=0&seed=2&moves="
                     + ",".join(moves))
         wait.until(lambda b: b.find_element(By.ID, "review").is_displayed())
+        winner = "you win" if final["game_winner"] == 0 else "seat 1 (simple) wins"
+        scores = sorted(final["final_scores"], reverse=True)
+        assert browser.find_element(By.ID, "result").text == (
+            f"Game over: {winner}, {scores[0]} to {scores[1]}.")
+        assert not browser.find_element(By.ID, "felt").is_displayed()
+        assert browser.find_element(By.ID, "new-game").is_enabled()
+        panel = browser.execute_script(
+            "return document.getElementById('over').getBoundingClientRect()")
+        assert panel["top"] < 300  # the result is the first thing on the screen
         browser.find_element(By.ID, "review").click()
         wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#steps .step"))
         steps = browser.find_elements(By.CSS_SELECTOR, "#steps .step")
         assert len(browser.find_elements(By.CSS_SELECTOR, "#graph circle")) == len(steps)
-        assert browser.find_element(By.ID, "figures").text.startswith("Accuracy ")
-        assert "In the game you played" in browser.find_element(By.ID, "position").text
+        judged = browser.execute_script("return steps.filter((st) => st.counted).length")
+        assert 0 < judged < len(steps)
+        assert browser.find_element(By.ID, "figures").text.startswith(
+            f"{len(steps)} decisions, {judged} of them with a real choice (in "
+            f"{len(steps) - judged} every move was as good or forced): accuracy ")
+        axes = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "#graph text")]
+        assert {"0%", "50%", "100%", "win chance", "1", "decision"} <= set(axes)
+        for i in range(len(steps)):
+            steps[i].click()
+            text = browser.find_element(By.ID, "position").text
+            assert text.startswith(f"Decision {i + 1} of {len(steps)}: hand "), text
+            assert STEP_SENTENCE.fullmatch(
+                browser.find_element(By.CSS_SELECTOR, "#position .verdict").text)
         browser.find_element(By.ID, "retry").click()
         options = browser.find_elements(By.CSS_SELECTOR, "#position .option")
-        assert options and "In the game you played" not in browser.find_element(
-            By.ID, "position").text  # the answer waits for a choice
-        options[0].click()
-        assert "the best was" in browser.find_element(By.ID, "position").text
+        assert options and not browser.find_elements(By.CSS_SELECTOR, "#position .verdict")
+        options[0].click()  # the answer waits for a choice
+        assert browser.find_element(By.CSS_SELECTOR, "#position .verdict").text.startswith(
+            "You chose ")
         assert not browser.find_element(By.ID, "report").is_displayed()
         browser.find_element(By.ID, "raw").click()
         assert "Decision review" in browser.find_element(By.ID, "report").text
         assert _serious_accessibility_problems(browser) == []
+        browser.find_element(By.ID, "new-game").click()  # the same settings, a new deal
+        wait.until(lambda b: b.find_element(By.ID, "felt").is_displayed())
+        assert not browser.find_element(By.ID, "over").is_displayed()
+        assert "seed=2&" not in browser.current_url and browser.current_url.endswith("&moves=")
+    finally:
+        browser.quit()
+
+
+def test_every_finished_hand_shows_its_showdown_in_turn(server: str) -> None:
+    """Three-handed, a knock of yours that ends the hand is followed by a hand the bots play
+    while you sit out: each hand's showdown is shown, yours first, before the next hand; on a
+    phone the panel fits the width and its button is on the screen."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    table = Table(Rules.preset("three-handed"), ["human", "simple", "simple"], 0)
+    while not table.records:  # the scripted player's game, up to the move that ends hand 1
+        answers, line = list(table.answers), scripted_line(table)
+        table.play(line)
+    assert line == "k 4H" and len(table.records) == 2  # your knock ends hand 1; you sit out
+    browser = _browser()
+    try:
+        _viewport(browser, 390, 844)
+        wait = WebDriverWait(browser, 60)
+        browser.get(server + "#rules=three-handed&policy=captain&bot=simple&bot=simple&seat=0"
+                             "&seed=0&moves=" + ",".join(answers))
+        wait.until(lambda b: b.execute_script("return current") is not None
+                   and b.execute_script("return current.knocks.length") > 0)
+        browser.find_element(By.ID, "knock").click()
+        browser.find_element(By.CSS_SELECTOR, f'#hand .card[data-card="{line[2:]}"]').click()
+        wait.until(lambda b: b.find_element(By.ID, "showdown").is_displayed())
+        for record in table.records:
+            title = browser.find_element(By.ID, "showdown-title").text
+            assert title.startswith(f"Hand {record['hand'] + 1}: "), title
+            assert not browser.find_element(By.ID, "felt").is_displayed()
+            assert_showdown_drawn(browser, record)
+            sat = browser.find_element(By.ID, "showdown-hands").text
+            assert ("You sat out." in sat) == (record["sitter"] == 0)
+            told = browser.find_element(By.ID, "events").text  # nothing of the later hands
+            assert f"Hand {record['hand'] + 1}: " in told
+            assert f"Hand {record['hand'] + 2}: " not in told
+            assert not browser.find_element(By.ID, "scores").is_displayed()
+            width = browser.execute_script("return document.documentElement.clientWidth")
+            assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+            button = browser.execute_script(
+                "return document.getElementById('next-hand').getBoundingClientRect()")
+            assert 0 <= button["top"] and button["bottom"] <= 844
+            if record["hand"] == 0:
+                assert _serious_accessibility_problems(browser) == []
+            browser.find_element(By.ID, "next-hand").click()
+        assert not browser.find_element(By.ID, "showdown").is_displayed()
+        assert browser.find_element(By.ID, "felt").is_displayed()
     finally:
         browser.quit()
 
@@ -391,3 +569,16 @@ def test_a_knock_from_the_page_scores_the_showdown() -> None:
     showdown = [e["text"] for e in s["events"] if e["kind"] == "showdown"]
     assert len(showdown) == 1 and "lays off 8D; deadwood 3S 6S  AH TH  3D  AC = 24" in showdown[0]
     assert "dealer scores 24 (non-dealer's deadwood) - 10 (own deadwood) = 14." in showdown[0]
+    cards = [e["cards"] for e in s["events"] if e["kind"] == "showdown"][0]
+    you, bot = cards["players"]  # the knocker first
+    assert (you["name"], you["role"], you["knocker"], bot["name"], bot["role"]) == (
+        "you", "dealer", True, "seat 1 (simple)", "non-dealer")
+    assert you["melds"] == [["7S", "7H", "7D"], ["9D", "TD", "JD", "QD"]]
+    assert (you["layoffs"], you["deadwood_cards"], you["deadwood"]) == ([], ["2H", "6H", "2C"], 10)
+    assert bot["melds"] == [["5H", "5D", "5C"]] and bot["layoffs"] == ["8D"]
+    assert (bot["deadwood_cards"], bot["deadwood"]) == (["3S", "6S", "AH", "TH", "3D", "AC"], 24)
+    assert (cards["hand"], cards["end"], cards["winner"], cards["points"], cards["sitter"],
+            cards["scores"]) == (1, "knock", 0, 14, None, [14, 0])
+    assert cards["notes"] == [
+        "Dealer knocks with less deadwood: dealer scores 24 (non-dealer's deadwood) - 10 (own "
+        "deadwood) = 14.", "Scores after the hand: you 14, seat 1 (simple) 0   (target 100)"]

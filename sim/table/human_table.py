@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sim.engine.cards import card_str
+from sim.engine.cards import card_str, parse_card, sort_for_display
 from sim.engine.game import CAPTAIN, SITTER
 from sim.engine.hand import (
     DEC_DISCARD,
@@ -48,6 +48,7 @@ from sim.records.schema import HandRecord
 from sim.review.judge import judge_text
 from strategies.human import (
     MoveError,
+    arrangement,
     legal_notation,
     move_of_token,
     parse_answer,
@@ -57,7 +58,7 @@ from strategies.mc_options import option_values
 from strategies.registry import HUMAN, StrategySpec, parse_strategies, resolve
 
 __all__ = ["ROLE_NAMES", "ROLE_NAMES_2", "Event", "Hint", "Table", "hint_judge",
-           "showdown_text"]
+           "showdown_cards", "showdown_text"]
 
 @dataclass(frozen=True)
 class Event:
@@ -66,6 +67,8 @@ class Event:
     hand: int
     text: str
     kind: str = "move"  # "move", "advice", "hand" (a hand begins), "showdown", "game"
+    #: a showdown's cards for a page to draw (:func:`showdown_cards`); None for other kinds
+    cards: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -268,7 +271,7 @@ class Table(GameListener):
         previous = records[-2] if len(records) > 1 else None
         you = {s: "you" for s in range(self.rules.players) if self.label(s) == "you"}
         self.events.append(Event(result.hand, showdown_text(records[-1], previous, you),
-                                 "showdown"))
+                                 "showdown", showdown_cards(records[-1], previous, you)))
         game = state.result
         if game is not None:
             winner = self.label(game.winner)
@@ -366,3 +369,67 @@ def showdown_text(record: Mapping[str, Any], previous: Mapping[str, Any] | None,
     start = next((i for i, line in enumerate(lines)
                   if line.startswith(("Showdown", "End:"))), 0)
     return "\n".join(lines[start:])
+
+
+def final_hands(record: Mapping[str, Any]) -> dict[int, list[str]]:
+    """The two playing seats' cards at the end of a logged hand: the deal, each card drawn
+    (from the stock in its order, or the pile's top), each discard taken out."""
+    deal = record["deal"]
+    hands = {record["dealer"]: list(deal["dealer"]),
+             record["nondealer"]: list(deal["nondealer"])}
+    stock = iter(deal["stock"])
+    pile = [deal["upcard"]]
+    for move in record["moves"]:
+        hand = hands[move["seat"]]
+        if move["move"] == "draw_discard":
+            hand.append(pile.pop())
+        elif move["move"] == "draw_stock":
+            hand.append(next(stock))
+        elif move["move"] == "discard":
+            hand.remove(move["card"])
+            pile.append(move["card"])
+    return hands
+
+
+def showdown_cards(record: Mapping[str, Any], previous: Mapping[str, Any] | None = None,
+                   names: Mapping[int, str] | None = None) -> dict[str, Any]:
+    """The end of a logged hand as cards, for a page to draw: per playing seat (the knocker
+    first) its melds, the cards it laid off, its deadwood cards and count; the sitter; the
+    scores after the hand. A drawn hand shows each hand in its least-deadwood melds, with no
+    count (nothing is scored). ``notes``: the lines of :func:`showdown_text` the cards do not
+    show (how the hand ended, the points and why, the scores after it). ``names`` calls
+    seats by a name (``{0: "you"}``)."""
+    result = record["result"]
+    names = names or {}
+    hands = final_hands(record)
+    knocker = result["knocker"]
+    order = [s for s in (record["dealer"], record["nondealer"]) if s == knocker]
+    order += [s for s in (record["dealer"], record["nondealer"]) if s != knocker]
+    roles = {record["dealer"]: "box" if record["sitter"] is not None else "dealer",
+             record["nondealer"]: "captain" if record["sitter"] is not None else "non-dealer"}
+    players = []
+    for seat in order:
+        codes = [parse_card(c) for c in hands[seat]]
+        if knocker is None:  # a draw: the hands as their holders arrange them
+            melds, loose, _ = arrangement(codes)
+            shown = [[card_str(c) for c in meld] for meld in melds]
+            layoffs: list[str] = []
+            deadwood = None
+        else:
+            mine = seat == knocker
+            shown = [list(m) for m in result["knocker_melds" if mine else "defender_melds"]]
+            layoffs = [] if mine else list(result["layoffs"])
+            used = {c for m in shown for c in m} | set(layoffs)
+            loose = [c for c in codes if card_str(c) not in used]
+            deadwood = result["knocker_deadwood" if mine else "defender_deadwood"]
+        players.append({
+            "seat": seat, "name": names.get(seat, f"seat {seat} ({record['seats'][seat]})"),
+            "role": roles[seat], "knocker": seat == knocker, "melds": shown,
+            "layoffs": layoffs, "deadwood_cards": [card_str(c) for c in sort_for_display(loose)],
+            "deadwood": deadwood})
+    return {"hand": record["hand"] + 1, "end": result["end"], "winner": result["winner"],
+            "points": result["points"], "sitter": record["sitter"], "players": players,
+            "scores": list(record["scores"]), "game_over": record["game_over"],
+            "notes": [line.strip() for line in showdown_text(record, previous, dict(names))
+                      .splitlines() if not line.startswith("Showdown (")
+                      and " lays down " not in line and " holds " not in line]}

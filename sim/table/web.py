@@ -38,7 +38,8 @@ from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 
 from sim.engine.cards import card_str, parse_card
 from sim.engine.hand import DEC_DISCARD, DEC_DRAW, DEC_KNOCK, DEC_OFFER
@@ -49,7 +50,7 @@ from sim.review import review
 from sim.review.report import LABELS, error_rate
 from sim.table.guard import Refusal, SameSiteOnly, loopback_hosts, read_json
 from sim.table.human_table import ROLE_NAMES, ROLE_NAMES_2, Table, hint_judge
-from sim.table.page import PAGE
+from sim.table.page import STATIC, page_html
 from sim.table.work_pool import WorkPool
 from strategies.human import MoveError, melds_text
 
@@ -189,7 +190,8 @@ def state(game: Game, table: Table) -> dict[str, Any]:
         "game": game.as_dict(), "moves": table.answers, "seats": seats,
         "target": table.rules.target, "hand_number": table.hand + 1, "over": table.over,
         "waiting": table.waiting, "hands_logged": len(table.records),
-        "events": [{"hand": e.hand + 1, "text": e.text, "kind": e.kind} for e in table.events],
+        "events": [{"hand": e.hand + 1, "text": e.text, "kind": e.kind,
+                    **({"cards": e.cards} if e.cards is not None else {})} for e in table.events],
         "advice": table.rules.team_policy if table.rules.players == 3 else "",
     }
     if table.over:
@@ -330,7 +332,7 @@ def create_app(hint_samples: int | None = None, host: str = "127.0.0.1",
     pool = WorkPool(make_handler, (hint_samples,), workers)
 
     async def page(request: Request) -> Response:
-        return HTMLResponse(PAGE)
+        return HTMLResponse(page_html())
 
     async def options(request: Request) -> Response:
         return JSONResponse({"presets": list(PRESETS), "policies": list(TEAM_POLICIES),
@@ -375,6 +377,7 @@ def create_app(hint_samples: int | None = None, host: str = "127.0.0.1",
         Route("/api/hint", api("hint"), methods=["POST"]),
         Route("/api/review", api("review"), methods=["POST"]),
         Route("/api/log", log),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ], middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=loopback_hosts(host)),
                    Middleware(SameSiteOnly)], lifespan=lifespan)
     app.state.pool = pool
