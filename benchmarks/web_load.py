@@ -15,8 +15,8 @@ Starts ``ginbox serve`` on a free port of 127.0.0.1, warms it, then measures thr
 
 Two more phases measure hostile clients (``--phases burst,slow``):
 
-4. **burst**: ``--burst`` connections opened first, then each sends one ``/api/options`` at
-   once: how many are answered and how many refused;
+4. **burst**: ``--burst`` connections opened first (and given a second to be accepted),
+   then each sends one ``/api/options`` at once: how many are answered and how many refused;
 5. **slow**: ``--slow`` connections held open, each sending its request's header lines one
    every ``--slow-interval`` seconds and never finishing them (reopened when the server
    closes one), while one other client posts cheap ``/api/state`` requests one after another
@@ -155,6 +155,7 @@ def burst(port: int, connections: int) -> list[tuple[int, float]]:
                b"Connection: close\r\n\r\n")
     socks = [socket.create_connection(("127.0.0.1", port), timeout=60)
              for _ in range(connections)]
+    time.sleep(1.0)  # the server accepts them all before any request is sent
     start = time.perf_counter()
     for s in socks:
         s.sendall(request)
