@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import resource
 import socket
 import subprocess
@@ -45,6 +46,8 @@ import urllib.request
 from pathlib import Path
 
 import numpy as np
+
+from sim.analysis.statistics import wilson
 
 
 def free_port() -> int:
@@ -125,17 +128,36 @@ def hammer(target: dict, clients: int, seconds: float, stop_costly: threading.Ev
     return results
 
 
+def quantile_interval(values: np.ndarray, q: float) -> tuple[float, float]:
+    """A 95% interval for the ``q`` quantile of ``values``' distribution: the order
+    statistics whose ranks bound the binomial count below it (normal approximation)."""
+    ordered = np.sort(values)
+    n = len(ordered)
+    half = 1.96 * math.sqrt(n * q * (1 - q))
+    low = max(0, math.floor(q * n - half) - 1)
+    high = min(n - 1, math.ceil(q * n + half))
+    return float(ordered[low]), float(ordered[high])
+
+
 def summary(name: str, results: list[tuple[int, float]], seconds: float) -> str:
+    """The answered count and rate, the refusals and failures (the 5xx share with its 95%
+    Wilson interval), and the answered requests' latency percentiles (p99 with its 95%
+    interval)."""
     ok = np.array([t for s, t in results if s == 200])
     busy = sum(1 for s, _ in results if s == 503)
     failed = sum(1 for s, _ in results if s == 0)
     other = sum(1 for s, _ in results if s not in (0, 200, 503))
-    counts = (f"{busy} refused as busy (503), {failed} without an answer, {other} other")
+    server_errors = sum(1 for s, _ in results if s >= 500)
+    low, high = wilson(server_errors, len(results))
+    counts = (f"{busy} refused as busy (503), {failed} without an answer, {other} other; "
+              f"5xx {server_errors} of {len(results)} (95% {100 * low:.2f}-{100 * high:.2f}%)")
     if len(ok) == 0:
         return f"{name}: none answered; {counts}"
     p50, p99 = np.percentile(ok, [50, 99]) * 1000
+    p99_low, p99_high = (1000 * v for v in quantile_interval(ok, 0.99))
     return (f"{name}: {len(ok)} answered ({len(ok) / seconds:.0f}/s), {counts}; "
-            f"p50 {p50:.0f} ms, p99 {p99:.0f} ms, max {ok.max() * 1000:.0f} ms")
+            f"p50 {p50:.0f} ms, p99 {p99:.0f} ms (95% {p99_low:.0f}-{p99_high:.0f}), "
+            f"max {ok.max() * 1000:.0f} ms")
 
 
 def raise_open_files(wanted: int) -> int:
