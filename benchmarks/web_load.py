@@ -18,9 +18,10 @@ Two more phases measure hostile clients (``--phases burst,slow``):
 4. **burst**: ``--burst`` connections opened first (and given a second to be accepted),
    then each sends one ``/api/options`` at once: how many are answered and how many refused;
 5. **slow**: ``--slow`` connections held open, each sending its request's header lines one
-   every ``--slow-interval`` seconds and never finishing them (reopened when the server
-   closes one), while one other client posts cheap ``/api/state`` requests one after another
-   for ``--seconds``.
+   every ``--slow-interval`` seconds and never finishing them (``--slow-kind body``: its
+   headers whole, then its body a byte at a time), reopened when the server closes one,
+   while one other client posts cheap ``/api/state`` requests one after another for
+   ``--seconds``.
 
 Memory: the resident sizes of the server and its workers (``/proc``) before and after.
 A benchmark, not a test: the figures go to the lab page (docs/lab), never into assertions.
@@ -193,11 +194,21 @@ def burst(port: int, connections: int) -> list[tuple[int, float]]:
     return results
 
 
-def hold_slow(port: int, connections: int, interval: float, stop: threading.Event,
-              counts: dict[str, int]) -> None:
-    """Keep ``connections`` connections open, each sending one header line every
-    ``interval`` seconds and never the blank line that ends the headers, until ``stop``;
-    a connection the server closes is counted and opened again."""
+SLOW_START = {
+    "headers": b"GET /api/options HTTP/1.1\r\nHost: 127.0.0.1\r\n",
+    "body": b"POST /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 60000\r\n\r\n",
+}
+"""How a slow connection begins: a request's first header lines, or a POST's whole headers
+announcing a 60,000-byte body."""
+
+
+def hold_slow(port: int, connections: int, interval: float, kind: str,
+              stop: threading.Event, counts: dict[str, int]) -> None:
+    """Keep ``connections`` connections open until ``stop``, each sending one more header
+    line (``kind`` ``headers``: never the blank line that ends them) or one more byte of its
+    body (``body``) every ``interval`` seconds; a connection the server closes is counted
+    and opened again."""
 
     async def one() -> None:
         while not stop.is_set():
@@ -209,13 +220,13 @@ def hold_slow(port: int, connections: int, interval: float, stop: threading.Even
                 continue
             counts["opened"] += 1
             try:
-                writer.write(b"GET /api/options HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                writer.write(SLOW_START[kind])
                 line = 0
                 while not stop.is_set():
                     await asyncio.sleep(interval)
                     if reader.at_eof():
                         break
-                    writer.write(b"X-Slow-%d: 1\r\n" % line)
+                    writer.write(b"X-Slow-%d: 1\r\n" % line if kind == "headers" else b" ")
                     await writer.drain()
                     line += 1
                 if not stop.is_set():
@@ -236,8 +247,8 @@ def slow_phase(base: str, port: int, args: argparse.Namespace, game: dict) -> No
     """Cheap requests from one client while ``--slow`` connections trickle their headers."""
     stop = threading.Event()
     counts = {"opened": 0, "closed_by_server": 0, "refused": 0}
-    holder = threading.Thread(target=hold_slow, args=(port, args.slow, args.slow_interval,
-                                                      stop, counts))
+    holder = threading.Thread(target=hold_slow, args=(
+        port, args.slow, args.slow_interval, args.slow_kind, stop, counts))
     holder.start()
     try:
         time.sleep(min(5.0, args.seconds / 4))  # the slow connections open
@@ -246,7 +257,7 @@ def slow_phase(base: str, port: int, args: argparse.Namespace, game: dict) -> No
             "game": {**game, "seed": 100 + k}, "moves": []})}
         results = hammer(cheap, 1, args.seconds, stop)
         print(summary(f"cheap from one client, {args.slow} slow connections ({held} open "
-                      "when it began)", results, args.seconds))
+                      f"when it began, sending their {args.slow_kind})", results, args.seconds))
     finally:
         stop.set()
         holder.join()
@@ -268,7 +279,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--slow", type=int, default=1000,
                         help="slow connections held open in the slow phase")
     parser.add_argument("--slow-interval", type=float, default=1.0,
-                        help="seconds between a slow connection's header lines")
+                        help="seconds between a slow connection's header lines (or bytes)")
+    parser.add_argument("--slow-kind", choices=sorted(SLOW_START), default="headers",
+                        help="what the slow connections trickle: header lines, or a body")
     args = parser.parse_args(argv)
     phases = set(args.phases.split(","))
     if phases - {"cheap", "costly", "burst", "slow"}:

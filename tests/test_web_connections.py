@@ -31,8 +31,13 @@ class Hold:
         self.held = False
         self.release = asyncio.Event()
         self.in_app = 0
+        self.started = 0
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        self.started += 1
+        if scope["method"] == "POST":  # its body read whole first, as the table's API does
+            while (await receive()).get("more_body", False):
+                pass
         self.in_app += 1
         if self.held:
             await self.release.wait()
@@ -135,6 +140,22 @@ def test_a_full_server_closes_the_longest_waiting_connection() -> None:
             writer.close()
 
     serving(config(Hold(), 4), check)
+
+
+def test_a_body_still_coming_makes_room_too() -> None:
+    """A request whose body trickles in is not one being answered: when the server is full,
+    it is closed for a request that came whole."""
+    app = Hold()
+
+    async def check(server: uvicorn.Server, port: int) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\n{")
+        await until(lambda: app.started == 1)  # the app reads the body, which stops short
+        assert (await ask(port)).startswith(b"HTTP/1.1 200 ")
+        assert await asyncio.wait_for(reader.read(), WAIT_S) == b""  # closed to make room
+        writer.close()
+
+    serving(config(app, 1), check)
 
 
 def test_when_every_connection_is_being_answered_a_new_one_is_refused() -> None:

@@ -9,10 +9,10 @@ uvicorn's HTTP/1.1 protocol (h11) with three bounds of its own:
   request is being answered the deadline does not run (its body has the read timeout of
   :mod:`sim.table.guard`);
 * **a connection limit**: at most ``limit`` connections open (:func:`connection_limit`). One
-  more closes the connection that has waited longest on its client (no request of it being
-  answered, its headers not yet complete), so clients sending their headers slowly cannot
-  crowd out one that sends a whole request at once; only when every open connection has a
-  request being answered is the new one refused (503, one line);
+  more closes the connection that has waited longest on its client (idle, or its request's
+  headers or body still coming), so clients sending their requests slowly cannot crowd out
+  one that sends a whole request at once; only when every open connection has a request
+  that arrived whole and is being answered is the new one refused (503, one line);
 * **open files**: the soft limit on open files is raised towards what the limit needs
   (:func:`raise_open_files`), never above the hard limit, and the connection limit is kept
   below it, so the server never runs out of file descriptors while accepting.
@@ -96,7 +96,7 @@ def guarded_protocol(limit: int) -> type[H11Protocol]:
                 oldest = next(iter(waiting))
                 oldest.stop_waiting()
                 oldest.transport.close()
-            self.wait_for_client()
+            self.follow()
 
         def data_received(self, data: bytes) -> None:
             if self.deadline is not None:
@@ -117,17 +117,23 @@ def guarded_protocol(limit: int) -> type[H11Protocol]:
             return self.cycle is not None and not self.cycle.response_complete
 
         def follow(self) -> None:
-            """Start or stop the deadline as the connection turns to waiting on its client
-            or to answering it."""
-            if self.transport.is_closing() or self.answering():
+            """After each event: the deadline runs while no request is being answered, and
+            the connection keeps its place among those waiting on their client while its
+            request is not all here (its headers or its body still coming)."""
+            if self.transport.is_closing():
                 self.stop_waiting()
-            elif self.deadline is None:
-                self.wait_for_client()
-
-        def wait_for_client(self) -> None:
-            self.heard = False
-            self.deadline = self.loop.call_later(HEADER_TIMEOUT_S, self.too_slow)
-            waiting[self] = None
+                return
+            answering = self.answering()
+            if answering and self.deadline is not None:
+                self.deadline.cancel()
+                self.deadline = None
+            elif not answering and self.deadline is None:
+                self.heard = False
+                self.deadline = self.loop.call_later(HEADER_TIMEOUT_S, self.too_slow)
+            if answering and self.conn.their_state is not h11.SEND_BODY:
+                waiting.pop(self, None)  # arrived whole: it waits on the server now
+            elif self not in waiting:
+                waiting[self] = None
 
         def stop_waiting(self) -> None:
             if self.deadline is not None:
