@@ -13,7 +13,10 @@ Bounded work: a request names its bots from a fixed list of levels (:data:`WEB_B
 budget of its own), every request that plays runs in a worker process with a CPU deadline
 and a bounded queue (:mod:`sim.table.work_pool`), and the HTTP layer refuses what is too big,
 not JSON, or sent by another site's page (:mod:`sim.table.guard`), each with a 4xx and one
-line.
+line, and answers at most 200 requests at once, refusing only the excess. Under
+``ginbox serve``, a request's headers have a deadline and the connections a limit that closes
+the one waiting longest on its client first (:mod:`sim.table.connections`), so slow clients
+cannot lock the others out.
 
 Starlette: a small, well-kept ASGI toolkit (with uvicorn to serve it) whose test client
 drives the app in-process; the page needs no templates, sessions or database, so a larger
@@ -364,18 +367,21 @@ def create_app(hint_samples: int | None = None, host: str = "127.0.0.1",
     async def log(request: Request) -> Response:
         try:
             params = read_query(request, integers=("seat", "seed"))
+        except Refusal as refusal:
+            return refusal.response()
 
-            def first(name: str, default: str | None = None) -> str | None:
-                return params.get(name, [default])[0]
+        def first(name: str, default: str | None = None) -> str | None:
+            return params.get(name, [default])[0]
 
-            data = {"game": {"rules": first("rules"), "policy": first("policy", "captain"),
-                             "bots": params.get("bot", []), "seat": first("seat", "0"),
-                             "seed": first("seed")},
-                    "moves": first("moves", "")}
+        data = {"game": {"rules": first("rules"), "policy": first("policy", "captain"),
+                         "bots": params.get("bot", []), "seat": first("seat", "0"),
+                         "seed": first("seed")},
+                "moves": first("moves", "")}
+        try:
             text = await pool.run("log", data)
         except Refusal as refusal:
             return refusal.response()
-        seed = str(first("seed"))
+        seed = first("seed")  # checked by the worker: digits
         return PlainTextResponse(text, media_type="application/x-ndjson", headers={
             "Content-Disposition": f'attachment; filename="ginbox-{seed}.jsonl"'})
 
