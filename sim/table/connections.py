@@ -74,7 +74,7 @@ def guarded_protocol(limit: int) -> type[H11Protocol]:
     """uvicorn's h11 protocol with the bounds of the module docstring, for a server holding at
     most ``limit`` connections (a class per server: the class keeps the server's waiting
     connections)."""
-    # connections with no request being answered, the longest waiting first
+    # connections waiting on their client (idle, or a request not all here), longest first
     waiting: OrderedDict[Any, None] = OrderedDict()
 
     class GuardedH11Protocol(H11Protocol):
