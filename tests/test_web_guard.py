@@ -3,6 +3,7 @@ refused) with one line, and leaves the game as it was."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -10,12 +11,23 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from starlette.responses import PlainTextResponse
 from starlette.testclient import TestClient
 from test_web import _free_port, wait_for_port
 
 import sim.table.guard
 import sim.table.work_pool
-from sim.table.guard import MAX_BODY, MAX_DEPTH, nesting, parse_json
+from sim.table.guard import (
+    MAX_BODY,
+    MAX_DEPTH,
+    MAX_PARAMS,
+    MAX_REQUESTS,
+    MESSAGE_CHARS,
+    Refusal,
+    RequestLimit,
+    nesting,
+    parse_json,
+)
 from sim.table.web import create_app
 
 EAAI = {"rules": "eaai", "bots": ["simple"], "seat": 0, "seed": 3}
@@ -149,3 +161,103 @@ def test_a_body_that_does_not_arrive_in_time_is_dropped(
         asyncio.run(read_json(Request(scope, receive)))
     assert refused.value.status == 408
     assert refused.value.message == "the request's body took longer than 0.2 s"
+
+
+def _limited_calls(limit: RequestLimit, requests: list[dict[str, Any]],
+                   app_state: dict[str, Any]) -> list[int]:
+    """Send ``requests`` (ASGI scopes, each with its ``body`` parts) through ``limit`` at
+    once, all held inside the app until every one is either in it or refused; the status of
+    each answer."""
+    statuses: list[int] = []
+
+    async def scenario() -> None:
+        async def call(request: dict[str, Any]) -> None:
+            parts = list(request.pop("body", []))
+
+            async def receive() -> dict[str, Any]:
+                return parts.pop(0) if parts else {"type": "http.disconnect"}
+
+            async def send(message: dict[str, Any]) -> None:
+                if message["type"] == "http.response.start":
+                    statuses.append(message["status"])
+
+            await limit({"type": "http", **request}, receive, send)
+
+        tasks = [asyncio.create_task(call(r)) for r in requests]
+        for _ in range(100_000):  # every request in the app or refused: no timing involved
+            if app_state["in_app"] + len(statuses) == len(requests):
+                break
+            await asyncio.sleep(0)
+        app_state["release"].set()
+        await asyncio.gather(*tasks)
+
+    asyncio.run(scenario())
+    return statuses
+
+
+def _held_app(state: dict[str, Any]) -> Any:
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope["method"] == "POST":
+            while (await receive()).get("more_body", False):
+                pass
+        state["in_app"] += 1
+        await state["release"].wait()
+        await PlainTextResponse("ok")(scope, receive, send)
+    return app
+
+
+def test_only_the_requests_past_the_limit_are_refused() -> None:
+    """MAX_REQUESTS + 1 requests at once: exactly one refused, the others answered."""
+    state: dict[str, Any] = {"in_app": 0, "release": asyncio.Event()}
+    limit = RequestLimit(_held_app(state))
+    get = {"method": "GET", "path": "/api/options", "headers": []}
+    statuses = _limited_calls(limit, [dict(get) for _ in range(MAX_REQUESTS + 1)], state)
+    assert sorted(statuses) == [200] * MAX_REQUESTS + [503]
+    assert state["in_app"] == MAX_REQUESTS and limit.active == 0
+
+
+def test_a_request_counts_once_its_body_is_all_there() -> None:
+    """With room for one request: a POST whose body is still coming takes no place, so a GET
+    beside it is answered; the POST counts when its body's last part comes."""
+    state: dict[str, Any] = {"in_app": 0, "release": asyncio.Event()}
+    limit = RequestLimit(_held_app(state), limit=1)
+    post = {"method": "POST", "path": "/api/state", "headers": [(b"content-length", b"2")],
+            "body": [{"type": "http.request", "body": b"{", "more_body": True},
+                     {"type": "http.request", "body": b"}", "more_body": False}]}
+    get = {"method": "GET", "path": "/api/options", "headers": []}
+    statuses = _limited_calls(limit, [post, get], state)
+    assert sorted(statuses) == [200, 503]  # one place: whichever arrived whole first has it
+    state = {"in_app": 0, "release": asyncio.Event()}
+    limit = RequestLimit(_held_app(state), limit=1)
+    trickling = {**post, "body": [{"type": "http.request", "body": b"{", "more_body": True}]}
+    statuses = _limited_calls(limit, [trickling, get], state)  # its client leaves mid-body
+    assert statuses == [200, 200] and limit.active == 0  # the GET was never refused
+
+
+def test_query_parameters_are_bounded(api: TestClient) -> None:
+    log = {"rules": "eaai", "bot": "simple", "seed": "3"}
+    assert api.get("/api/log", params=log).status_code == 200
+    for name in ("seed", "seat"):
+        huge = api.get("/api/log", params={**log, name: "9" * 5000})
+        _one_line(huge, 400, f"{name} '99999")
+        assert "expected an integer of at most 20 digits" in huge.json()["error"]
+        assert len(huge.content) < 400
+    many = api.get("/api/log", params=[("bot", "simple")] * (MAX_PARAMS + 1))
+    _one_line(many, 400, f"the address has {MAX_PARAMS + 1} parameters: at most {MAX_PARAMS}")
+    string_seed = api.post("/api/state", json={"game": {**EAAI, "seed": "9" * 5000}})
+    _one_line(string_seed, 400, "seed '99999")  # digits in a JSON string: bounded too
+
+
+def test_a_long_bad_value_is_cut_in_its_refusal(api: TestClient) -> None:
+    """A 60 KB value is never echoed back whole, whichever field holds it."""
+    big = "x" * 60_000
+    for data in ({"game": {**EAAI, "rules": big}}, {"game": {**EAAI, "policy": big}},
+                 {"game": {**EAAI, "bots": [big]}}, {"game": EAAI, "moves": [big]},
+                 {"game": {**EAAI, "seat": big}}):
+        r = api.post("/api/state", json=data)
+        assert r.status_code == 400 and len(r.json()["error"]) <= MESSAGE_CHARS, r.text[:200]
+        assert "xxxx...xxxx" in r.json()["error"] or "..." in r.json()["error"]
+    moved = api.post("/api/move", json={"game": EAAI, "moves": [], "move": big})
+    _one_line(moved, 400, "move 'xxxx")
+    assert len(moved.content) < 400
+    assert len(Refusal(400, "y" * 60_000).response().body) < MESSAGE_CHARS + 20

@@ -13,9 +13,18 @@ own page. Each check answers one line with a 4xx, never a traceback or a 500:
   :data:`MAX_BODY` bytes, checked from ``Content-Length`` before reading and again while
   reading (413); a body that does not arrive within :data:`READ_TIMEOUT_S` is dropped (408);
 * the JSON may nest at most :data:`MAX_DEPTH` levels and hold integers of at most
-  :data:`MAX_INT_DIGITS` digits (400).
+  :data:`MAX_INT_DIGITS` digits (400); a query string's parameters are bounded the same way
+  (:func:`read_query`: at most :data:`MAX_PARAMS` of them, each at most
+  :data:`MAX_PARAM_CHARS` characters, a seed or seat of digits at most
+  :data:`MAX_INT_DIGITS` long);
+* at most :data:`MAX_REQUESTS` requests are answered at once (:class:`RequestLimit`): one
+  more is refused at once (503) and only that one. A request counts once it has arrived
+  whole: one whose body is still trickling in holds a connection (bounded by the read
+  timeout and :mod:`sim.table.connections`), not a place among those being answered.
 
-A client that goes away mid-request is let go quietly (no traceback in the server's log).
+Every refusal's line is cut (:func:`sim.records.limits.shorten`), and so is every value it
+repeats, so a 60 KB field is never echoed back. A client that goes away mid-request is let
+go quietly (no traceback in the server's log).
 """
 
 from __future__ import annotations
@@ -26,7 +35,9 @@ from typing import Any
 
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from sim.records.limits import shorten, shown
 
 MAX_BODY = 64 * 1024
 """The largest request body read (a game's settings and moves are a few kilobytes)."""
@@ -36,6 +47,14 @@ MAX_INT_DIGITS = 20
 """The most digits of an integer in a request (a seed is at most 19)."""
 READ_TIMEOUT_S = 10.0
 """Seconds a request's body may take to arrive."""
+MAX_REQUESTS = 200
+"""Requests answered at once (each arrived whole); one more is refused at once (503)."""
+MAX_PARAMS = 16
+"""The most parameters of a query string (a log's address has at most seven)."""
+MAX_PARAM_CHARS = 16 * 1024
+"""The longest value of one query parameter (a game's moves, comma-separated)."""
+MESSAGE_CHARS = 300
+"""The longest line a refusal answers."""
 
 
 class Refusal(Exception):
@@ -47,7 +66,9 @@ class Refusal(Exception):
         self.message = message
 
     def response(self) -> JSONResponse:
-        return JSONResponse({"error": self.message}, status_code=self.status)
+        """The refusal as JSON, its line cut to :data:`MESSAGE_CHARS` characters."""
+        line = shorten(self.message.splitlines()[0] if self.message else "", MESSAGE_CHARS)
+        return JSONResponse({"error": line}, status_code=self.status)
 
 
 def loopback_hosts(host: str) -> list[str]:
@@ -85,6 +106,25 @@ async def _read_bounded(request: Request) -> bytes:
             raise Refusal(413, f"the request is larger than {MAX_BODY} bytes")
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def read_query(request: Request, integers: tuple[str, ...] = ()) -> dict[str, list[str]]:
+    """The query string's parameters (each name to its values), within the bounds of the
+    module docstring, or :class:`Refusal` (400); ``integers`` name the parameters that must
+    be digits, checked for length before anything converts them."""
+    items = request.query_params.multi_items()
+    if len(items) > MAX_PARAMS:
+        raise Refusal(400, f"the address has {len(items)} parameters: at most {MAX_PARAMS}")
+    params: dict[str, list[str]] = {}
+    for name, value in items:
+        if len(name) > MAX_PARAM_CHARS or len(value) > MAX_PARAM_CHARS:
+            raise Refusal(400, f"the address's parameter {shown(name)} is longer than "
+                               f"{MAX_PARAM_CHARS} characters")
+        if name in integers and len(value) > MAX_INT_DIGITS:
+            raise Refusal(400, f"{name} {shown(value)} is not valid: expected an integer of "
+                               f"at most {MAX_INT_DIGITS} digits")
+        params.setdefault(name, []).append(value)
+    return params
 
 
 def _bounded_int(text: str) -> int:
@@ -156,5 +196,72 @@ class SameSiteOnly:
             return  # the client left: nothing to answer, nothing to log
 
 
-__all__ = ["MAX_BODY", "MAX_DEPTH", "MAX_INT_DIGITS", "READ_TIMEOUT_S", "Refusal",
-           "SameSiteOnly", "loopback_hosts", "nesting", "parse_json", "read_json"]
+class RequestLimit:
+    """ASGI middleware: at most ``limit`` (default :data:`MAX_REQUESTS`) requests answered at
+    once, each counted from the moment it has arrived whole (at once when it has no body;
+    when its body's last part is read otherwise) until the app returns; a request past the
+    limit is refused (503) at once and the others go on. A request whose body trickles in
+    takes no place until it is all there, so slow clients cannot fill the limit."""
+
+    def __init__(self, app: ASGIApp, limit: int | None = None) -> None:
+        self.app = app
+        self.limit = limit
+        self.active = 0
+
+    def _admit(self) -> None:
+        limit = MAX_REQUESTS if self.limit is None else self.limit
+        if self.active >= limit:
+            raise Refusal(503, f"the server is answering {self.active} requests: try again "
+                               "in a moment")
+        self.active += 1
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        counted = False
+
+        async def receive_counted() -> Message:
+            nonlocal counted
+            message = await receive()
+            if not counted and message["type"] == "http.request" and \
+                    not message.get("more_body", False):
+                self._admit()  # the body is all here: the request counts from now
+                counted = True
+            return message
+
+        answering = False
+
+        async def send_watched(message: Message) -> None:
+            nonlocal answering
+            answering = True
+            await send(message)
+
+        try:
+            if not _has_body(scope):
+                self._admit()
+                counted = True
+            await self.app(scope, receive_counted, send_watched)
+        except Refusal as refusal:  # over the limit, and the app let the refusal through
+            if answering:
+                raise
+            await refusal.response()(scope, receive, send)
+        finally:
+            if counted:
+                self.active -= 1
+
+
+def _has_body(scope: Scope) -> bool:
+    """Whether a request will send a body: a POST with a length above 0 or in chunks (the
+    app reads no other method's body)."""
+    if scope["method"] != "POST":
+        return False
+    headers = dict(scope["headers"])
+    length = headers.get(b"content-length", b"").strip()
+    return b"transfer-encoding" in headers or (length != b"0" and length != b"")
+
+
+__all__ = ["MAX_BODY", "MAX_DEPTH", "MAX_INT_DIGITS", "MAX_PARAMS", "MAX_PARAM_CHARS",
+           "MAX_REQUESTS", "MESSAGE_CHARS", "READ_TIMEOUT_S", "Refusal", "RequestLimit",
+           "SameSiteOnly", "loopback_hosts", "nesting", "parse_json", "read_json",
+           "read_query"]

@@ -13,7 +13,10 @@ Bounded work: a request names its bots from a fixed list of levels (:data:`WEB_B
 budget of its own), every request that plays runs in a worker process with a CPU deadline
 and a bounded queue (:mod:`sim.table.work_pool`), and the HTTP layer refuses what is too big,
 not JSON, or sent by another site's page (:mod:`sim.table.guard`), each with a 4xx and one
-line.
+line, and answers at most 200 requests at once, refusing only the excess. Under
+``ginbox serve``, a request's headers have a deadline and the connections a limit that closes
+the one waiting longest on its client first (:mod:`sim.table.connections`), so slow clients
+cannot lock the others out.
 
 Starlette: a small, well-kept ASGI toolkit (with uvicorn to serve it) whose test client
 drives the app in-process; the page needs no templates, sessions or database, so a larger
@@ -45,10 +48,20 @@ from sim.engine.cards import card_str, parse_card
 from sim.engine.hand import DEC_DISCARD, DEC_DRAW, DEC_KNOCK, DEC_OFFER
 from sim.engine.rules import PRESETS, TEAM_POLICIES, Rules
 from sim.engine.view import DECISION_NAMES
+from sim.records.limits import shorten, shown
 from sim.records.log import dumps_record
 from sim.review import review
 from sim.review.report import LABELS, error_rate
-from sim.table.guard import Refusal, SameSiteOnly, loopback_hosts, read_json
+from sim.table.guard import (
+    MAX_INT_DIGITS,
+    MESSAGE_CHARS,
+    Refusal,
+    RequestLimit,
+    SameSiteOnly,
+    loopback_hosts,
+    read_json,
+    read_query,
+)
 from sim.table.human_table import ROLE_NAMES, ROLE_NAMES_2, Table, hint_judge
 from sim.table.page import STATIC, page_html
 from sim.table.work_pool import WorkPool
@@ -100,10 +113,14 @@ def game_rules(preset: str, policy: str) -> Rules:
 
 
 def _int(value: Any, name: str, low: int, high: int) -> int:
-    if isinstance(value, str) and value.isascii() and value.isdigit():
+    """``value`` (an integer, or its digits as text) within ``low..high``; its digits are
+    counted before they are converted, so a 5,000-digit seed is refused like any other."""
+    if isinstance(value, str) and value.isascii() and value.isdigit() and \
+            len(value) <= MAX_INT_DIGITS:
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise BadRequest(f"{name} {value!r} is not valid: expected an integer {low}..{high}")
+        raise BadRequest(f"{name} {shown(value)} is not valid: expected an integer "
+                         f"{low}..{high}")
     return value
 
 
@@ -114,20 +131,19 @@ def check_game(data: Any) -> Game:
     preset = data.get("rules", "three-handed")
     policy = data.get("policy", "captain")
     if policy not in TEAM_POLICIES:  # checked for two-player games too, which ignore it
-        raise BadRequest(f"team policy {policy!r} is not valid: expected one of "
+        raise BadRequest(f"team policy {shown(policy)} is not valid: expected one of "
                          + ", ".join(TEAM_POLICIES))
     try:
         rules = game_rules(preset, policy)
     except ValueError as exc:
-        raise BadRequest(str(exc)) from None
+        raise BadRequest(shorten(str(exc), MESSAGE_CHARS)) from None
     preset = rules.name
     bots = data.get("bots")
     if not isinstance(bots, list) or len(bots) != rules.players - 1:
-        raise BadRequest(f"{preset} rules need {rules.players - 1} bots: got {bots!r}")
+        raise BadRequest(f"{preset} rules need {rules.players - 1} bots: got {shown(bots)}")
     for bot in bots:
         if not isinstance(bot, str) or bot not in WEB_BOTS:
-            shown = repr(bot)[:40]
-            raise BadRequest(f"bot {shown} is not offered here: expected one of "
+            raise BadRequest(f"bot {shown(bot)} is not offered here: expected one of "
                              + ", ".join(WEB_BOTS))
     seat = _int(data.get("seat", 0), "seat", 0, rules.players - 1)
     seed = _int(data.get("seed"), "seed", 0, MAX_SEED)
@@ -142,7 +158,7 @@ def check_moves(moves: Any) -> list[str]:
         raise BadRequest(f"moves are not valid: expected a list of at most {MAX_MOVES}")
     for i, token in enumerate(moves):
         if not isinstance(token, str) or not _TOKEN.fullmatch(token):
-            raise BadRequest(f"move {i + 1} {token!r} is not a move: expected d, p, pass, "
+            raise BadRequest(f"move {i + 1} {shown(token)} is not a move: expected d, p, pass, "
                              "k, n or a card such as 9H")
     return moves
 
@@ -287,7 +303,7 @@ def make_handler(hint_samples: int | None) -> Any:
     def move(data: dict[str, Any], game: Game, table: Table) -> Any:
         text = data.get("move")
         if not isinstance(text, str) or len(text) > 20:
-            raise BadRequest(f"move {text!r} is not valid: expected text such as 'x 9H'")
+            raise BadRequest(f"move {shown(text)} is not valid: expected text such as 'x 9H'")
         if not table.waiting:
             raise BadRequest("the game is over: no move is asked")
         table.play(text)  # MoveError (nothing played) for a bad or illegal move
@@ -318,8 +334,8 @@ def make_handler(hint_samples: int | None) -> Any:
                 return 200, work[kind](data, game, table)
             finally:
                 tables.give(game, table)
-        except (BadRequest, MoveError) as exc:
-            return 400, str(exc).splitlines()[0]
+        except (BadRequest, MoveError) as exc:  # one short line, whatever the request held
+            return 400, shorten(str(exc).splitlines()[0], MESSAGE_CHARS)
 
     return handle
 
@@ -351,16 +367,23 @@ def create_app(hint_samples: int | None = None, host: str = "127.0.0.1",
         return endpoint
 
     async def log(request: Request) -> Response:
-        params = request.query_params
-        data = {"game": {"rules": params.get("rules"), "policy": params.get("policy",
-                         "captain"), "bots": params.getlist("bot"),
-                         "seat": params.get("seat", "0"), "seed": params.get("seed")},
-                "moves": params.get("moves", "")}
+        try:
+            params = read_query(request, integers=("seat", "seed"))
+        except Refusal as refusal:
+            return refusal.response()
+
+        def first(name: str, default: str | None = None) -> str | None:
+            return params.get(name, [default])[0]
+
+        data = {"game": {"rules": first("rules"), "policy": first("policy", "captain"),
+                         "bots": params.get("bot", []), "seat": first("seat", "0"),
+                         "seed": first("seed")},
+                "moves": first("moves", "")}
         try:
             text = await pool.run("log", data)
         except Refusal as refusal:
             return refusal.response()
-        seed = str(params.get("seed"))
+        seed = first("seed")  # checked by the worker: digits
         return PlainTextResponse(text, media_type="application/x-ndjson", headers={
             "Content-Disposition": f'attachment; filename="ginbox-{seed}.jsonl"'})
 
@@ -379,7 +402,7 @@ def create_app(hint_samples: int | None = None, host: str = "127.0.0.1",
         Route("/api/log", log),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ], middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=loopback_hosts(host)),
-                   Middleware(SameSiteOnly)], lifespan=lifespan)
+                   Middleware(SameSiteOnly), Middleware(RequestLimit)], lifespan=lifespan)
     app.state.pool = pool
     return app
 
@@ -408,10 +431,19 @@ def serve(host: str = "127.0.0.1", port: int = 8765, hint_samples: int | None = 
               flush=True)
     if open_browser:
         threading.Timer(1.0, webbrowser.open, [url]).start()
-    uvicorn.run(create_app(hint_samples, host, workers), host=host, port=port,
-                log_level="warning", limit_concurrency=CONNECTIONS, timeout_keep_alive=5,
-                h11_max_incomplete_event_size=16 * 1024)
+    uvicorn.Server(server_config(create_app(hint_samples, host, workers), host, port)).run()
 
 
-CONNECTIONS = 200
-"""Connections served at once; one more is answered 503 at once (uvicorn's limit)."""
+def server_config(app: Any, host: str, port: int) -> Any:
+    """How uvicorn serves the table: HTTP/1.1 through the guarded protocol of
+    :mod:`sim.table.connections` (a header deadline, a connection limit that closes the
+    longest-waiting connection first), no WebSockets, idle connections closed after 5 s,
+    request headers of at most 16 KB. Requests are limited by the app itself
+    (:class:`sim.table.guard.RequestLimit`), not by uvicorn's count of connections."""
+    import uvicorn
+
+    from sim.table.connections import connection_limit, guarded_protocol
+
+    return uvicorn.Config(app, host=host, port=port, log_level="warning",
+                          http=guarded_protocol(connection_limit()), ws="none",
+                          timeout_keep_alive=5, h11_max_incomplete_event_size=16 * 1024)

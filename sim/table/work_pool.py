@@ -20,6 +20,7 @@ of the server's state). The event loop only parses, checks and waits, so ``/`` a
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import multiprocessing
 import os
@@ -116,7 +117,9 @@ class WorkPool:
 
     async def run(self, kind: str, data: dict[str, Any]) -> Any:
         """The handler's payload for a 200, or :class:`Refusal` with its status and line."""
-        key = kind + "\0" + json.dumps(data, sort_keys=True)
+        # a digest, so the memory of failures stays small however large the requests were
+        key = hashlib.sha256((kind + "\0" + json.dumps(data, sort_keys=True)).encode()
+                             ).hexdigest()
         with self._lock:
             if key in self._failed:
                 self._failed.move_to_end(key)
