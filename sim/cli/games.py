@@ -72,6 +72,11 @@ def format_summary(result: PlayResult, seconds: float, seed: int) -> str:
                       for k, v in out.items())
     lines.append(f"hands: {hands} ({hands / games:.1f} per game): {parts}" if games else
                  "hands: 0")
+    if "forfeits" in table:  # games a player's fault ended, counted apart from the rest
+        lost = ", ".join(f"seat {r.seat} {r.forfeits}" for r in table.itertuples() if r.forfeits)
+        lines.append(f"forfeits: {plural(int(table['forfeits'].sum()), 'game')} ended by a "
+                     f"player's fault ({lost}), won by the other side; the hand log says why "
+                     "(ended_by)")
     return "\n".join(lines)
 
 
