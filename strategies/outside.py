@@ -216,7 +216,9 @@ def drop_program(program: Program) -> None:
 
 
 @atexit.register
-def _close_all() -> None:
+def close_programs() -> None:
+    """Say bye to every running program and let it exit (at the worker's exit, or when a
+    host wants fresh processes)."""
     while _RUNNING:
         _, program = _RUNNING.popitem()
         program.close()
@@ -299,6 +301,7 @@ class OutsidePlayer:
         self.seat = seat
         self.name = f"{seat.kind}:{seat.target}"
         self.program: Program | None = None
+        self.last_answer: dict[str, Any] = {}  # the last decision's answer, extras included
         self._next_id = 0
 
     def start(self, hello: Mapping[str, Any]) -> None:
@@ -327,12 +330,25 @@ class OutsidePlayer:
             raise OutsideFault(f"answered decision {self._next_id} with "
                                f"{json.dumps(answer)[:120]}: expected "
                                f'{{"type": "move", "id": {self._next_id}, "move": ...}}')
+        self.last_answer = answer
         move = answer.get("move")
         if move not in message["legal"]:
             raise OutsideFault(f"illegal move {json.dumps(move)[:40]} at a "
                                f"{message['decision']} decision: legal are "
                                + ", ".join(message["legal"]))
         return str(move)
+
+    def lay_out(self, message: dict[str, Any]) -> Any:
+        """Ask the defender of a knock its melds (``showdown``): the ``melds`` it answers."""
+        assert self.program is not None
+        self._next_id += 1
+        message["id"] = self._next_id
+        answer = _not_resigned(self.program.ask(message))
+        if answer.get("type") != "layout" or answer.get("id") != self._next_id:
+            raise OutsideFault(f"answered showdown {self._next_id} with "
+                               f"{json.dumps(answer)[:120]}: expected "
+                               f'{{"type": "layout", "id": {self._next_id}, "melds": [...]}}')
+        return answer.get("melds")
 
     def confirm(self, message: Mapping[str, Any]) -> None:
         """Tell an event the program must acknowledge (the end of a hand, where an

@@ -57,6 +57,28 @@ def _mask(cards: Sequence[str]) -> int:
     return out
 
 
+def declared_melds(value: Any, cards: Sequence[str] | None) -> list[list[str]]:
+    """A player's own melds as it declared them (a knock's ``melds``, a ``layout``): checked
+    to be melds, disjoint and, given ``cards``, of that hand; an OutsideFault otherwise."""
+    from sim.engine.cards import parse_card
+
+    if not isinstance(value, list) or not all(isinstance(m, list) for m in value):
+        raise OutsideFault(f"declared melds {str(value)[:80]} are not a list of card lists")
+    used = 0
+    for meld in value:
+        try:
+            mask = _mask(meld) if all(isinstance(c, str) for c in meld) else -1
+        except ValueError:
+            mask = -1
+        if mask not in _MELDS or mask & used or len(meld) != bin(mask).count("1"):
+            raise OutsideFault(f"declared melds {str(value)[:80]}: {meld} is not a meld of "
+                               "its own cards")
+        used |= mask
+    if cards is not None and used & ~_mask(cards):
+        raise OutsideFault(f"declared melds {str(value)[:80]} hold cards not in its hand")
+    return [[card_str(parse_card(c)) for c in meld] for meld in value]
+
+
 def layoff_targets(knocker_melds: Sequence[Sequence[str]],
                    layoffs: Sequence[str]) -> list[dict[str, Any]]:
     """Each laid-off card with the knocker's meld it goes onto, as that meld stands then (the
@@ -86,6 +108,7 @@ class OutsideTable(GameListener):
         self.names = list(names)
         self.inner = inner  # another listener told of everything first (the driver's watch)
         self.state: GameState | None = None
+        self.declared: dict[int, list[list[str]]] = {}  # this hand's melds, as declared
         self.game = 0
         self._strategy_seed = 0
 
@@ -121,6 +144,7 @@ class OutsideTable(GameListener):
 
     def hand_started(self, state: GameState) -> None:
         self.state = state
+        self.declared = {}
         if self.inner is not None:
             self.inner.hand_started(state)
         roles = state.roles
@@ -158,6 +182,9 @@ class OutsideTable(GameListener):
         if self.inner is not None:
             self.inner.hand_ended(state, result)
         roles = state.roles
+        hands = {str(roles[p]): _cards(state.hand_cards(p)) for p in (0, 1)}
+        if result.knocker is not None:
+            self._ask_defender(state, result, hands)
         message = {
             "type": "hand_end", "hand": state.hand,
             "result": {"end": result.end, "knocker": result.knocker, "winner": result.winner,
@@ -166,11 +193,31 @@ class OutsideTable(GameListener):
                        "defender_melds": result.defender_melds,
                        "defender_deadwood": result.defender_deadwood,
                        "layoffs": layoff_targets(result.knocker_melds, result.layoffs)},
-            "hands": {str(roles[p]): _cards(state.hand_cards(p)) for p in (0, 1)},
-            "scores": list(result.scores)}
+            "declared": {str(seat): melds for seat, melds in self.declared.items()},
+            "hands": hands, "scores": list(result.scores)}
         for seat, player in self.players.items():
             with self._blame(seat):
                 player.confirm(message)
+
+    def _ask_defender(self, state: GameState, result: HandResult,
+                      hands: Mapping[str, list[str]]) -> None:
+        """An outside defender is asked its melds (``showdown``), as the framework asks the
+        defender's; the knocker's melds it sees are the ones the knocker declared, if any."""
+        knocker = result.knocker
+        assert knocker is not None
+        defender = state.roles[1 - state.roles.index(knocker)]
+        if knocker in self.declared:
+            with self._blame(knocker):
+                self.declared[knocker] = declared_melds(self.declared[knocker],
+                                                        hands[str(knocker)])
+        if defender not in self.players:
+            return
+        message = {"type": "showdown", "knocker": knocker,
+                   "knocker_melds": self.declared.get(knocker, result.knocker_melds),
+                   "cards": hands[str(defender)]}
+        with self._blame(defender):
+            melds = self.players[defender].lay_out(message)
+            self.declared[defender] = declared_melds(melds, hands[str(defender)])
 
     def end_game(self, winner: int, scores: Sequence[int],
                  ended_by: Mapping[str, Any] | None = None) -> None:
@@ -196,8 +243,13 @@ class OutsideTable(GameListener):
                    "legal": state.legal_move_names(), "seat": seat, "for": state.roles[p],
                    "cards": _cards(state.hand_cards(p)),
                    "top": card_str(pile[-1]) if pile else None, "stock": state.stock_left}
+        player = self.players[seat]
         with self._blame(seat):
-            return move_code(self.players[seat].decide(message))
+            move = player.decide(message)
+            if move == "knock" and "melds" in player.last_answer:  # told to the others
+                self.declared[state.roles[p]] = declared_melds(player.last_answer["melds"],
+                                                               None)
+        return move_code(move)
 
 
 class _Blame:

@@ -1,0 +1,105 @@
+"""The EAAI bridge (``eaai:CLASS``): a framework player is told exactly what the framework's
+own GinRummyGame tells it, and every way it can fail is a forfeit or a one-line refusal.
+
+The framework is not part of ginbox, so these tests compile a stand-in ``ginrummy`` API and
+small players of their own (tests/java). ``tests/fixtures/eaai_calls.json`` holds the calls
+the real framework (tneller/gin-rummy-eaai, the commit it names) made to two
+``ginboxtest.LoggingPlayer`` players on fixed seeds, with the decks it dealt; ginbox, dealt
+the same decks, must make the same calls in the same order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sim.engine.rules import Rules
+from sim.play.driver import play_games
+from sim.play.outside import OutsideTable
+from sim.play.state import GameState
+from strategies.outside import close_programs
+from strategies.registry import build_strategy, parse_strategies
+
+TESTS = Path(__file__).resolve().parent
+FIXTURE = json.loads((TESTS / "fixtures" / "eaai_calls.json").read_text())
+NEEDS_JDK = ("the EAAI bridge tests need a JDK (java and javac): run make test, which installs "
+             "default-jdk-headless, or apt-get install default-jdk-headless")
+
+
+@pytest.fixture(scope="module")
+def classpath(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The stand-in API and the test players, compiled; the bridge compiled into a temporary
+    cache."""
+    assert shutil.which("javac") and shutil.which("java"), NEEDS_JDK
+    root = tmp_path_factory.mktemp("eaai")
+    sources = sorted(str(p) for p in (TESTS / "java").rglob("*.java"))
+    subprocess.run(["javac", "-nowarn", "-d", str(root / "classes"), *sources], check=True)
+    old = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(root / "cache")
+    yield str(root / "classes")
+    close_programs()
+    if old is None:
+        del os.environ["XDG_CACHE_HOME"]
+    else:
+        os.environ["XDG_CACHE_HOME"] = old
+
+
+def _play_fixture_game(game: dict, classpath: str, calls: Path) -> None:
+    """Play the fixture's hands through the bridge, dealt the framework's decks (until the
+    fixture's hands run out or ginbox's game ends)."""
+    dealer = game["hands"][0]["dealer"]
+    rules = Rules.resolve("eaai", {"initial_roles": [dealer, 1 - dealer]})
+    specs = parse_strategies([f"eaai:ginboxtest.LoggingPlayer:classpath={classpath}"] * 2)
+    players = {seat: build_strategy(spec) for seat, spec in enumerate(specs)}
+    table = OutsideTable(rules, players, [s.text for s in specs])
+    os.environ["GINBOX_CALL_LOG"] = str(calls)
+    try:
+        table.begin_game(0, game["seed"])
+        state = GameState(rules, [None, None], deals="caller", listener=table)
+        for hand in game["hands"]:
+            if state.game_over:
+                break
+            state.deal(hand["deal"])
+            assert state.roles[0] == hand["dealer"]
+            while state.waiting:
+                state.play(table.decide(state))
+    finally:
+        close_programs()
+        del os.environ["GINBOX_CALL_LOG"]
+
+
+#: The calls whose content is the showdown's arithmetic: which cards are laid off and the
+#: scores. ginbox tells its own showdown's (the engine lays off to the defender's least
+#: deadwood; the framework lays off greedily from the melds the defender declared), so these
+#: are compared by name only; every other call is compared whole.
+SHOWDOWN_CALLS = ("reportLayoff", "reportScores")
+
+
+def _by_hand(lines: list[str]) -> list[list[str]]:
+    hands: list[list[str]] = []
+    for line in lines:
+        if line.startswith("startGame"):
+            hands.append([])
+        if not line.startswith(SHOWDOWN_CALLS):
+            hands[-1].append(line)
+    return hands
+
+
+@pytest.mark.parametrize("game", FIXTURE["games"], ids=lambda g: f"seed{g['seed']}")
+def test_the_player_is_told_what_the_framework_tells_it(game: dict, classpath: str,
+                                                        tmp_path: Path) -> None:
+    """The same calls in the same order, hand by hand, with the same arguments and answers
+    (the showdown's layoffs and scores aside, see SHOWDOWN_CALLS)."""
+    _play_fixture_game(game, classpath, tmp_path)
+    for seat in (0, 1):
+        told = _by_hand((tmp_path / f"calls-{seat}.txt").read_text().splitlines())
+        expected = _by_hand(game["calls"][seat])
+        assert min(len(told), len(expected)) >= 5  # the games may end at different hands
+        for hand, (got, want) in enumerate(zip(told, expected, strict=False)):
+            assert got == want, f"seat {seat}, hand {hand}"
