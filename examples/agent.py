@@ -4,7 +4,7 @@
 Run it at a ginbox table with ``ginbox play --strategies agent:examples/agent.py,simple``.
 It never takes the upcard or the discard, knocks whenever it may, and discards its
 highest-ranked legal card. It reads one JSON object a line and answers only the hello,
-each decision and the end of each hand.
+each decision, a showdown and the end of each hand.
 """
 
 import json
@@ -19,6 +19,8 @@ def answer(message: dict) -> dict | None:
         return {"type": "hello", "protocol": "ginbox-agent 1", "name": "python-example"}
     if kind == "hand_end":
         return {"type": "ready"}
+    if kind == "showdown":  # asked as the defender of a knock: ginbox lays out by itself
+        return {"type": "layout", "id": message["id"], "melds": []}
     if kind != "decision":
         return None  # an event: nothing to say
     legal = message["legal"]

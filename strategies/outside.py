@@ -143,10 +143,10 @@ class Program:
             raise OutsideFault(f"wrote {data[:60]!r} when no answer was asked (flooding)")
         self._read += data
         lines = self._read.split(b"\n")
-        if len(lines) > 2 or (len(lines) == 2 and lines[1]):
-            raise OutsideFault("wrote more than one line for one answer (flooding)")
         if len(lines[0]) > MAX_LINE_BYTES:
             raise OutsideFault(f"wrote a line longer than {MAX_LINE_BYTES} bytes (flooding)")
+        if len(lines) > 2 or (len(lines) == 2 and lines[1]):
+            raise OutsideFault("wrote more than one line for one answer (flooding)")
 
     def _exited(self) -> str:
         try:

@@ -103,6 +103,12 @@ class OutsideTable(GameListener):
 
     def __init__(self, rules: Rules, players: Mapping[int, OutsidePlayer],
                  names: Sequence[str], inner: GameListener | None = None) -> None:
+        for seat, player in players.items():
+            if player.seat.kind == "eaai" and rules.players != 2:
+                raise ValueError(f"seat {seat}: {player.name} is a player of the EAAI "
+                                 f"framework, which plays two-handed games only; the "
+                                 f"{rules.name} rules are three-handed: choose a two-handed "
+                                 "preset (eaai, classic, hollywood)")
         self.rules = rules
         self.players = dict(players)
         self.names = list(names)
@@ -112,17 +118,25 @@ class OutsideTable(GameListener):
         self.game = 0
         self._strategy_seed = 0
 
+        for seat, player in self.players.items():  # a bad start is refused before any game
+            try:
+                player.start(self._hello(seat))
+            except OutsideFault as exc:
+                player.fail()
+                raise ValueError(f"seat {seat}: {player.name}: {exc.reason}") from None
+
+    def _hello(self, seat: int) -> dict[str, Any]:
+        return {"rules": {"preset": self.rules.name, "options": self.rules.to_dict()},
+                "seat": seat, "players": self.rules.players, "advisor": self._advises(seat),
+                "seats": self.names, "time_limit": self.players[seat].seat.time_limit}
+
     def begin_game(self, game: int, strategy_seed: int) -> None:
         """A new game is about to be dealt: the programs are started (or kept) and told."""
         self.game, self._strategy_seed, self.state = game, strategy_seed, None
         for seat, player in self.players.items():
-            hello = {"rules": {"preset": self.rules.name, "options": self.rules.to_dict()},
-                     "seat": seat, "players": self.rules.players,
-                     "advisor": self._advises(seat), "seats": self.names,
-                     "time_limit": player.seat.time_limit}
             seed = int(seed_words(strategy_seed, seat) >> np.uint64(1))
             with self._blame(seat):
-                player.start(hello)
+                player.start(self._hello(seat))
                 player.tell({"type": "game", "game": game, "seat": seat, "seed": seed})
 
     def _advises(self, seat: int) -> bool:
