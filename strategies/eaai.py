@@ -100,4 +100,5 @@ def _checked(class_name: str, classpath: tuple[str, ...]) -> tuple[str, ...]:
 def bridge_command(class_name: str, classpath: str | None = None) -> list[str]:
     """The command that runs ``class_name`` through the bridge, after every check that can
     be made before a game (one ``ValueError`` line for each that fails)."""
+    _jdk()  # looked for each time: the checks below are kept per class and classpath
     return list(_checked(class_name, tuple(classpath_of(classpath))))

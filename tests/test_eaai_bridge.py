@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from sim.cli import main
 from sim.engine.rules import Rules
 from sim.play.driver import play_games
 from sim.play.outside import OutsideTable
@@ -57,9 +58,9 @@ def _play_fixture_game(game: dict, classpath: str, calls: Path) -> None:
     rules = Rules.resolve("eaai", {"initial_roles": [dealer, 1 - dealer]})
     specs = parse_strategies([f"eaai:ginboxtest.LoggingPlayer:classpath={classpath}"] * 2)
     players = {seat: build_strategy(spec) for seat, spec in enumerate(specs)}
-    table = OutsideTable(rules, players, [s.text for s in specs])
-    os.environ["GINBOX_CALL_LOG"] = str(calls)
+    os.environ["GINBOX_CALL_LOG"] = str(calls)  # the players' processes inherit it
     try:
+        table = OutsideTable(rules, players, [s.text for s in specs])
         table.begin_game(0, game["seed"])
         state = GameState(rules, [None, None], deals="caller", listener=table)
         for hand in game["hands"]:
@@ -103,3 +104,67 @@ def test_the_player_is_told_what_the_framework_tells_it(game: dict, classpath: s
         assert min(len(told), len(expected)) >= 5  # the games may end at different hands
         for hand, (got, want) in enumerate(zip(told, expected, strict=False)):
             assert got == want, f"seat {seat}, hand {hand}"
+
+
+def _eaai(classpath: str, cls: str = "ginboxtest.RandomPlayer") -> str:
+    return f"eaai:{cls}:classpath={classpath}"
+
+
+def test_a_framework_player_plays_reproducibly_from_the_seed(classpath: str) -> None:
+    """Its java.util.Random field is seeded from the game's stream: the same seed plays the
+    same games, another seed others."""
+    def games(seed: int) -> list:
+        result = play_games([_eaai(classpath), "simple"], "eaai", games=2, seed=seed, log=True)
+        close_programs()
+        return [r["moves"] for r in result.log]
+
+    first = games(7)
+    assert games(7) == first
+    assert games(8) != first
+
+
+@pytest.mark.parametrize(("fault", "reason"), [
+    ("throw", "the player threw java.lang.IllegalStateException: a fault on purpose"),
+    ("discard", "illegal discard"),
+    ("melds", "illegal"),
+])
+def test_a_failing_framework_player_forfeits(classpath: str, fault: str, reason: str,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GINBOX_TEST_FAULT", fault)
+    result = play_games([_eaai(classpath, "ginboxtest.FaultyPlayer"), "simple"], "eaai",
+                        games=2, seed=3, log=True)
+    close_programs()
+    assert list(result.summary()["forfeits"]) == [2, 0]
+    ended = [r["ended_by"] for r in result.log if "ended_by" in r]
+    assert [e["seat"] for e in ended] == [0, 0]
+    assert all(reason in e["reason"] for e in ended), ended
+
+
+@pytest.mark.parametrize(("strategy", "says"), [
+    ("eaai:ginboxtest.NoSuchPlayer", "class ginboxtest.NoSuchPlayer is not on the classpath"),
+    ("eaai:ginrummy.Card", "class ginrummy.Card is not a ginrummy.GinRummyPlayer"),
+    ("eaai:ginboxtest.RandomPlayer:classpath=/no/such/dir", "'/no/such/dir' does not exist"),
+])
+def test_bad_eaai_input_is_refused_in_one_line(classpath: str, capsys, strategy: str,
+                                               says: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GINBOX_EAAI_CLASSPATH", classpath)
+    assert main(["play", "--strategies", f"{strategy},simple", "--rules", "eaai"]) == 2
+    err = capsys.readouterr().err
+    assert says in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_eaai_is_refused_three_handed_and_without_a_jdk_or_classpath(
+        classpath: str, capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GINBOX_EAAI_CLASSPATH", classpath)
+    assert main(["play", "--strategies", "eaai:ginboxtest.RandomPlayer,simple,simple"]) == 2
+    assert "two-handed games only" in capsys.readouterr().err
+    monkeypatch.delenv("GINBOX_EAAI_CLASSPATH")
+    assert main(["play", "--strategies", "eaai:ginboxtest.RandomPlayer,simple",
+                 "--rules", "eaai"]) == 2
+    assert "set GINBOX_EAAI_CLASSPATH" in capsys.readouterr().err
+    monkeypatch.setenv("GINBOX_EAAI_CLASSPATH", classpath)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert main(["play", "--strategies", "eaai:ginboxtest.LoggingPlayer,simple",
+                 "--rules", "eaai"]) == 2
+    assert "need a JDK" in capsys.readouterr().err
