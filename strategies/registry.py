@@ -309,10 +309,10 @@ def _parse_text(spec: str, load: bool) -> StrategySpec:
     canonical = ALIASES.get(head.lower(), head.lower())
     if canonical in OUTSIDE_KINDS and not at:
         seat = outside_seat(text, canonical, rest, load)
-        given = {k: v for k, v in (("time_limit", seat.time_limit),
-                                   ("classpath", seat.classpath))
-                 if v is not None and f"{k}=" in rest}
-        return StrategySpec(text=text, name=f"{canonical}:{seat.target}", params=given,
+        options = {k: v for k, v in (("time_limit", seat.time_limit),
+                                     ("classpath", seat.classpath))
+                   if v is not None and f"{k}=" in rest}
+        return StrategySpec(text=text, name=f"{canonical}:{seat.target}", params=options,
                             factory=seat)
     if canonical in BUILTINS:
         info = BUILTINS[canonical]

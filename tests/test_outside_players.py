@@ -9,7 +9,6 @@ written by each test.
 from __future__ import annotations
 
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest

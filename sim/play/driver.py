@@ -46,6 +46,7 @@ from sim.play.seating import check_seed as check_seed
 from sim.play.state import GameListener, GameState
 from sim.records.log import hand_record as hand_record  # its home since 0.1: sim.records.log
 from sim.records.schema import HandRecord
+from strategies.outside import OutsidePlayer
 from strategies.registry import (
     StrategySpec,
     build_strategy,
@@ -54,7 +55,6 @@ from strategies.registry import (
     parse_strategies,
     resolve,
 )
-from strategies.outside import OutsidePlayer
 
 #: The most games one call may play: game numbers are 64-bit signed integers in the compiled
 #: code and index the seed streams, so no run can go past them.

@@ -337,7 +337,7 @@ def _replay(record: Mapping[str, Any], previous: Mapping[str, Any] | None,
     if ended_by is not None:
         diffs.extend(_forfeit_differences(record, prev_scores))
     if cut_short:  # nothing to score: the hand stopped at the fault
-        result, scores = dict(record["result"]), prev_scores
+        result, scores = cast(Mapping[str, Any], record["result"]), prev_scores
     elif hs is None:
         diffs.append("result: not checked, the recorded moves do not make a complete legal hand")
     else:
@@ -398,7 +398,7 @@ def _forfeit_differences(record: Mapping[str, Any], prev_scores: list[int] | Non
         diffs.append(f"game_winner: recorded {_fmt(winner)}, expected a seat other than the "
                      f"offender {offender}")
     if record["result"]["end"] == FORFEIT:
-        empty = {"knocker": None, "knocker_melds": [], "knocker_deadwood": None,
+        empty: dict[str, Any] = {"knocker": None, "knocker_melds": [], "knocker_deadwood": None,
                  "defender_melds": [], "layoffs": [], "defender_deadwood": None,
                  "winner": None, "points": 0}
         for key, want in empty.items():
