@@ -2,8 +2,9 @@
 #   make run        - create .venv if missing, install ginbox with the web table, run
 #                     experiments/quick.toml and print its report (written to results/quick/)
 #   make test       - the same set-up with the dev extras (dask and rl too), the system's
-#                     Chromium and its driver when missing (apt-get), then ruff, mypy (sim and
-#                     strategies; about 20 s from an empty .mypy_cache, under a second after)
+#                     Chromium and its driver, a JDK and Node when missing (apt-get), then
+#                     ruff, mypy (sim and strategies; about 20 s from an empty .mypy_cache,
+#                     under a second after)
 #                     and pytest on two workers
 #   make notebooks  - install Jupyter (the notebooks extra) and open notebooks/ in JupyterLab
 # The install steps leave a stamp in .venv and run again only when pyproject.toml changes.
@@ -13,7 +14,7 @@ BIN    := $(VENV)/bin
 # pytest's workers (pytest-xdist): the machine this is sized for has 2 cores
 WORKERS ?= 2
 
-.PHONY: run test notebooks install install-dev install-notebooks browser clean
+.PHONY: run test notebooks install install-dev install-notebooks browser outside-tools clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -57,11 +58,33 @@ browser:
 	    rm -f $$log; \
 	fi
 
+# The outside players' tests run Java (the EAAI bridge, tests/test_eaai_bridge.py) and Node.js
+# (examples/agent.js): take a JDK and Node from the system's packages when either is missing,
+# as the browser target does for Chromium. When that fails the suite still runs, and those
+# tests fail saying what to install.
+outside-tools:
+	@need=""; command -v javac >/dev/null && command -v java >/dev/null \
+	    || need="default-jdk-headless"; command -v node >/dev/null || need="$$need nodejs"; \
+	if [ -z "$$need" ]; then :; \
+	elif ! command -v apt-get >/dev/null; then \
+	    echo "make: no apt-get to install $$need: the outside players' tests will fail;" \
+	         "install a JDK (17 or later) and Node.js with your system's packages"; \
+	else \
+	    echo "make: installing $$need for the outside players' tests (apt-get)"; \
+	    sudo=$$([ "$$(id -u)" -eq 0 ] || echo sudo); log=$$(mktemp); \
+	    { $$sudo apt-get -qq -o DPkg::Lock::Timeout=300 update \
+	      && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get -qq -o DPkg::Lock::Timeout=300 \
+	             install -y --no-install-recommends $$need; } >$$log 2>&1 \
+	    || { cat $$log; echo "make: could not install $$need: the outside players' tests" \
+	                         "will fail; run: sudo apt-get install $$need"; }; \
+	    rm -f $$log; \
+	fi
+
 run: install
 	$(BIN)/ginbox run experiments/quick.toml --force
 
-test: install-dev browser
-	$(BIN)/ruff check sim strategies tests experiments benchmarks studies
+test: install-dev browser outside-tools
+	$(BIN)/ruff check sim strategies tests experiments benchmarks studies examples
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n $(WORKERS)
 

@@ -69,7 +69,7 @@ int main(void) {
             field(line, "decision", decision, sizeof decision);
             decide(line, decision, id);
         } else if (strcmp(type, "showdown") == 0)
-            printf("{\"type\":\"layout\",\"id\":%ld,\"melds\":[]}\n", id);
+            printf("{\"type\":\"layout\",\"id\":%ld}\n", id);
         else if (strcmp(type, "hand_end") == 0)
             printf("{\"type\":\"ready\"}\n");
         else if (strcmp(type, "bye") == 0)

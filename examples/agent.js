@@ -21,8 +21,9 @@ function answer(m) {
       return { type: "hello", protocol: "ginbox-agent 1", name: "node-example" };
     case "hand_end":
       return { type: "ready" };
-    case "showdown": // asked as the defender of a knock: ginbox lays out by itself
-      return { type: "layout", id: m.id, melds: [] };
+    case "showdown": // the defender of a knock: ginbox lays out its melds by itself
+      // (a program may declare its own, as "melds": the other players are told them)
+      return { type: "layout", id: m.id };
     case "decision":
       return { type: "move", id: m.id, move: decide(m) };
     default:

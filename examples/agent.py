@@ -19,8 +19,9 @@ def answer(message: dict) -> dict | None:
         return {"type": "hello", "protocol": "ginbox-agent 1", "name": "python-example"}
     if kind == "hand_end":
         return {"type": "ready"}
-    if kind == "showdown":  # asked as the defender of a knock: ginbox lays out by itself
-        return {"type": "layout", "id": message["id"], "melds": []}
+    if kind == "showdown":  # the defender of a knock: ginbox lays out its melds by itself
+        # (a program may declare its own, as "melds": the other players are told them)
+        return {"type": "layout", "id": message["id"]}
     if kind != "decision":
         return None  # an event: nothing to say
     legal = message["legal"]

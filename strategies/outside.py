@@ -339,7 +339,8 @@ class OutsidePlayer:
         return str(move)
 
     def lay_out(self, message: dict[str, Any]) -> Any:
-        """Ask the defender of a knock its melds (``showdown``): the ``melds`` it answers."""
+        """Ask the defender of a knock its melds (``showdown``): the ``melds`` it declares
+        (told to the other players), or None when it leaves them to ginbox."""
         assert self.program is not None
         self._next_id += 1
         message["id"] = self._next_id

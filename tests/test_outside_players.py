@@ -32,7 +32,7 @@ for line in sys.stdin:
         {decision}
         out = {{"type": "move", "id": m["id"], "move": m["legal"][0]}}
     elif kind == "showdown":
-        out = {{"type": "layout", "id": m["id"], "melds": []}}
+        out = {{"type": "layout", "id": m["id"]}}
     elif kind == "hand_end":
         out = {{"type": "ready"}}
     elif kind == "bye":

@@ -231,7 +231,8 @@ class OutsideTable(GameListener):
                    "cards": hands[str(defender)]}
         with self._blame(defender):
             melds = self.players[defender].lay_out(message)
-            self.declared[defender] = declared_melds(melds, hands[str(defender)])
+            if melds is not None:  # none declared: the others are told ginbox's
+                self.declared[defender] = declared_melds(melds, hands[str(defender)])
 
     def end_game(self, winner: int, scores: Sequence[int],
                  ended_by: Mapping[str, Any] | None = None) -> None:
