@@ -147,3 +147,35 @@ def test_a_program_that_is_not_executable_is_refused(tmp_path: Path, capsys) -> 
         assert main(["play", "--strategies", f"agent:{target},simple"]) == 2
         err = capsys.readouterr().err
         assert "is not an executable file" in err and err.count("\n") == 1
+
+
+def test_a_run_reports_forfeits_apart_and_review_reads_them(tmp_path: Path, capsys) -> None:
+    """``ginbox run`` plays outside players in its workers and its report counts the
+    forfeits; ``ginbox review`` judges the decisions up to each fault."""
+    path = program(tmp_path, decision="if decisions == 5:\n            sys.exit(1)")
+    spec = tmp_path / "exp.toml"
+    spec.write_text(f'name = "outside"\nseed = 1\ngames = 4\nchunk_size = 4\n\n[[arms]]\n'
+                    f'name = "a"\nrules = "eaai"\nstrategies = ["agent:{path}", "simple"]\n')
+    out = tmp_path / "out"
+    assert main(["run", str(spec), "--out", str(out), "--jobs", "1", "--quiet", "--log"]) == 0
+    text = capsys.readouterr().out
+    assert "Forfeits: 4 games ended by a player's fault, each won by the other side: a seat 0" \
+           in text
+    logs = sorted(out.rglob("*.jsonl"))
+    assert logs
+    assert main(["review", str(logs[0]), "--judge", "mc:samples=4", "--games", "1",
+                 "--quiet"]) == 0
+    assert "seat 1 (simple" in capsys.readouterr().out
+
+
+def test_a_tampered_forfeit_line_does_not_replay(tmp_path: Path) -> None:
+    from sim.records.replay import replay_game
+
+    path = program(tmp_path, decision="if decisions == 5:\n            sys.exit(1)")
+    result = play_games([f"agent:{path}", "simple"], "eaai", games=1, seed=2, log=True)
+    records = [dict(r) for r in result.log]
+    assert all(check.ok for check in replay_game(records))
+    records[-1]["game_winner"] = 0  # the offender cannot win
+    assert "game_winner" in " ".join(replay_game(records)[-1].differences)
+    records[-1]["game_winner"], records[-1]["scores"] = 1, [5, 0]
+    assert "a forfeit keeps" in " ".join(replay_game(records)[-1].differences)
