@@ -76,6 +76,8 @@ class Program:
         os.set_blocking(self.proc.stdout.fileno(), False)
         self._pending = bytearray()  # events not yet written
         self._read = bytearray()  # what the program wrote and was not yet taken
+        self._selector = selectors.DefaultSelector()  # one for the program's life: a
+        self._selector.register(self.proc.stdout, selectors.EVENT_READ)  # round trip is hot
 
     @property
     def alive(self) -> bool:
@@ -99,10 +101,10 @@ class Program:
         """Write what is queued and, when ``expect``, read one line, within the time limit."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
         deadline = time.monotonic() + self.time_limit
-        with selectors.DefaultSelector() as sel:
-            sel.register(self.proc.stdout, selectors.EVENT_READ)
-            if self._pending:
-                sel.register(self.proc.stdin, selectors.EVENT_WRITE)
+        sel = self._selector
+        if self._pending:
+            sel.register(self.proc.stdin, selectors.EVENT_WRITE)
+        try:
             while self._pending or (expect and b"\n" not in self._read):
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -110,16 +112,21 @@ class Program:
                                        f"{self.time_limit:g} s")
                 for key, _ in sel.select(left):
                     if key.fileobj is self.proc.stdin:
-                        self._write(sel)
+                        self._write()
+                        if not self._pending:
+                            sel.unregister(self.proc.stdin)
                     else:
                         self._take(expect)
+        finally:
+            if self.proc.stdin in sel.get_map():
+                sel.unregister(self.proc.stdin)
         if not expect:
             return b""
         line, _, rest = bytes(self._read).partition(b"\n")
         self._read = bytearray(rest)
         return line
 
-    def _write(self, sel: selectors.BaseSelector) -> None:
+    def _write(self) -> None:
         assert self.proc.stdin is not None
         try:
             n = os.write(self.proc.stdin.fileno(), self._pending)
@@ -128,8 +135,6 @@ class Program:
         except (BrokenPipeError, OSError):
             raise OutsideFault(self._exited()) from None
         del self._pending[:n]
-        if not self._pending:
-            sel.unregister(self.proc.stdin)
 
     def _take(self, expect: bool) -> None:
         assert self.proc.stdout is not None
@@ -163,6 +168,7 @@ class Program:
                 self.flush()
             except OutsideFault:
                 pass
+        self._selector.close()
         for pipe in (self.proc.stdin, self.proc.stdout):
             if pipe is not None:
                 pipe.close()

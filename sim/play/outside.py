@@ -18,7 +18,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from sim.engine.cards import card_str
+from sim.engine.cards import DECK, card_str
 from sim.engine.game import GO_ERROR, GS_OVER, GS_SCORE, GS_WINNER, record_game
 from sim.engine.hand import MOVE_DRAW_DISCARD, MOVE_DRAW_STOCK, MOVE_KNOCK, MOVE_PASS
 from sim.engine.melds import ALL_MELDS
@@ -44,8 +44,12 @@ class SeatFault(Exception):
         self.reason = reason
 
 
+#: Each card's text by code, looked up rather than formatted: a game tells thousands of cards.
+_TEXT = {int(c): card_str(int(c)) for c in DECK}
+
+
 def _cards(codes: Sequence[int]) -> list[str]:
-    return [card_str(int(c)) for c in codes]
+    return [_TEXT[int(c)] for c in codes]
 
 
 def _mask(cards: Sequence[str]) -> int:
@@ -183,9 +187,9 @@ class OutsideTable(GameListener):
             event: dict[str, Any] = {"type": "move", "seat": played.seat,
                                      "by": played.decider, "move": played.name}
             if played.move == MOVE_DRAW_DISCARD:
-                event["card"] = card_str(played.top)
+                event["card"] = _TEXT[played.top]
             elif played.move == MOVE_DRAW_STOCK:
-                event["card"] = (card_str(played.drawn)
+                event["card"] = (_TEXT[played.drawn]
                                  if self._sees(state, seat, played.player) else None)
             elif played.move not in (MOVE_PASS, MOVE_KNOCK) and played.move < 64:
                 event["move"], event["card"] = "discard", played.name
@@ -257,7 +261,7 @@ class OutsideTable(GameListener):
         message = {"type": "decision", "decision": state.decision,
                    "legal": state.legal_move_names(), "seat": seat, "for": state.roles[p],
                    "cards": _cards(state.hand_cards(p)),
-                   "top": card_str(pile[-1]) if pile else None, "stock": state.stock_left}
+                   "top": _TEXT[pile[-1]] if pile else None, "stock": state.stock_left}
         player = self.players[seat]
         with self._blame(seat):
             move = player.decide(message)
