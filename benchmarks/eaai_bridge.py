@@ -1,16 +1,18 @@
 """What the EAAI bridge costs: games a second of a framework player through ``eaai:`` against
 ``simple``, and where the time goes.
 
-    GINBOX_EAAI_CLASSPATH=/path/to/eaai/classes python -m benchmarks.eaai_bridge --games 300
+    GINBOX_EAAI_CLASSPATH=/path/to/eaai/classes python -m benchmarks.eaai_bridge --games 200 \
+        --floor ./agent        # cc -O2 -o agent examples/agent.c
 
-Plays ``--games`` two-handed games (eaai rules) three ways in this one process: ``simple``
-against ``simple`` through the Python game loop (the driver with a hand log, as every game with
-an outside player is played): the loop's own cost; ``eaai:PLAYER`` against ``simple``; and the
-same again, to see the warm JVM. For the bridged runs it splits the wall time into the time
-spent waiting on the program (writing the events, waiting for each answer: the bridge, the JVM
-and the player's own thinking) and the rest (ginbox: the engine, the events' JSON), and samples
-the CPU time of the Java process. Prints one JSON line. Needs psutil (in the dev extras) and the
-EAAI framework on the classpath (docs/outside-players.md).
+Plays ``--games`` two-handed games (eaai rules) in this one process: ``simple`` against
+``simple`` through the Python game loop (the driver with a hand log, as every game with an
+outside player is played): the loop's own cost; ``eaai:PLAYER`` against ``simple``, once
+with the JVM's start and once more warm; with ``--floor PROGRAM``, ``agent:PROGRAM`` against
+``simple``: a program that answers at once, the protocol's own cost. Of each it reports the
+wall time, the time spent waiting on the program (writing the events and waiting for each
+answer: the pipe, the scheduler, the bridge and the player's thinking), the CPU time of this
+process and of the Java process. Prints one JSON line. Needs psutil (in the dev extras) and
+the EAAI framework on the classpath (docs/outside-players.md).
 """
 
 from __future__ import annotations
@@ -88,6 +90,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--player", default="ginrummy.SimpleGinRummyPlayer")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--floor", metavar="PROGRAM",
+                        help="also play agent:PROGRAM (e.g. examples/agent.c compiled), a "
+                             "program that answers at once: the protocol's own cost")
     args = parser.parse_args()
     bridged = [f"eaai:{args.player}", "simple"]
     outside_seat = outside.outside_seat(bridged[0], "eaai", args.player, load=True)
@@ -100,6 +105,8 @@ def main() -> None:
            "cold": _timed_play(bridged, args.games, args.seed),
            "warm": _timed_play(bridged, args.games, args.seed + 1),
            "jvm_start_and_hello_s": round(jvm_start, 3)}
+    if args.floor:
+        out["floor"] = _timed_play([f"agent:{args.floor}", "simple"], args.games, args.seed)
     outside.close_programs()
     print(json.dumps(out))
 

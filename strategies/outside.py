@@ -38,6 +38,10 @@ KINDS = ("agent", "eaai")
 OPTIONS = ("time_limit", "classpath")
 
 
+#: Compact JSON, one encoder for every message (``json.dumps`` with options builds one a call).
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
+
 class OutsideFault(Exception):
     """An outside player failed: ``reason`` says how, in one line (the hand log's
     ``ended_by.reason``); the seat is the game's to add."""
@@ -86,7 +90,7 @@ class Program:
 
     def tell(self, message: Mapping[str, Any]) -> None:
         """Queue an event (written with the next :meth:`ask` or :meth:`flush`)."""
-        self._pending += json.dumps(message, separators=(",", ":")).encode() + b"\n"
+        self._pending += _ENCODER.encode(message).encode() + b"\n"
 
     def flush(self) -> None:
         """Write the queued events; a program that wrote anything meanwhile is at fault."""
