@@ -179,3 +179,14 @@ def test_a_tampered_forfeit_line_does_not_replay(tmp_path: Path) -> None:
     assert "game_winner" in " ".join(replay_game(records)[-1].differences)
     records[-1]["game_winner"], records[-1]["scores"] = 1, [5, 0]
     assert "a forfeit keeps" in " ".join(replay_game(records)[-1].differences)
+
+
+def test_the_conformance_harness_fails_a_program_that_forfeits(tmp_path: Path) -> None:
+    """``check_strategy("agent:PATH")`` plays the program as it plays a Python strategy; a
+    forfeit of the program's seat fails the check with its reason."""
+    from sim.testing import check_strategy
+
+    crashing = program(tmp_path, decision="if decisions == 5:\n            sys.exit(3)",
+                       name="crashing.py")
+    with pytest.raises(AssertionError, match="forfeited game 0: exited with status 3"):
+        check_strategy(f"agent:{crashing}", presets=["eaai"], games=1)
