@@ -195,31 +195,37 @@ def handshake(program: Program, hello: Mapping[str, Any]) -> None:
     program.name = name.strip()[:80]
 
 
-# One process per seat and settings, for the life of the worker that started it.
-_RUNNING: dict[tuple[Any, ...], Program] = {}
+# One process per program and seat, for the life of the worker that started it, with the
+# hello it was greeted with.
+_RUNNING: dict[tuple[Any, ...], tuple[str, Program]] = {}
 
 
 def program_for(command: Sequence[str], time_limit: float, hello: Mapping[str, Any]) -> Program:
-    """The running program for ``command`` and ``hello`` (its seat and rules), started and
-    greeted when none runs: a process lives across games, not one per game."""
-    key = (tuple(command), time_limit, json.dumps(hello, sort_keys=True))
-    program = _RUNNING.get(key)
-    if program is not None and program.alive:
-        return program
-    _RUNNING.pop(key, None)
+    """The running program for ``command`` and ``hello``'s seat, started and greeted when
+    none runs: a process lives across games, not one per game. A new hello (other rules or
+    seats: the next arm of a run, the next pairing of a league) replaces the seat's process,
+    so a worker keeps one process per seat of a program."""
+    key = (tuple(command), time_limit, hello.get("seat"))
+    greeting = json.dumps(hello, sort_keys=True)
+    running = _RUNNING.pop(key, None)
+    if running is not None:
+        if running[0] == greeting and running[1].alive:
+            _RUNNING[key] = running
+            return running[1]
+        running[1].close()
     program = Program(command, time_limit)
     try:
         handshake(program, hello)
     except OutsideFault:
         program.close(polite=False)
         raise
-    _RUNNING[key] = program
+    _RUNNING[key] = (greeting, program)
     return program
 
 
 def drop_program(program: Program) -> None:
     """Stop a program that failed: the next game starts it afresh."""
-    for key, running in list(_RUNNING.items()):
+    for key, (_, running) in list(_RUNNING.items()):
         if running is program:
             del _RUNNING[key]
     program.close(polite=False)
@@ -230,7 +236,7 @@ def close_programs() -> None:
     """Say bye to every running program and let it exit (at the worker's exit, or when a
     host wants fresh processes)."""
     while _RUNNING:
-        _, program = _RUNNING.popitem()
+        _, (_, program) = _RUNNING.popitem()
         program.close()
 
 

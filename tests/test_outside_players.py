@@ -190,3 +190,18 @@ def test_the_conformance_harness_fails_a_program_that_forfeits(tmp_path: Path) -
                        name="crashing.py")
     with pytest.raises(AssertionError, match="forfeited game 0: exited with status 3"):
         check_strategy(f"agent:{crashing}", presets=["eaai"], games=1)
+
+
+def test_a_worker_keeps_one_process_per_seat_of_a_program(tmp_path: Path) -> None:
+    """Games of one table reuse the program's process; another table (other rules, other
+    seats) replaces it rather than keeping both."""
+    from strategies import outside
+
+    path = program(tmp_path)
+    play_games([f"agent:{path}", "simple"], "eaai", games=2, seed=1)
+    first = [p for _, p in outside._RUNNING.values()]
+    play_games([f"agent:{path}", "simple"], "eaai", games=1, seed=2)
+    assert [p for _, p in outside._RUNNING.values()] == first
+    play_games([f"agent:{path}", "greedy-knock"], "eaai", games=1, seed=2)
+    now = [p for _, p in outside._RUNNING.values()]
+    assert len(now) == 1 and now != first and not first[0].alive

@@ -350,6 +350,11 @@ def cmd_strategies(args: argparse.Namespace) -> int:
     print("  ginbox play --strategies mybots.sly:SlyBot:depth=2,simple,random")
     print("The module must be importable: installed, on PYTHONPATH, or under the current "
           "directory.")
+    print()
+    print("An outside player: a program in any language speaking ginbox's JSON-lines protocol,")
+    print("agent:PATH[:time_limit=SECONDS], or a Java player of the EAAI framework, eaai:CLASS")
+    print("(classpath from GINBOX_EAAI_CLASSPATH); see docs/outside-players.md:")
+    print("  ginbox play --strategies agent:examples/agent.py,simple --rules eaai")
     return 0
 
 
