@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import re
 import selectors
 import shutil
 import subprocess
@@ -36,6 +37,7 @@ MAX_LINE_BYTES = 65536
 KINDS = ("agent", "eaai")
 #: The options an outside player's text may set (``agent:PATH:time_limit=5``).
 OPTIONS = ("time_limit", "classpath")
+_OPTIONS_START = re.compile(r":\s*(?=[a-z_]+\s*=)")
 
 
 #: Compact JSON, one encoder for every message (``json.dumps`` with options builds one a call).
@@ -275,10 +277,8 @@ def outside_seat(text: str, kind: str, rest: str, load: bool) -> OutsideSeat:
     """Parse the part after ``agent:`` or ``eaai:`` (``PATH[:key=value,...]``); with ``load``,
     check what can be checked before any game (the program is executable; the JDK, the
     classpath and the class for ``eaai``), one ``ValueError`` line each."""
-    target, options = rest, ""
-    head, sep, tail = rest.rpartition(":")
-    if sep and "=" in tail.partition(",")[0]:
-        target, options = head, tail
+    start = _OPTIONS_START.search(rest)  # a classpath has ':' in it: find the first option
+    target, options = (rest[:start.start()], rest[start.end():]) if start else (rest, "")
     target = target.strip()
     if not target:
         raise ValueError(f"{kind}: names no {'program' if kind == 'agent' else 'class'} in "

@@ -113,8 +113,11 @@ def _eaai(classpath: str, cls: str = "ginboxtest.RandomPlayer") -> str:
 def test_a_framework_player_plays_reproducibly_from_the_seed(classpath: str) -> None:
     """Its java.util.Random field is seeded from the game's stream: the same seed plays the
     same games, another seed others."""
+    two_entries = f"{classpath}:{classpath}"  # a classpath of several entries, as Java's
+
     def games(seed: int) -> list:
-        result = play_games([_eaai(classpath), "simple"], "eaai", games=2, seed=seed, log=True)
+        result = play_games([_eaai(two_entries), "simple"], "eaai", games=2, seed=seed,
+                            log=True)
         close_programs()
         return [r["moves"] for r in result.log]
 
