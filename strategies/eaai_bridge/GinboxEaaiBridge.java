@@ -108,7 +108,7 @@ public final class GinboxEaaiBridge {
                 handle(type, m);
             } catch (Fault f) {
                 resign(f.getMessage());
-            } catch (RuntimeException | LinkageError e) {
+            } catch (Exception | LinkageError | StackOverflowError e) {
                 String reason = describe(e);
                 if (isQuestion(type))
                     resign(reason);
