@@ -67,8 +67,13 @@ def compiled_bridge(classpath: tuple[str, ...]) -> Path:
     target = cache_root() / stamp
     if (target / f"{BRIDGE_CLASS}.class").is_file():
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    build = Path(tempfile.mkdtemp(prefix="build-", dir=target.parent))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        build = Path(tempfile.mkdtemp(prefix="build-", dir=target.parent))
+    except OSError as exc:
+        raise ValueError(f"eaai: cannot write the compiled bridge into {target.parent}: "
+                         f"{exc.strerror or exc} (set XDG_CACHE_HOME to a writable folder)"
+                         ) from None
     done = subprocess.run([javac, "-nowarn", "-d", str(build), "-cp", os.pathsep.join(classpath),
                            str(BRIDGE_SOURCE)], capture_output=True, text=True)
     if done.returncode != 0:
