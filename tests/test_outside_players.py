@@ -72,12 +72,14 @@ FAULTS = {
     "crash": ("sys.exit(3)" , "exited with status 3"),
     "hang": ("import time; time.sleep(30)", "no answer within the time limit of 0.5 s"),
     "flood": ('print("x" * 70000, flush=True)', "longer than 65536 bytes (flooding)"),
-    "two lines": ('print("{}", flush=True)', "more than one line for one answer"),
+    "two lines": ('sys.stdout.write("{}\\n" + json.dumps({"type": "move", "id": m["id"], '
+                  '"move": m["legal"][0]}) + "\\n"); sys.stdout.flush(); continue',
+                  "more than one line for one answer"),  # one write: both lines arrive at once
     "malformed": ('print("{not json", flush=True); continue', "malformed JSON"),
     "wrong id": ('print(json.dumps({"type": "move", "id": 99, "move": "pass"}), flush=True); '
                  'continue', "answered decision"),
-    "illegal": ('print(json.dumps({"type": "move", "id": m["id"], "move": "KS"}), '
-                'flush=True); continue', 'illegal move "KS"'),
+    "illegal": ('print(json.dumps({"type": "move", "id": m["id"], "move": "QQ"}), '
+                'flush=True); continue', 'illegal move "QQ"'),
     "resign": ('print(json.dumps({"type": "resign", "reason": "tired"}), flush=True); '
                'continue', "resigned: tired"),
 }
