@@ -186,8 +186,14 @@ class Program:
 
 
 def handshake(program: Program, hello: Mapping[str, Any]) -> None:
-    """Say hello and check the answer names the program and speaks :data:`PROTOCOL`."""
-    answer = program.ask({"type": "hello", "protocol": PROTOCOL, **hello})
+    """Say hello and check the answer names the program and speaks :data:`PROTOCOL`. The
+    hello has at least :data:`DEFAULT_TIME_LIMIT` (a JVM or an interpreter starting on a busy
+    machine), whatever the time limit of a decision."""
+    limit, program.time_limit = program.time_limit, max(program.time_limit, DEFAULT_TIME_LIMIT)
+    try:
+        answer = program.ask({"type": "hello", "protocol": PROTOCOL, **hello})
+    finally:
+        program.time_limit = limit
     if answer.get("type") != "hello" or answer.get("protocol") != PROTOCOL:
         raise OutsideFault(f"answered the hello with {json.dumps(answer)[:120]}: expected "
                            f'{{"type": "hello", "protocol": "{PROTOCOL}", "name": ...}}')
