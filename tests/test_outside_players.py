@@ -207,3 +207,15 @@ def test_a_worker_keeps_one_process_per_seat_of_a_program(tmp_path: Path) -> Non
     play_games([f"agent:{path}", "greedy-knock"], "eaai", games=1, seed=2)
     now = [p for _, p in outside._RUNNING.values()]
     assert len(now) == 1 and now != first and not first[0].alive
+
+
+def test_a_league_counts_forfeits_apart(tmp_path: Path, capsys) -> None:
+    path = program(tmp_path, decision="if decisions == 5:\n            sys.exit(1)")
+    spec = tmp_path / "league.toml"
+    spec.write_text(f'name = "outside"\nseed = 1\ngames = 2\nchunk_size = 2\nrules = "eaai"\n'
+                    f'strategies = ["simple", "agent:{path}"]\nanchor = "simple"\n'
+                    'bootstrap = 10\n')
+    assert main(["league", str(spec), "--out", str(tmp_path / "out"), "--jobs", "1",
+                 "--quiet"]) == 0
+    assert (f"forfeits: 4 games ended by a player's fault, each won by the other side: "
+            f"agent:{path} 4") in capsys.readouterr().out
