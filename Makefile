@@ -2,10 +2,10 @@
 #   make run        - create .venv if missing, install ginbox with the web table, run
 #                     experiments/quick.toml and print its report (written to results/quick/)
 #   make test       - the same set-up with the dev extras (dask and rl too), the system's
-#                     Chromium and its driver when missing (apt-get), then ruff, mypy (sim and
-#                     strategies; about 20 s from an empty .mypy_cache, under a second after),
-#                     ESLint on the web table's script (node_modules/ from package-lock.json;
-#                     Node.js from apt-get when missing) and pytest on two workers
+#                     Chromium and its driver, a JDK and Node.js when missing (apt-get), then
+#                     ruff, mypy (sim and strategies; about 20 s from an empty .mypy_cache,
+#                     under a second after), ESLint on the web table's script (node_modules/
+#                     from package-lock.json) and pytest on two workers
 #   make notebooks  - install Jupyter (the notebooks extra) and open notebooks/ in JupyterLab
 # The install steps leave a stamp in .venv and run again only when pyproject.toml changes.
 VENV   ?= .venv
@@ -14,7 +14,8 @@ BIN    := $(VENV)/bin
 # pytest's workers (pytest-xdist): the machine this is sized for has 2 cores
 WORKERS ?= 2
 
-.PHONY: run test notebooks install install-dev install-notebooks browser node lint-js clean
+.PHONY: run test notebooks install install-dev install-notebooks browser node lint-js \
+	outside-tools clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -81,11 +82,33 @@ node_modules/.installed: package.json package-lock.json | node
 lint-js: node_modules/.installed
 	npx --no-install eslint sim/table/static
 
+# The outside players' tests run Java (the EAAI bridge, tests/test_eaai_bridge.py) and Node.js
+# (examples/agent.js, from the node target): take a JDK from the system's packages when missing,
+# as the browser target does for Chromium. When that fails the suite still runs, and those
+# tests fail saying what to install.
+outside-tools:
+	@need=""; command -v javac >/dev/null && command -v java >/dev/null \
+	    || need="default-jdk-headless"; \
+	if [ -z "$$need" ]; then :; \
+	elif ! command -v apt-get >/dev/null; then \
+	    echo "make: no apt-get to install $$need: the outside players' tests will fail;" \
+	         "install a JDK (17 or later) with your system's packages"; \
+	else \
+	    echo "make: installing $$need for the outside players' tests (apt-get)"; \
+	    sudo=$$([ "$$(id -u)" -eq 0 ] || echo sudo); log=$$(mktemp); \
+	    { $$sudo apt-get -qq -o DPkg::Lock::Timeout=300 update \
+	      && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get -qq -o DPkg::Lock::Timeout=300 \
+	             install -y --no-install-recommends $$need; } >$$log 2>&1 \
+	    || { cat $$log; echo "make: could not install $$need: the outside players' tests" \
+	                         "will fail; run: sudo apt-get install $$need"; }; \
+	    rm -f $$log; \
+	fi
+
 run: install
 	$(BIN)/ginbox run experiments/quick.toml --force
 
-test: install-dev browser lint-js
-	$(BIN)/ruff check sim strategies tests experiments benchmarks studies
+test: install-dev browser outside-tools lint-js
+	$(BIN)/ruff check sim strategies tests experiments benchmarks studies examples
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n $(WORKERS)
 

@@ -78,9 +78,9 @@ class _Subject:
             spec = parse_strategy(strategy)
             self.spec = spec
             self.name = spec.text
-            if spec.factory is not None:  # a Python class by import path
-                self.make = spec.make
-            else:  # compiled: the spec itself goes in every seat
+            if spec.factory is not None and not hasattr(spec.factory, "create_player"):
+                self.make = spec.make  # a Python class by import path
+            else:  # compiled or outside: the spec itself goes in every seat
                 self.make = lambda: spec
         else:  # a Python object: a deep copy per seat, so runs start from the same state
             parse_strategy(strategy)  # refuses objects lacking the protocol
@@ -225,6 +225,10 @@ def _play(subject: _Subject, lineup: _Lineup, games: int, seeds: Seeds, where: s
         except StrategyError as exc:
             at = f" at the {last[0]} decision as {last[1]}" if last[0] else ""
             raise AssertionError(f"{where}{at}: {exc}") from exc
+        ended = next((r["ended_by"] for r in records if "ended_by" in r), None)
+        if ended is not None and ended["seat"] in mine:  # an outside player's fault
+            raise AssertionError(f"{where}: seat {ended['seat']} forfeited game {g}: "
+                                 f"{ended['reason']}")
         rows.append(row)
         log.extend(_log_lines(records, drop_seats=False))
     return np.array(rows), log

@@ -50,6 +50,8 @@ from strategies.declare import ParamInfo, StrategyInfo
 from strategies.human import Human
 from strategies.mc import MC
 from strategies.net import NET, load_net, with_weights
+from strategies.outside import KINDS as OUTSIDE_KINDS
+from strategies.outside import outside_seat
 from strategies.tuned import TUNED
 
 __all__ = ["ALIASES", "BUILTINS", "HUMAN", "PERSON_SEAT", "ParamInfo", "StrategyInfo",
@@ -225,6 +227,8 @@ class StrategySpec:
         """A fresh Python strategy object (for Python strategies)."""
         if self.factory is None:
             raise ValueError(f"{self.text!r} is a compiled built-in, not a Python strategy")
+        if hasattr(self.factory, "create_player"):  # an outside player: one per seat
+            return self.factory.create_player()
         if isinstance(self.factory, type):
             return self.factory(**self.params)
         return self.factory
@@ -262,7 +266,8 @@ def build_strategy(spec: StrategySpec, seat: int | None = None) -> Any:
 
 
 def _accepted() -> str:
-    return "one of " + ", ".join(BUILTINS) + ", human, or an import path module:Class"
+    return ("one of " + ", ".join(BUILTINS) + ", human, an outside player agent:PATH or "
+            "eaai:CLASS, or an import path module:Class")
 
 
 def canonical_strategy(spec: str | Any) -> str:
@@ -302,6 +307,13 @@ def _parse_text(spec: str, load: bool) -> StrategySpec:
     head, at, set_name = head.strip().partition("@")
     head = head.strip()
     canonical = ALIASES.get(head.lower(), head.lower())
+    if canonical in OUTSIDE_KINDS and not at:
+        seat = outside_seat(text, canonical, rest, load)
+        options = {k: v for k, v in (("time_limit", seat.time_limit),
+                                     ("classpath", seat.classpath))
+                   if v is not None and f"{k}=" in rest}
+        return StrategySpec(text=text, name=f"{canonical}:{seat.target}", params=options,
+                            factory=seat)
     if canonical in BUILTINS:
         info = BUILTINS[canonical]
         _check_dispatched(info)

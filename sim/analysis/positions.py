@@ -95,12 +95,15 @@ def iter_decision_points(record: dict[str, Any],
     """Yield every decision of ``record`` in play order (see the module docstring).
     ``previous``: the same game's previous hand, for the scores (and Hollywood sheet) the
     hand starts from. Raises ValueError for a move the rules refuse or a record that stops
-    before its hand is over (``replay_hand`` says more)."""
+    before its hand is over (``replay_hand`` says more), unless a player's fault ended it
+    there (``ended_by``)."""
     moves = record["moves"]
     state = GameState.from_record(record, previous)
     while state.waiting:
         i = state.moves_this_hand  # the forced draw after two passes is logged
         if i >= len(moves):
+            if record.get("ended_by") is not None:  # a forfeit: its decisions end at the fault
+                return
             raise ValueError(f"the record stops after {len(moves)} moves, before the hand "
                              "is over")
         answer, played = _answer(state.decision_code, moves[i])

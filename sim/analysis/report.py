@@ -55,6 +55,7 @@ from sim.analysis.tables import (
     ROLES,
     box_retention,
     box_runs,
+    forfeits,
     hand_outcomes,
     hollywood_matches,
     pool_box,
@@ -106,6 +107,7 @@ class Report:
     sweep: SweepDesign | None = None
     arms: list[Arm] = field(default_factory=list)
     hollywood: pd.DataFrame | None = None  # arms under Hollywood scoring, else None
+    forfeits: pd.DataFrame | None = None  # games a player's fault ended, if any
 
     # ----------------------------------------------------------------- facts of the run
 
@@ -160,6 +162,8 @@ class Report:
         lines = [f"{self.what} - game win rates", "",
                  text_table(rows, header, {off + 1, off + 2, off + 3, off + 4, off + 5,
                                            off + 6})]
+        if self.forfeits is not None:
+            lines += ["", self._forfeits_line()]
         if self.knock_sweep is not None:
             lines += ["", "Knock sweep: " + knock_sweep_summary(self.knock_sweep)]
         if self.hollywood is not None:
@@ -172,6 +176,16 @@ class Report:
             for r in rows.itertuples():
                 lines.append("  " + self._comparison_line(r))
         return "\n".join(lines)
+
+    def _forfeits_line(self) -> str:
+        """The games a player's fault ended, counted apart (they are in the wins above, for
+        the side awarded them)."""
+        assert self.forfeits is not None
+        parts = ", ".join(f"{r.arm_name} seat {r.seat} ({r.strategy}) {r.forfeits:,}"
+                          for r in self.forfeits.itertuples())
+        return (f"Forfeits: {plural(int(self.forfeits['forfeits'].sum()), 'game')} ended by a "
+                f"player's fault, each won by the other side: {parts}. The hand log says why "
+                "(ended_by).")
 
     @staticmethod
     def _comparison_line(r: Any) -> str:
@@ -251,6 +265,8 @@ class Report:
                          ["arm", "name", "rules", "strategies (seat 0, 1, 2)", "seating"],
                          {0}), ""]
         out += ["## Game win rates", "", self._md_win_rates(), ""]
+        if self.forfeits is not None:
+            out += [self._forfeits_line(), ""]
         if "win_rates" in figs:
             out += ["![game win rate per seat](win_rates.png)", ""]
         shared = [a.index for a in self.arms if len(a.distinct()) < a.players]
@@ -456,6 +472,7 @@ def report(result_or_dir: RunResult | str | Path) -> Report:
         sweep=design,
         arms=arms,
         hollywood=hollywood_matches(result),
+        forfeits=forfeits(result),
     )
 
 

@@ -404,3 +404,28 @@ def hollywood_matches(result: RunResult | str | Path) -> pd.DataFrame | None:
 __all__ = ["HOLLYWOOD_TABLE_COLUMNS", "ROLES", "box_retention", "box_runs", "hand_outcomes",
            "hollywood_matches", "is_hollywood", "pool_box", "seat_win_rates", "win_rates",
            "with_rate"]
+
+
+def forfeits(result: RunResult | str | Path) -> pd.DataFrame | None:
+    """Games a player's fault ended (an outside player's, docs/outside-players.md), counted
+    apart: one row per arm and seat that forfeited (``arm``, ``arm_name``, ``seat``,
+    ``strategy``, ``forfeits``); None when no game ended so. The rows' ``error`` column holds
+    1 + the offending seat; the stored sums say whether any did, so a run without one reads
+    no rows."""
+    result = open_run(result)
+    totals = arm_totals(result)
+    if totals is not None and not any(t.total(["error"]) for t in totals):
+        return None
+    arms = arms_of(result)
+    counts: dict[tuple[int, int], int] = {}
+    for a, frame in arm_frames(result, ["error"]):
+        errors = frame["error"].to_numpy()
+        for seat in range(arms[a].players):
+            n = int((errors == seat + 1).sum())
+            if n:
+                counts[(a, seat)] = counts.get((a, seat), 0) + n
+    if not counts:
+        return None
+    return pd.DataFrame([{"arm": a, "arm_name": arms[a].name, "seat": seat,
+                          "strategy": arms[a].strategies[seat], "forfeits": n}
+                         for (a, seat), n in sorted(counts.items())])

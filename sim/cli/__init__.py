@@ -37,6 +37,7 @@ from sim.cli.review import cmd_review
 from sim.cli.runs import cmd_bench, cmd_report, cmd_run
 from sim.cli.serve import cmd_serve
 from sim.play.driver import StrategyError
+from strategies.eaai import CLASSPATH_VARIABLE
 
 __all__ = ["COMMANDS", "PROG", "Interrupted", "UsageError", "build_parser", "main", "wilson"]
 
@@ -64,6 +65,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         args.argv = list(sys.argv[1:] if argv is None else argv)
+        if args.eaai_classpath is not None:  # the workers this run starts inherit it
+            os.environ[CLASSPATH_VARIABLE] = args.eaai_classpath
         code = COMMANDS[args.command](args)
         sys.stdout.flush()  # a full stdout fails here, inside the handlers below
         return code

@@ -72,6 +72,11 @@ def format_summary(result: PlayResult, seconds: float, seed: int) -> str:
                       for k, v in out.items())
     lines.append(f"hands: {hands} ({hands / games:.1f} per game): {parts}" if games else
                  "hands: 0")
+    if "forfeits" in table:  # games a player's fault ended, counted apart from the rest
+        lost = ", ".join(f"seat {r.seat} {r.forfeits}" for r in table.itertuples() if r.forfeits)
+        lines.append(f"forfeits: {plural(int(table['forfeits'].sum()), 'game')} ended by a "
+                     f"player's fault ({lost}), won by the other side; the hand log says why "
+                     "(ended_by)")
     return "\n".join(lines)
 
 
@@ -345,6 +350,11 @@ def cmd_strategies(args: argparse.Namespace) -> int:
     print("  ginbox play --strategies mybots.sly:SlyBot:depth=2,simple,random")
     print("The module must be importable: installed, on PYTHONPATH, or under the current "
           "directory.")
+    print()
+    print("An outside player: a program in any language speaking ginbox's JSON-lines protocol,")
+    print("agent:PATH[:time_limit=SECONDS], or a Java player of the EAAI framework, eaai:CLASS")
+    print("(classpath from GINBOX_EAAI_CLASSPATH); see docs/outside-players.md:")
+    print("  ginbox play --strategies agent:examples/agent.py,simple --rules eaai")
     return 0
 
 

@@ -110,6 +110,10 @@ def cmd_league(args: argparse.Namespace) -> int:
           + (f"; {already:,} were already played" if already else ""))
     print()
     print(leaderboard_text(result.spec, result.leaderboard))
+    if result.forfeits:  # counted apart: each is in the table as a loss of the offender
+        print("\nforfeits: " + plural(sum(result.forfeits.values()), "game") + " ended by a "
+              "player's fault, each won by the other side: "
+              + ", ".join(f"{name} {n:,}" for name, n in result.forfeits.items()))
     print(f"\nfiles: {', '.join(str(result.out / f) for f in FILES)}")
     return 0
 

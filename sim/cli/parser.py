@@ -54,6 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = Parser(prog=PROG, description="Three-handed Gin Rummy simulator.")
     parser.add_argument("--version", action="version", version=f"{PROG} {version_text()}")
+    parser.add_argument("--eaai-classpath", metavar="DIRS",
+                        help="the EAAI framework players' classpath for eaai:CLASS strategies "
+                             "(folders and jars separated by ':'), instead of the environment's "
+                             "GINBOX_EAAI_CLASSPATH (docs/outside-players.md)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for add in (_play, _replay, _listings, _run, _report, _tune, _exploit, _train, _league,
                 _review, _serve, _bench):

@@ -49,6 +49,7 @@ class LeagueResult:
     tables: int
     leaderboard: pd.DataFrame = field(repr=False)
     rounds: list[Path] = field(default_factory=list)
+    forfeits: dict[str, int] = field(default_factory=dict)  # games lost by a player's fault
 
 
 def league_dir(spec: LeagueSpec, out: str | Path | None) -> Path:
@@ -180,12 +181,15 @@ def run_league(source: LeagueSpec | str | Path | dict[str, Any], games: int | No
         options = {"jobs": jobs, "backend": backend, "scheduler": scheduler, "quiet": quiet,
                    "if_cluster_lost": if_cluster_lost}
         played = _play_rounds(spec, out, todo, new_spec, options)
-    board = rate(spec, out)
+    results = league_games(spec, out)
+    board = rate(spec, out, results)
     write(spec, board, out)
     total = len(spec.tables()) * spec.games
+    faults = results.loc[results["forfeit"] != "", "forfeit"].value_counts()
     return LeagueResult(out=out, spec=spec, games_played=played, games_total=total,
                         tables=len(spec.tables()), leaderboard=board,
-                        rounds=[p for p, m in _rounds(out) if m is not None])
+                        rounds=[p for p, m in _rounds(out) if m is not None],
+                        forfeits={str(k): int(v) for k, v in faults.items()})
 
 
 def _play_rounds(spec: LeagueSpec, out: Path, todo: dict[str, Any],
@@ -224,7 +228,8 @@ def league_games(spec: LeagueSpec, out: str | Path | None = None) -> pd.DataFram
     """Finishing places of every game at the league's current tables, from its rounds.
 
     Columns: ``table`` (seat strategies joined by `` vs ``), ``deal`` (the game number: the
-    same decks at every table), ``strategy_<s>`` (the league's own texts) and ``place_<s>``.
+    same decks at every table), ``strategy_<s>`` (the league's own texts), ``place_<s>`` and
+    ``forfeit`` (the strategy whose outside player's fault ended the game, else ``""``).
     Tables of strategies no longer in the league are left out; a table in two rounds (it
     cannot be, but a hand-copied folder could) counts once.
     """
@@ -236,7 +241,7 @@ def league_games(spec: LeagueSpec, out: str | Path | None = None) -> pd.DataFram
         if manifest is None:
             continue
         result = load_results(path)
-        columns = ["arm", "game", "winner", "score_0", "score_1", "score_2"]
+        columns = ["arm", "game", "winner", "score_0", "score_1", "score_2", "error"]
         games = result.read_games(columns)
         for arm in manifest["arms"]:
             key = table_key(arm["strategies"])
@@ -248,8 +253,10 @@ def league_games(spec: LeagueSpec, out: str | Path | None = None) -> pd.DataFram
             scores = rows[["score_0", "score_1", "score_2"]].to_numpy(np.float64, copy=True)
             scores[:, len(seats):] = np.nan
             places = finishing_places(rows["winner"].to_numpy(np.int64), scores)
+            offender = rows["error"].to_numpy(np.int64) - 1  # -1: no player's fault
             frame = pd.DataFrame({"table": " vs ".join(seats),
-                                  "deal": rows["game"].to_numpy(np.int64)})
+                                  "deal": rows["game"].to_numpy(np.int64),
+                                  "forfeit": [seats[s] if s >= 0 else "" for s in offender]})
             for s in range(3):
                 frame[f"strategy_{s}"] = seats[s] if s < len(seats) else None
                 frame[f"place_{s}"] = places[:, s]
@@ -260,9 +267,12 @@ def league_games(spec: LeagueSpec, out: str | Path | None = None) -> pd.DataFram
     return pd.concat(frames, ignore_index=True)
 
 
-def rate(spec: LeagueSpec, out: str | Path | None = None) -> pd.DataFrame:
-    """The leaderboard of a played league (:func:`sim.league.ratings.ratings`)."""
-    return ratings(league_games(spec, out), strategies=list(spec.strategies),
+def rate(spec: LeagueSpec, out: str | Path | None = None,
+         games: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The leaderboard of a played league (:func:`sim.league.ratings.ratings`); ``games``:
+    its :func:`league_games`, when already read."""
+    games = league_games(spec, out) if games is None else games
+    return ratings(games, strategies=list(spec.strategies),
                    anchor=spec.strategies[[canonical_strategy(s) for s in spec.strategies]
                                           .index(spec.anchor_canonical)],
                    bootstrap=spec.bootstrap, seed=spec.seed)

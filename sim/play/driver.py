@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from sim.engine.cards import parse_cards
-from sim.engine.game import GAME_COLUMNS, GO_LEN, HOLLYWOOD_COLUMNS
+from sim.engine.game import GAME_COLUMNS, GO_ERROR, GO_LEN, GO_SCORE, HOLLYWOOD_COLUMNS
 from sim.engine.hand import (
     DEC_DISCARD,
     DEC_DRAW,
@@ -33,17 +33,20 @@ from sim.engine.hand import (
     MOVE_NO_KNOCK,
     MOVE_PASS,
 )
+from sim.engine.rng import stream_seed
 from sim.engine.rules import Rules
 from sim.engine.view import View
 from sim.play.batch import play_batch_kernel
 from sim.play.events import IllegalMove
 from sim.play.events import StrategyError as StrategyError
+from sim.play.outside import OutsideTable, SeatFault, forfeit
 from sim.play.seating import Lineup
 from sim.play.seating import Seeds as Seeds
 from sim.play.seating import check_seed as check_seed
 from sim.play.state import GameListener, GameState
 from sim.records.log import hand_record as hand_record  # its home since 0.1: sim.records.log
 from sim.records.schema import HandRecord
+from strategies.outside import OutsidePlayer
 from strategies.registry import (
     StrategySpec,
     build_strategy,
@@ -191,10 +194,15 @@ class GameDriver:
         self.on_decision = on_decision
         self.timer = timer
         self._where = (0, 0)
+        self._started: set[tuple[int, int | None]] = set()
         self.lineup = Lineup.of(rules, self.specs)
         self._listener = _DecisionWatch(on_decision) if on_decision is not None else None
         self.players = [None if s.compiled or s.kernel is not None else build_strategy(s, seat)
                         for seat, s in enumerate(self.specs)]
+        outside = {seat: p for seat, p in enumerate(self.players)
+                   if isinstance(p, OutsidePlayer)}
+        self.table = (OutsideTable(rules, outside, self.lineup.names, self._listener)
+                      if outside else None)
         objects = [id(p) for p in self.players if p is not None]
         if len(objects) != len(set(objects)):
             raise ValueError("the same strategy object sits in two seats, so it would see both "
@@ -204,29 +212,64 @@ class GameDriver:
         """Play game number ``game``: its statistics row and (when logging) its hand records.
 
         The game is a :class:`~sim.play.state.GameState` (every decision through the seat
-        step, as in the batch loop); the seats it stops at are asked here."""
+        step, as in the batch loop); the seats it stops at are asked here. A game with outside
+        players ends as a forfeit when one of them fails (:mod:`sim.play.outside`)."""
+        if self.table is not None:
+            return self._play_with_outside(game, self.table)
+        self._started.clear()
         state = GameState(self.rules, self.lineup, seed=self.seeds, game=game, log=self.log,
                           rotation=game if self.rotate else None, listener=self._listener)
-        started: set[tuple[int, int | None]] = set()
         while state.waiting:
-            seat, key = state.seat, (state.hand, state.hand_player)
-            assert seat is not None
-            player = self.players[seat]
-            assert player is not None, "the state stops only at Python seats"
-            self._where = (game, state.hand)
-            view = state.view()
-            if key not in started and hasattr(player, "start_hand"):
-                self._timed(seat, functools.partial(player.start_hand, view))
-            started.add(key)
-            move = self._ask(player, seat, state.decision_code, view)
-            try:
-                state.play(move)
-            except IllegalMove as exc:
-                raise StrategyError(
-                    f"strategy {self.specs[seat].text!r} (seat {seat}) made an illegal "
-                    f"move in game {game}, hand {state.hand}: {exc.reason}"
-                ) from None
+            self._ask_python(state, game)
         return state.stats_row, state.records
+
+    def _play_with_outside(self, game: int, table: OutsideTable,
+                           ) -> tuple[np.ndarray, list[HandRecord]]:
+        """:meth:`play` with outside players at the table (told every event by ``table``)."""
+        self._started.clear()
+        try:
+            table.begin_game(game, int(stream_seed(self.seeds.strategy, game)))
+            state = GameState(self.rules, self.lineup, seed=self.seeds, game=game,
+                              log=self.log, rotation=game if self.rotate else None,
+                              listener=table)
+            while state.waiting:
+                if state.seat in table.players:
+                    state.play(table.decide(state))
+                else:
+                    self._ask_python(state, game)
+            result = state.result
+            assert result is not None
+            table.end_game(result.winner, result.scores)
+            return state.stats_row, state.records
+        except SeatFault as fault:
+            row, records, winner = forfeit(table.state, self.rules, self.lineup.names, game,
+                                           fault)
+            try:
+                table.end_game(winner, [int(s) for s in row[GO_SCORE:GO_SCORE + 3]],
+                               {"seat": fault.seat, "reason": fault.reason})
+            except SeatFault:
+                pass  # that program is stopped, and its next game starts it again
+            return row, records if self.log else []
+
+    def _ask_python(self, state: GameState, game: int) -> None:
+        """Ask the Python strategy whose decision waits, and play its move."""
+        seat = state.seat
+        assert seat is not None
+        player = self.players[seat]
+        assert player is not None, "the state stops only at Python seats"
+        self._where = (game, state.hand)
+        view = state.view()
+        if (state.hand, state.hand_player) not in self._started and hasattr(player,
+                                                                          "start_hand"):
+            self._timed(seat, functools.partial(player.start_hand, view))
+        self._started.add((state.hand, state.hand_player))
+        move = self._ask(player, seat, state.decision_code, view)
+        try:
+            state.play(move)
+        except IllegalMove as exc:
+            raise StrategyError(
+                f"strategy {self.specs[seat].text!r} (seat {seat}) made an illegal "
+                f"move in game {game}, hand {state.hand}: {exc.reason}") from None
 
     def _timed(self, seat: int, fn: Callable[[], Any]) -> Any:
         """``fn()`` under the decision time limit, if any."""
@@ -280,6 +323,7 @@ class GameTally:
         self.points = [0] * players
         self.final_points = [0] * players  # with the end-of-game bonuses
         self.games_won = [0] * players  # Hollywood: games of the three, over all matches
+        self.forfeits = [0] * players  # games lost by the seat's fault (an outside player's)
         self.sums = dict.fromkeys(self._SUMS, 0)
         self._cols = {c: GAME_COLUMNS.index(c) for c in
                       (*self._SUMS, "winner",
@@ -299,6 +343,9 @@ class GameTally:
             self.games_won[s] += int(rows[:, c[f"games_won_{s}"]].sum())
         for key in self._SUMS:
             self.sums[key] += int(rows[:, c[key]].sum())
+        for s, n in enumerate(np.bincount(rows[:, GO_ERROR], minlength=self.players + 1)[1:]):
+            if s < self.players:
+                self.forfeits[s] += int(n)
 
 
 def strategy_label(text: str) -> str:
@@ -342,6 +389,9 @@ class PlayResult:
         """Games won per seat and strategy (its :func:`strategy_label`), with hands and hand
         outcomes.
 
+        ``forfeits`` (only when a game ended so) counts the games each seat lost by its
+        outside player's fault (those games are in ``games_won`` of the seat awarded them).
+
         Under Hollywood scoring a game is a match of three: ``games_won`` and ``win_rate``
         count matches, and two columns are added, ``hollywood_games_won`` (games of the three
         won, over all matches) and ``final_points`` (match totals with every bonus).
@@ -362,6 +412,8 @@ class PlayResult:
             if hollywood:
                 row["hollywood_games_won"] = t.games_won[seat]
                 row["final_points"] = t.final_points[seat]
+            if any(t.forfeits):  # games a seat's fault ended, counted apart
+                row["forfeits"] = t.forfeits[seat]
             rows.append(row)
         return pd.DataFrame(rows)
 

@@ -519,9 +519,14 @@ def check_record(record: Any) -> None:
     missing = [k for k in RESULT_KEYS if k not in result]
     if missing:
         raise ValueError("missing key(s) " + ", ".join(f"'result.{k}'" for k in missing))
-    if result["end"] not in END_NAMES:
+    ended = record.get("ended_by")  # a game a player's fault ended (docs/outside-players.md)
+    if ended is not None and not (isinstance(ended, dict) and isinstance(ended.get("reason"), str)
+                                  and is_int(ended.get("seat"), numpy=False)
+                                  and 0 <= ended["seat"] < n):
+        raise ValueError(f"'ended_by' is {shown(ended)}, not {{\"seat\": N, \"reason\": TEXT}}")
+    if result["end"] not in END_NAMES and (result["end"] != "forfeit" or ended is None):
         raise ValueError(f"'result.end' is {shown(result['end'])}: expected one of "
-                         + ", ".join(END_NAMES))
+                         + ", ".join(END_NAMES) + " (or forfeit, with ended_by)")
     for key in ("knocker", "winner", "knocker_deadwood", "defender_deadwood"):
         if not _opt_int(result[key]):
             raise ValueError(f"'result.{key}' is {shown(result[key])}, not an integer or null")

@@ -187,7 +187,9 @@ def _closing_lines(record: Mapping[str, Any], rules: Rules, who: Any, called: An
     else:
         out.append("Scores after the hand: " + ", ".join(
             f"{called(s)} {v}" for s, v in enumerate(scores)) + f"   (target {rules.target})")
-    if hollywood is not None and record["game_over"] and record["game_winner"] is not None:
+    if record.get("ended_by") is not None:
+        out.append(f"Game over: {who(record['game_winner'])} wins by forfeit.")
+    elif hollywood is not None and record["game_over"] and record["game_winner"] is not None:
         totals = record.get("final_scores") or []
         out.append(f"Match over: all three games have ended; {who(record['game_winner'])} wins "
                    "the match on the total, bonuses included ("
@@ -226,6 +228,12 @@ def _render_result(record: Mapping[str, Any], rules: Rules, hands: dict[int, lis
     r = record["result"]
     end = r["end"]
     out: list[str] = []
+    ended_by = record.get("ended_by")
+    if ended_by is not None:  # a player's fault ended the game (docs/outside-players.md)
+        out.append(f"End of the game: {who(ended_by['seat'])} failed ({ended_by['reason']}) "
+                   f"and forfeits; the game goes to {who(record['game_winner'])}.")
+        if end == "forfeit":
+            return out
     if end in ("draw", "turn_limit"):
         if end == "draw":
             out.append(f"End: only {len(stock) - top} cards are left in the stock, the wall: "

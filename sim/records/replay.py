@@ -231,7 +231,9 @@ def _move_text(i: int, m: dict[str, Any]) -> str:
 
 def _play_moves(record: Mapping[str, Any], rules_array: np.ndarray, deck: np.ndarray,
                 hand_seat: Sequence[int]) -> tuple[np.ndarray | None, list[str]]:
-    """Feed the recorded moves to the hand kernels; the final state (None if incomplete)."""
+    """Feed the recorded moves to the hand kernels; the final state (None if incomplete; a
+    hand cut short by a forfeit must be incomplete, and gives its state where it stopped)."""
+    cut_short = record["result"]["end"] == FORFEIT
     recorded = record["moves"]
     hs, pile, after, moves = new_hand_buffers(len(recorded) + 4)
     diffs: list[str] = []
@@ -252,6 +254,9 @@ def _play_moves(record: Mapping[str, Any], rules_array: np.ndarray, deck: np.nda
                 return None, diffs
             i += 1
         if decision == DEC_OVER:
+            if cut_short:
+                diffs.append("result.end: recorded forfeit, but the recorded moves end the hand")
+                return None, diffs
             break
         seat = hand_seat[int(hs[HS_TO_MOVE])]
         if decision == DEC_KNOCK:
@@ -263,6 +268,8 @@ def _play_moves(record: Mapping[str, Any], rules_array: np.ndarray, deck: np.nda
             if knocks:
                 i += 1
             continue
+        if i >= len(recorded) and cut_short:
+            return hs, diffs
         if i >= len(recorded):
             diffs.append(f"moves: the record ends after {len(recorded)} moves but the hand "
                          f"is not over: seat {seat} must {_DECISION_TEXT[decision]}")
@@ -325,7 +332,13 @@ def _replay(record: Mapping[str, Any], previous: Mapping[str, Any] | None,
     diffs.extend(move_diffs)
     result = scores = game_winner = next_roles = None
     game_over = None
-    if hs is None:
+    ended_by = record.get("ended_by")
+    cut_short = ended_by is not None and record["result"]["end"] == FORFEIT
+    if ended_by is not None:
+        diffs.extend(_forfeit_differences(record, prev_scores))
+    if cut_short:  # nothing to score: the hand stopped at the fault
+        result, scores = cast(Mapping[str, Any], record["result"]), prev_scores
+    elif hs is None:
         diffs.append("result: not checked, the recorded moves do not make a complete legal hand")
     else:
         result = cast(Mapping[str, Any], hand_result(hs, hand_seat))  # read by key name
@@ -352,9 +365,14 @@ def _replay(record: Mapping[str, Any], previous: Mapping[str, Any] | None,
                 finals = [int(gs[GS_SCORE + s] + gs[GS_BONUS + s]) for s in range(n)]
                 compared.append(("final_scores", record.get("final_scores"),
                                  finals if game_over else None))
+            if ended_by is not None:  # the fault ended the game: checked above
+                compared = [c for c in compared if c[0] not in ("game_over", "game_winner",
+                                                                "final_scores")]
             for key, got, want in compared:
                 if got != want:
                     diffs.append(f"{key}: recorded {_fmt(got)}, rules give {_fmt(want)}")
+    if ended_by is not None:  # the game ends here, won by the seat the record names
+        game_over, game_winner, next_roles = True, record["game_winner"], None
     check = ReplayCheck(
         game=record["game"], hand=record["hand"], ok=not diffs, differences=diffs,
         result=result, scores=scores, game_over=game_over, game_winner=game_winner,
@@ -362,6 +380,35 @@ def _replay(record: Mapping[str, Any], previous: Mapping[str, Any] | None,
         _render=lambda: render_hand(record, previous=previous, next_roles=next_roles),
     )
     return check
+
+
+#: The ``result.end`` of a hand a player's fault cut short (docs/outside-players.md).
+FORFEIT = "forfeit"
+
+
+def _forfeit_differences(record: Mapping[str, Any], prev_scores: list[int] | None) -> list[str]:
+    """What is wrong with a game's last line that ``ended_by`` a fault: the game must be over
+    and won by another seat; a hand cut short keeps the scores and has an empty result."""
+    diffs = []
+    offender = record["ended_by"]["seat"]
+    if record["game_over"] is not True:
+        diffs.append("game_over: a game ended by a fault (ended_by) must be over")
+    winner = record["game_winner"]
+    if winner is None or winner == offender or not 0 <= winner < len(record["seats"]):
+        diffs.append(f"game_winner: recorded {_fmt(winner)}, expected a seat other than the "
+                     f"offender {offender}")
+    if record["result"]["end"] == FORFEIT:
+        empty: dict[str, Any] = {"knocker": None, "knocker_melds": [], "knocker_deadwood": None,
+                 "defender_melds": [], "layoffs": [], "defender_deadwood": None,
+                 "winner": None, "points": 0}
+        for key, want in empty.items():
+            if record["result"][key] != want:
+                diffs.append(f"result.{key}: recorded {_fmt(record['result'][key])}, a "
+                             f"forfeit gives {_fmt(want)}")
+        if prev_scores is not None and list(record["scores"]) != prev_scores:
+            diffs.append(f"scores: recorded {_fmt(record['scores'])}, a forfeit keeps "
+                         f"{_fmt(prev_scores)}")
+    return diffs
 
 
 def game_state_before(record: Mapping[str, Any], previous: Mapping[str, Any] | None,

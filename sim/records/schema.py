@@ -81,6 +81,8 @@ class HandRecord(TypedDict):
     advisor: NotRequired[int]
     hollywood: NotRequired[HollywoodRecord]
     final_scores: NotRequired[list[int]]
+    # the last line of a game a player's fault ended: {"seat": N, "reason": "..."}
+    ended_by: NotRequired[dict[str, Any]]
     # written by the learning environments: game env_game of seed env_seed deals the same cards
     env_seed: NotRequired[int | None]
     env_game: NotRequired[int]
