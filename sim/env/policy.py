@@ -34,7 +34,7 @@ from sim.env.encoding import (
     fill_action_mask,
     view_array,
 )
-from sim.records.files import atomic_write_bytes
+from sim.io.files import atomic_write_bytes
 from strategies.base import BaseStrategy
 
 Layers = list[tuple[np.ndarray, np.ndarray]]

@@ -89,7 +89,6 @@ import dataclasses
 import functools
 import itertools
 import re
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -142,16 +141,6 @@ def rotation_warning(games: int, players: int, key: str = "games") -> str | None
     return (f"{key} = {games:,} is not a multiple of {period}: the seats are rotated game by "
             f"game, so they do not {roles} equally often; a multiple of {period} balances "
             "the roles")
-
-
-def apply_overrides(base: Rules, overrides: Mapping[str, Any], where: str = "overrides.",
-                    roles: str = SEATING_SETS_ROLES) -> Rules:
-    """Deprecated: :meth:`Rules.resolve` (``Rules.resolve(base, overrides, where=...,
-    roles=...)``), which every front end calls; kept for callers of 0.1."""
-    warnings.warn("sim.runs.experiment.apply_overrides is deprecated: use "
-                  "sim.engine.rules.Rules.resolve(base, overrides, where=..., roles=...)",
-                  DeprecationWarning, stacklevel=2)
-    return Rules.resolve(base, overrides, where=where, roles=roles)
 
 
 def arm_rules(preset: str, overrides: Mapping[str, Any]) -> Rules:
