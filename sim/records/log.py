@@ -69,8 +69,8 @@ from sim.engine.hand import (
 from sim.engine.hand import MOVE_NAMES as ENGINE_MOVE_NAMES
 from sim.engine.rules import Rules, is_int
 from sim.engine.showdown import describe_layout
-from sim.records import limits
 from sim.io.files import clean_stale_temps, fsync_path, temp_path
+from sim.records import limits
 from sim.records.limits import shown
 from sim.records.schema import (
     HandRecord,
