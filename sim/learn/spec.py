@@ -15,6 +15,8 @@ from typing import Any
 
 from sim.engine.rules import PRESETS, Rules
 from sim.io.specs import (
+    MAX_SEED,
+    SEED_RANGE,
     check_int,
     check_keys,
     check_run_name,
@@ -23,14 +25,13 @@ from sim.io.specs import (
     load_toml,
     require_keys,
 )
-from strategies.net import MAX_HIDDEN
+from strategies.net import MAX_HIDDEN, load_net
 from strategies.registry import parse_strategies, parse_strategy
 
 KEYS = ("name", "seed", "rounds", "tables", "games", "chunk_size", "holdout", "expert", "uses",
         "keep_rounds", "hidden", "epochs", "batch", "learning_rate", "weight_decay",
         "value_weight", "points_weight", "search_target", "warm_start", "threads", "evaluate_games",
         "evaluate_seed", "opponents", "init", "description")
-MAX_SEED = 2**63 - 1
 MAX_GAMES = 1_000_000
 MAX_POSITIONS = 8_000_000
 """Positions one training may hold in memory (about 600 bytes each once encoded): a file
@@ -141,9 +142,14 @@ def _build(data: dict[str, Any]) -> TrainingSpec:
     init = data.get("init")
     if init is not None and (not isinstance(init, str) or not Path(init).is_file()):
         raise ValueError(f"init={init!r} is not valid: expected the path of a weights file")
+    if init is not None:
+        try:
+            load_net(init)  # read and checked now, not after round 1's self-play
+        except ValueError as exc:
+            raise ValueError(f"init={init!r} is not valid: {exc}") from None
     built = TrainingSpec(
         name=check_run_name(data["name"]),
-        seed=check_int("seed", data["seed"], 0, MAX_SEED),
+        seed=check_int("seed", data["seed"], 0, MAX_SEED, SEED_RANGE),
         rounds=check_int("rounds", data["rounds"], 1, 50),
         tables=tuple(tables),
         games=check_int("games", data["games"], 1, MAX_GAMES),
@@ -167,7 +173,7 @@ def _build(data: dict[str, Any]) -> TrainingSpec:
         evaluate_games=check_int("evaluate_games", data.get("evaluate_games", 200), 0,
                                  MAX_GAMES),
         evaluate_seed=check_int("evaluate_seed", data.get("evaluate_seed", 90210), 0,
-                                MAX_SEED),
+                                MAX_SEED, SEED_RANGE),
         opponents=_opponents(data.get("opponents"), tables),
         init=init,
         description=check_text("description", data.get("description", "")),
