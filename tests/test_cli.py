@@ -170,7 +170,7 @@ BAD_INPUT: list[tuple[list[str], str]] = [
     (["play", "--strategies", "simple,simple,simple", "--games", "many"],
      "argument --games: 'many' is not an integer"),
     (["play", "--strategies", "simple,simple,simple", "--seed", "-1"],
-     "argument --seed: -1 is out of range: expected an integer >= 0"),
+     "argument --seed: -1 is out of range: expected an integer 0..2**63-1"),
     (["play"], "the following arguments are required: --strategies"),
     (["shuffle"], "invalid choice: 'shuffle'"),
     ([], "the following arguments are required: COMMAND"),

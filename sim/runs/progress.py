@@ -23,6 +23,8 @@ import numpy as np
 
 #: Seconds between the plain progress lines written when stderr is not a terminal.
 PLAIN_EVERY_S = 30.0
+#: Seconds between two looks at the games of the chunks under way (:class:`ChunkBoard`).
+BOARD_EVERY_S = 0.5
 
 
 class Progress:
@@ -49,10 +51,13 @@ class Progress:
             self.plain = True
             self.last = time.monotonic()
 
-    def update(self, games: int) -> None:
-        """Count ``games`` more played."""
+    def update(self, games: int, partial: int | None = None) -> None:
+        """Count ``games`` more played (and, when given, ``partial`` games of the work still
+        under way, as :meth:`set_partial`, shown together)."""
         with self._lock:
             self.done += games
+            if partial is not None:
+                self.partial = partial
             self._show()
 
     def set_partial(self, games: int) -> None:
@@ -100,14 +105,13 @@ class ChunkBoard:
         """The games counted in ``slots`` (the chunks still being played)."""
         return int(self.counts[slots].sum()) if slots else 0
 
-    def watch(self, progress: Progress, pending: Callable[[], list[int]],
-              every: float = 0.5) -> Callable[[], None]:
-        """Show the unfinished chunks' games on ``progress`` every ``every`` seconds, from a
-        thread; returns the function that stops it."""
+    def watch(self, progress: Progress, pending: Callable[[], list[int]]) -> Callable[[], None]:
+        """Show the unfinished chunks' games on ``progress`` every :data:`BOARD_EVERY_S`
+        seconds, from a thread; returns the function that stops it."""
         stop = threading.Event()
 
         def loop() -> None:
-            while not stop.wait(every):
+            while not stop.wait(BOARD_EVERY_S):
                 progress.set_partial(self.played(pending()))
 
         thread = threading.Thread(target=loop, name="ginbox-progress", daemon=True)

@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -265,6 +265,7 @@ class _Session:
             entry["status"] = "done" if chunk in done else "pending"
             entry["sha256"] = done.get(chunk)
         self.last_save = 0.0
+        self.under_way: Callable[[], int] = lambda: 0  # games of the chunks being played
         self.lock: Lock | None = None  # the directory's lock, checked before every write
         self.session: dict[str, Any] = {}
 
@@ -345,6 +346,8 @@ class _Session:
         slot = {chunk: i for i, chunk in enumerate(self.plan)}
         with tempfile.TemporaryDirectory(prefix="ginbox-progress-") as folder:
             board = ChunkBoard(Path(folder) / "board", len(self.plan))
+            self.under_way = lambda: board.played([slot[c] for c in chunks
+                                                   if c not in self.done])
             stop = board.watch(self.bar, lambda: [slot[c] for c in chunks
                                                   if c not in self.done])
             results = _parallel(self._tasks(chunks, str(board.path), slot), jobs)
@@ -353,6 +356,7 @@ class _Session:
             finally:
                 results.close()
                 stop()
+                self.under_way = lambda: 0
 
     def _tasks(self, chunks: list[Chunk], board: str | None = None,
                slot: dict[Chunk, int] | None = None) -> list[Any]:
@@ -382,7 +386,7 @@ class _Session:
             if where:
                 entry["worker"] = where[0]
             self.done[chunk] = digest
-            self.bar.update(chunk.games)
+            self.bar.update(chunk.games, self.under_way())
             if time.perf_counter() - self.last_save > _MANIFEST_EVERY_S:
                 self.save()
 
