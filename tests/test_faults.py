@@ -251,3 +251,27 @@ def test_run_announces_compiling(tmp_path: Path, capsys: pytest.CaptureFixture[s
     code, _, err = call(capsys, "run", str(tmp_path / "tiny.toml"), "--out",
                         str(tmp_path / "run"), "--jobs", "1", "--quiet")
     assert (code, err) == (0, sim.cli.games.COMPILE_NOTICE + "\n")
+
+
+# ------------------------------------------------------------------------------ training
+
+
+def test_a_training_that_would_hold_nothing_out_is_refused_before_self_play(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """10 games in shards of 25 is one shard: none held out, nothing to measure on."""
+    from sim.learn.spec import DEFAULT_USES, load_training
+
+    small = {"name": "t", "seed": 1, "rounds": 1, "tables": ["eaai"], "games": 10}
+    with pytest.raises(ValueError) as refused:
+        load_training(small)
+    assert str(refused.value) == (
+        "games=10 in shards of chunk_size=25 is 1 shard per table, and every holdout=10th is "
+        "held out: none would be, leaving no positions to measure the training on; expected "
+        "games of at least chunk_size * holdout = 250 (or a smaller chunk_size)")
+    assert load_training({**small, "chunk_size": 1}).uses == DEFAULT_USES == 2
+    (tmp_path / "t.toml").write_text('name = "t"\nseed = 1\nrounds = 1\ntables = ["eaai"]\n'
+                                     "games = 10\n")
+    code, out, err = call(capsys, "train", str(tmp_path / "t.toml"), "--out",
+                          str(tmp_path / "out"))
+    assert (code, out) == (2, "") and err.count("\n") == 1 and "no positions" in err
+    assert not (tmp_path / "out").exists()
