@@ -78,9 +78,10 @@ def check_seed(seed: object, name: str = "seed") -> int:
 
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"{name}={seed!r} is not an integer: expected {SEED_RANGE}")
-    if not 0 <= seed <= MAX_SEED:
+    value = int(seed)
+    if not 0 <= value <= MAX_SEED:
         raise ValueError(f"{name}={seed!r} is out of range: expected {SEED_RANGE}")
-    return int(seed)
+    return value
 
 
 def check_int(name: str, value: object, low: int, high: int, accepted: str | None = None) -> int:

@@ -156,16 +156,16 @@ def review_rows(games: Iterable[list[dict[str, Any]]], seats: Sequence[int] | No
              for game, recs in tasks for i, record in enumerate(recs))
     with loky_config():
         parallel = Parallel(n_jobs=jobs, return_as="generator", pre_dispatch="4*n_jobs")
-        rows: list[dict[str, Any]] = []
+        game_rows: list[dict[str, Any]] = []
         for game, last, hand_rows in parallel(
                 delayed(_hand_task)(game, last, record, previous, seats, judge, seed)
                 for game, last, record, previous in hands):
-            rows += hand_rows
+            game_rows += hand_rows
             if last:  # in order: a game's hands arrive one after the other
                 if on_game is not None:
-                    on_game(game, rows)
-                yield game, rows
-                rows = []
+                    on_game(game, game_rows)
+                yield game, game_rows
+                game_rows = []
 
 
 def _hand_task(game: int, last: bool, record: dict[str, Any], previous: dict[str, Any] | None,

@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -413,7 +413,7 @@ class _Session:
 
 
 def _parallel(tasks: list[Any], jobs: int,
-              ) -> Iterator[tuple[Chunk, bytes, str, float, list[HandRecord]]]:
+              ) -> Generator[tuple[Chunk, bytes, str, float, list[HandRecord]], None, None]:
     """Results as local workers finish them (any order): the caller writes each one at once.
 
     Loky processes that exit when this process dies (even by ``kill -9``), so no orphan keeps
