@@ -50,6 +50,7 @@ class Progress:
         else:
             self.plain = True
             self.last = time.monotonic()
+            self.printed = ""
 
     def update(self, games: int, partial: int | None = None) -> None:
         """Count ``games`` more played (and, when given, ``partial`` games of the work still
@@ -76,8 +77,10 @@ class Progress:
                 self.bar.n = shown
                 self.bar.refresh()
         elif self.plain and time.monotonic() - self.last >= PLAIN_EVERY_S:
-            self.last = time.monotonic()
-            print(self.line(), file=self.stream, flush=True)
+            line = self.line()
+            if line != self.printed:  # nothing new to say
+                self.last, self.printed = time.monotonic(), line
+                print(line, file=self.stream, flush=True)
 
     def line(self) -> str:
         """The plain progress line, e.g. ``tiny: 6/24 games (25%)``."""

@@ -340,20 +340,18 @@ class _Session:
         """Play ``chunks`` on this machine (loky workers, or this process for one job); the
         bar, when shown, counts their games as they are played (:class:`ChunkBoard`)."""
         jobs = jobs or self.jobs or 1
-        if self.bar.quiet:
-            self._write_all(_parallel(self._tasks(chunks), jobs))
-            return
         slot = {chunk: i for i, chunk in enumerate(self.plan)}
         with tempfile.TemporaryDirectory(prefix="ginbox-progress-") as folder:
             board = ChunkBoard(Path(folder) / "board", len(self.plan))
-            self.under_way = lambda: board.played([slot[c] for c in chunks
-                                                   if c not in self.done])
-            stop = board.watch(self.bar, lambda: [slot[c] for c in chunks
-                                                  if c not in self.done])
-            results = _parallel(self._tasks(chunks, str(board.path), slot), jobs)
+            pending = lambda: [slot[c] for c in chunks if c not in self.done]  # noqa: E731
+            watching = not self.bar.quiet
+            self.under_way = (lambda: board.played(pending())) if watching else (lambda: 0)
+            stop = board.watch(self.bar, pending) if watching else (lambda: None)
+            results = _parallel(self._tasks(chunks, str(board.path) if watching else None,
+                                            slot), jobs)
             try:
                 self._write_all(results)
-            finally:
+            finally:  # closed here, on an error too: the rest is cancelled before it is told
                 results.close()
                 stop()
                 self.under_way = lambda: 0
