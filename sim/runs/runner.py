@@ -427,7 +427,7 @@ def _parallel(tasks: list[Any], jobs: int,
             yield from results
         finally:  # stopped early (an error, Ctrl-C): cancel the rest now, without joblib's
             with warnings.catch_warnings():  # warning that it did, printed after the error
-                warnings.filterwarnings("ignore", "[0-9]+ tasks which were still being",
+                warnings.filterwarnings("ignore", "[0-9]+ tasks (have been|which were)",
                                         UserWarning)
                 results.close()
 
