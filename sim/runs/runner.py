@@ -148,7 +148,6 @@ def play_chunk_file(spec: ExperimentSpec, chunk: Chunk, deck_seed: int, strategy
     return chunk, data, sha256(data), seconds, records
 
 
-
 # ------------------------------------------------------------------------------- running
 
 
@@ -423,8 +422,9 @@ def _parallel(tasks: list[Any], jobs: int,
     with loky_config():
         results = Parallel(return_as="generator_unordered",
                            **parallel_args(jobs, len(tasks)))(tasks)
-        try:
-            yield from results
+        try:  # a loop, not ``yield from``, which would pass a close on to joblib
+            for result in results:  # noqa: UP028
+                yield result
         finally:  # stopped early (an error, Ctrl-C): cancel the rest now, without joblib's
             with warnings.catch_warnings():  # warning that it did, printed after the error
                 warnings.filterwarnings("ignore", "[0-9]+ tasks (have been|which were)",
