@@ -6,8 +6,8 @@ when stderr is not a terminal the run prints one plain line at most every
 
 A chunk can take minutes (a large chunk, a slow strategy, a busy machine), so a bar counting
 finished chunks alone would sit at 0% that long: the workers also count the games of the
-chunks they are playing on a :class:`ChunkBoard` (a small file of counters beside the run,
-one per chunk), which the bar shows as they go.
+chunks they are playing on a :class:`ChunkBoard` (a small file of counters in a temporary
+folder, one per chunk), which the bar shows as they go.
 """
 
 from __future__ import annotations
