@@ -130,13 +130,16 @@ def test_one_seed_rule_everywhere(capsys: pytest.CaptureFixture[str]) -> None:
                 in err.splitlines()[-1])
 
 
-def test_resume_of_a_missing_directory_is_refused(tmp_path: Path,
+@pytest.mark.parametrize(("command", "what"), [
+    (["run", "experiments/quick.toml"], "the run, leave out resume, --resume"),
+    (["tune", "experiments/tune_discard_tracking_eaai.toml"], "the tune, leave out --resume"),
+    (["train", "experiments/train_small.toml"], "the training, leave out --resume")])
+def test_resume_of_a_missing_directory_is_refused(command: list[str], what: str, tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = call(capsys, "run", "experiments/quick.toml", "--out",
-                          str(tmp_path / "never"), "--resume")
+    code, out, err = call(capsys, *command, "--out", str(tmp_path / "never"), "--resume")
     assert (code, out) == (2, "")
     assert err == (f"ginbox: error: cannot resume {tmp_path / 'never'}: there is no such "
-                   "directory (to start the run, leave out resume, --resume)\n")
+                   f"directory (to start {what})\n")
     assert not (tmp_path / "never").exists()
 
 
