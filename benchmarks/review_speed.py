@@ -4,11 +4,12 @@ A fixed hand log (``eaai`` rules, ``simple`` against ``tuned@eaai``, ``--games``
 2026) is reviewed by the default judge on ``--jobs`` warm workers, every seat; the figure is
 decisions judged per second of wall time, forced ones included (they are rows of the table
 too). On a machine shared with other work the wall time measures the load as much as the
-review, so the CPU each process spent is read too (Linux: ``/proc/<pid>/stat``): the busiest
-worker's CPU is the wall time the review would take on idle cores, had the parent nothing to
-do, and ``decisions_per_s_idle`` the rate that gives. A warm-up review of other games first
-loads the compiled judge in every worker. The verdicts are printed as a digest, so a change
-that speeds the review up can be checked to judge exactly as before.
+review, so the CPU each process spent is read too (Linux: ``/proc/<pid>/stat``), and
+``decisions_per_cpu_s``, decisions over the CPU of the workers and this process: on idle cores
+kept busy to the end, ``jobs`` times that is the most the review can judge a second. A
+warm-up review of other games first loads the compiled judge in every worker. The verdicts are
+printed as a digest, so a change that speeds the review up can be checked to judge exactly as
+before.
 
     python -m benchmarks.review_speed --games 8 --jobs 2
 """
@@ -78,9 +79,9 @@ def measure(games: int, jobs: int, judge: str = "mc") -> dict[str, Any]:
                            "decisions_per_s": round(len(table) / wall, 1),
                            "parent_cpu_s": round(cpu, 2),
                            "worker_cpu_s": [round(s, 2) for s in spent], "digest": digest}
-    busiest = max(spent, default=0.0) if jobs > 1 else cpu
-    if busiest > 0:
-        out["decisions_per_s_idle"] = round(len(table) / busiest, 1)
+    total = sum(spent) + cpu
+    if total > 0:
+        out["decisions_per_cpu_s"] = round(len(table) / total, 1)
     return out
 
 
