@@ -176,7 +176,9 @@ class League:
         self.opponent_of_row = np.repeat(np.arange(k), sizes)
 
     def reset(self, seed: int) -> tuple[np.ndarray, np.ndarray]:
-        parts = [env.reset(seed=int(seed_words(seed, i))) for i, env in enumerate(self.envs)]
+        # a 64-bit word, kept to the 63 bits every seed of ginbox has
+        parts = [env.reset(seed=int(seed_words(seed, i)) & MAX_SEED)
+                 for i, env in enumerate(self.envs)]
         return (np.concatenate([p[0] for p in parts]),
                 np.concatenate([p[1]["action_mask"] for p in parts]))
 
