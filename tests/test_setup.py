@@ -109,6 +109,20 @@ def test_make_test_sets_up_chromium_before_the_suite(tmp_path: Path) -> None:
     assert {"dev", "web"} <= _installed_extras(lines)
 
 
+def test_make_test_runs_lint_and_typecheck_first_and_format_fixes(tmp_path: Path) -> None:
+    """`make lint`, `make typecheck` and `make format` are the commands CONTRIBUTING.md names;
+    `make test` runs the first two before the suite."""
+    linted = "sim strategies tests experiments benchmarks studies"
+    lines = _dry_run("test", tmp_path)
+    suite = next(i for i, line in enumerate(lines) if "-m pytest" in line)
+    assert lines[suite - 2].endswith(f"/ruff check {linted}") and lines[suite - 1].endswith("/mypy")
+    assert _dry_run("lint", tmp_path)[-1].endswith(f"/ruff check {linted}")
+    assert _dry_run("typecheck", tmp_path)[-1].endswith("/mypy")
+    assert _dry_run("format", tmp_path)[-1].endswith(f"/ruff check --fix {linted}")
+    contributing = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    assert all(f"`make {t}`" in contributing for t in ("test", "lint", "typecheck", "format"))
+
+
 def _fake_tools(tmp_path: Path, uid: int, have: tuple[str, ...] = (),
                 apt_fails: bool = False) -> tuple[dict[str, str], Path]:
     """A PATH of stand-ins (and of the few real tools the recipe uses besides): ``id`` says
