@@ -3,9 +3,15 @@
 #                     experiments/quick.toml and print its report (written to results/quick/)
 #   make test       - the same set-up with the dev extras (dask and rl too), the system's
 #                     Chromium and its driver, a JDK and Node.js when missing (apt-get), then
-#                     ruff, mypy (sim and strategies; about 20 s from an empty .mypy_cache,
-#                     under a second after), ESLint on the web table's script (node_modules/
-#                     from package-lock.json) and pytest on two workers
+#                     `make lint` (ruff, and ESLint on the web table's script from
+#                     node_modules/, pinned in package-lock.json), `make typecheck` and pytest
+#                     on two workers
+#   make lint       - ruff check on the code, tests, benchmarks, studies, experiments and
+#                     examples (the code keeps its own line breaks: `ruff format` is not part of
+#                     the check), and ESLint on sim/table/static
+#   make typecheck  - mypy on sim and strategies (about 20 s from an empty .mypy_cache, under a
+#                     second after; the configuration is in pyproject.toml)
+#   make format     - ruff check --fix: sorts imports and applies ruff's safe fixes
 #   make notebooks  - install Jupyter (the notebooks extra) and open notebooks/ in JupyterLab
 # The install steps leave a stamp in .venv and run again only when pyproject.toml changes.
 VENV   ?= .venv
@@ -13,9 +19,11 @@ PYTHON ?= python3
 BIN    := $(VENV)/bin
 # pytest's workers (pytest-xdist): the machine this is sized for has 2 cores
 WORKERS ?= 2
+# what ruff checks: everything of Python in the repository but the notebooks
+LINTED := sim strategies tests experiments benchmarks studies examples
 
-.PHONY: run test notebooks install install-dev install-notebooks browser node lint-js \
-	outside-tools clean
+.PHONY: run test lint typecheck format notebooks install install-dev install-notebooks browser \
+        node lint-js outside-tools clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -107,10 +115,17 @@ outside-tools:
 run: install
 	$(BIN)/ginbox run experiments/quick.toml --force
 
-test: install-dev browser outside-tools lint-js
-	$(BIN)/ruff check sim strategies tests experiments benchmarks studies examples
-	$(BIN)/mypy
+test: install-dev browser outside-tools lint typecheck
 	$(BIN)/python -m pytest -n $(WORKERS)
+
+lint: install-dev lint-js
+	$(BIN)/ruff check $(LINTED)
+
+typecheck: install-dev
+	$(BIN)/mypy
+
+format: install-dev
+	$(BIN)/ruff check --fix $(LINTED)
 
 notebooks: install-notebooks
 	$(BIN)/jupyter lab --notebook-dir=notebooks

@@ -31,9 +31,9 @@ check the imports against it):
 * :mod:`sim.bench`: the speed measurements (``ginbox bench``);
 * :mod:`sim.cli`: the ``ginbox`` command.
 
-The modules' earlier paths (``sim.cards``, ``sim.melds``, ``sim.rules``, ``sim.showdown``,
-``sim.driver``, ..., and ``sim.records.files``, ``sim.records.explain``) still import: each is
-the same module object as its new home.
+Four short modules at the top keep a small public contract: ``sim.cards`` (``parse_cards``,
+``card_str``), ``sim.melds`` (``min_deadwood``, ``best_discard``), ``sim.showdown``
+(``settle``) and ``sim.rules`` (``Rules``), each re-exporting the engine's one implementation.
 
 Importing :mod:`sim` points numba's on-disk cache at a directory named after a hash of the
 engine's source. Numba only checks the modification time of the file that defines a cached
@@ -48,15 +48,10 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import importlib.abc
-import importlib.machinery
-import importlib.util
 import os
 import shutil
-import sys
 import time
 from pathlib import Path
-from types import ModuleType
 
 __version__ = "0.1.0"
 
@@ -122,76 +117,6 @@ def _configure_jit_cache(keep: int = 3, idle_days: float = 7.0) -> str | None:
 #: worker whose own differs refuses it (:mod:`sim.runs.cluster`), so versions never mix.
 SOURCE_STAMP: str = _source_stamp()
 JIT_CACHE_DIR = _configure_jit_cache()
-
-#: Flat paths of the first layout, kept importable: ``sim.melds`` is ``sim.engine.melds``.
-MOVED_MODULES: dict[str, str] = {
-    **{name: f"sim.engine.{name}" for name in (
-        "jit", "rng", "cards", "melds", "rules", "showdown", "hand", "view", "game")},
-    "driver": "sim.play.driver",
-    **{name: f"sim.runs.{name}" for name in ("experiment", "runner")},
-    **{name: f"sim.records.{name}" for name in ("log", "replay")},
-    **{name: f"sim.analysis.{name}" for name in ("report", "plots")},
-}
-
-
-#: Modules that moved between layers, kept importable under their old full names:
-#: ``sim.records.files`` is ``sim.io.files``, ``sim.records.explain`` is ``sim.analysis.explain``.
-MOVED_PATHS: dict[str, str] = {
-    "sim.records.files": "sim.io.files",
-    "sim.records.explain": "sim.analysis.explain",
-}
-
-
-#: Modules moved since 0.1.0, importable under their old names with a DeprecationWarning
-#: that says where they are: the experiment machinery left the game loop's package, and
-#: modules took names that say what they hold.
-DEPRECATED_PATHS: dict[str, str] = {
-    **{f"sim.play.{name}": f"sim.runs.{name}" for name in (
-        "experiment", "runner", "storage", "cluster", "pool", "workers", "aggregates",
-        "progress")},
-    # modules named for what they hold (three were game.py, three table.py)
-    "sim.env.table": "sim.env.env_table", "sim.table.game": "sim.table.human_table",
-    "sim.openspiel.game": "sim.openspiel.python_game", "sim.review.table": "sim.review.decisions",
-    "sim.cli.table": "sim.cli.serve"}
-
-
-def _moved_target(fullname: str) -> str | None:
-    """The module a moved name stands for, or None when ``fullname`` did not move."""
-    if fullname in DEPRECATED_PATHS:
-        return DEPRECATED_PATHS[fullname]
-    if fullname in MOVED_PATHS:
-        return MOVED_PATHS[fullname]
-    package, _, name = fullname.partition(".")
-    return MOVED_MODULES.get(name) if package == "sim" else None
-
-
-class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Imports a moved name (``sim.<old name>``, or a name of :data:`MOVED_PATHS`) as the
-    module at its new path (one module object, so its compiled functions and classes are the
-    same objects under both names)."""
-
-    def find_spec(self, fullname: str, path: object = None,
-                  target: object = None) -> importlib.machinery.ModuleSpec | None:
-        if _moved_target(fullname) is not None:
-            return importlib.util.spec_from_loader(fullname, self)
-        return None
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
-        if spec.name in DEPRECATED_PATHS:
-            import warnings
-
-            warnings.warn(f"{spec.name} moved to {DEPRECATED_PATHS[spec.name]}: import it "
-                          "from there", DeprecationWarning, stacklevel=2)
-        # find_spec made a spec only for a moved name, whose target is a str
-        return importlib.import_module(_moved_target(spec.name))  # type: ignore[arg-type]
-
-    def exec_module(self, module: ModuleType) -> None:
-        """Nothing to run: the module was executed under its own name."""
-
-
-if not any(isinstance(f, _MovedModuleFinder) for f in sys.meta_path):
-    sys.meta_path.append(_MovedModuleFinder())
-
 
 def __getattr__(name: str) -> object:
     """Lazy top-level API (``sim.run_experiment``, ``sim.play_games``, ...): importing

@@ -9,6 +9,7 @@ sampled worlds. ``sim.analysis.explain`` finds the view of a decision in a logge
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +43,17 @@ def move_name(code: int) -> str:
     return card_str(code) if code < N_CODES else MOVE_NAMES[code]
 
 
+@functools.lru_cache(maxsize=16)
+def _search_params(strategy: str) -> np.ndarray:
+    """``mc``'s parameter row for a strategy text, parsed once: a review asks for the same
+    judge twice at every decision (callers get a copy: the compiled search takes a writable
+    array, and a read-only one would compile it a second time)."""
+    spec = parse_strategy(strategy)
+    if spec.name != "mc":
+        raise ValueError(f"option values come from mc's search, not from {spec.text!r}")
+    return spec.params_array()
+
+
 def option_values(view: np.ndarray, strategy: str = "mc", seed: int = 0,
                   after: np.ndarray | None = None) -> list[Option]:
     """``mc``'s options at the decision ``view`` (a view array, as
@@ -50,13 +62,11 @@ def option_values(view: np.ndarray, strategy: str = "mc", seed: int = 0,
     legal candidate, or of a kind ``searched`` leaves out, returns one option (the base
     move) with no worlds. ``after``: the rules' turn scratch for the
     mover (a fresh one is fine)."""
-    spec = parse_strategy(strategy)
-    if spec.name != "mc":
-        raise ValueError(f"option values come from mc's search, not from {spec.text!r}")
+    params = _search_params(strategy).copy()
     view = np.asarray(view, np.int64)
     scratch = np.zeros(SCRATCH_LEN, np.int64)
     rng = np.array([seed], np.uint64)
-    best = search(int(view[V_DECISION]), spec.params_array(), view,
+    best = search(int(view[V_DECISION]), params, view,
                   new_after() if after is None else after, np.zeros(MEM_LEN, np.int64), rng,
                   scratch)
     n, worlds = int(scratch[S_COUNT]), int(scratch[S_COUNT + 1])

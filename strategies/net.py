@@ -87,6 +87,7 @@ from sim.engine.view import (
     V_UNDERCUT_BONUS,
     legal_moves,
 )
+from sim.io.files import read_npz
 from strategies.builtin import SCRATCH_LEN, in_some_best_meld
 from strategies.declare import StrategyInfo
 from strategies.mc_eval import meld_outs
@@ -213,10 +214,16 @@ def load_net(path: str | Path) -> tuple[np.ndarray, dict[str, Any]]:
     checked; a ValueError naming the file when it cannot be read or does not fit."""
     path = Path(path)
     try:
-        with np.load(path, allow_pickle=False) as f:
-            net = f["net"]
-            meta = json.loads(str(f["meta"])) if "meta" in f.files else {}
-    except (OSError, KeyError, ValueError, EOFError) as exc:
+        arrays = read_npz(path)
+        net = arrays["net"]
+        meta = json.loads(str(arrays["meta"])) if "meta" in arrays else {}
+    except KeyError:
+        raise ValueError(f"cannot read network weights {str(path)!r}: it holds no array "
+                         "'net' (ginbox train writes weights files)") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read network weights {str(path)!r}: "
+                         f"{exc.strerror or exc}") from None
+    except ValueError as exc:
         raise ValueError(f"cannot read network weights {str(path)!r}: {exc}") from None
     return read_only(check_net(net, f"network weights {str(path)!r}")), meta
 

@@ -274,7 +274,7 @@ def test_api_md_names_the_public_api() -> None:
     for cells in _table("api.md", "## Importing"):
         name = _codes(cells[0])[0]
         assert name.startswith("sim.") and callable(getattr(sim, name[4:])), name
-    from sim import plots, report
+    from sim.analysis import plots, report
 
     def documented(name: str) -> bool:
         return re.search(rf"`(?:[\w.]+\.)?{name}\(", text) is not None

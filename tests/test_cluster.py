@@ -226,7 +226,8 @@ def test_a_worker_killed_mid_chunk_costs_only_its_chunk(
 
     def kill_a_busy_worker() -> None:
         with own.client() as client:
-            for _ in range(200):
+            deadline = time.monotonic() + 120  # until a worker is busy, however slow the machine
+            while time.monotonic() < deadline:
                 busy = {w: keys for w, keys in client.processing().items() if keys}
                 if busy:
                     worker = sorted(busy)[0]

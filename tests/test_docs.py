@@ -280,7 +280,7 @@ def test_compiled_recipe_matches_the_code() -> None:
 
 # ------------------------------------------------------------- drift between docs and code
 
-PAGES = ("README.md", "CHANGELOG.md",
+PAGES = ("README.md", "CHANGELOG.md", "CONTRIBUTING.md",
          *(str(p.relative_to(ROOT)) for p in sorted((ROOT / "docs").rglob("*.md"))))
 SOURCES = [p for d in ("sim", "strategies", "tests", "benchmarks", "experiments", "studies")
            for p in sorted((ROOT / d).rglob("*.py"))]

@@ -19,6 +19,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 MAX_LINES = 650
 
+#: The four short modules at the top of ``sim``: a public contract that stays put, each
+#: re-exporting exactly these names from the engine.
+PUBLIC_CONTRACT: dict[str, tuple[str, ...]] = {
+    "sim.cards": ("card_str", "parse_cards"), "sim.melds": ("best_discard", "min_deadwood"),
+    "sim.showdown": ("settle",), "sim.rules": ("Rules",)}
+
 
 def _modules() -> dict[str, Path]:
     found = {}
@@ -49,7 +55,7 @@ def _layer(module: str) -> int | None:
 
 def test_every_module_sits_in_a_layer() -> None:
     loose = [m for m in _modules() if _layer(m) is None and m not in (
-        "sim", "strategies", "sim.__main__")]
+        "sim", "strategies", "sim.__main__", *PUBLIC_CONTRACT)]
     assert loose == []
 
 
@@ -123,17 +129,25 @@ def test_every_type_ignore_names_its_error_and_its_reason() -> None:
     assert bare == []
 
 
-@pytest.mark.parametrize("old", sorted(sim.MOVED_MODULES))
-def test_flat_paths_of_the_first_layout_still_import(old: str) -> None:
-    """``sim.melds`` is ``sim.engine.melds``: one module object under both names."""
-    assert importlib.import_module(f"sim.{old}") is importlib.import_module(sim.MOVED_MODULES[old])
+@pytest.mark.parametrize("name", sorted(PUBLIC_CONTRACT))
+def test_the_public_contract_modules_re_export_the_engine(name: str) -> None:
+    """``sim.melds.min_deadwood`` is ``sim.engine.melds.min_deadwood``: the same objects, from
+    a real module that holds nothing else."""
+    module = importlib.import_module(name)
+    engine = importlib.import_module(name.replace("sim.", "sim.engine.", 1))
+    assert tuple(sorted(module.__all__)) == PUBLIC_CONTRACT[name]
+    assert all(getattr(module, attr) is getattr(engine, attr) for attr in module.__all__)
+    path = ROOT / (name.replace(".", "/") + ".py")
+    assert _imports(path, _modules()) == {engine.__name__}
 
 
-@pytest.mark.parametrize("old", sorted(sim.MOVED_PATHS))
-def test_modules_moved_between_layers_still_import_under_their_old_names(old: str) -> None:
-    """``sim.records.files`` is ``sim.io.files``: one module object, no file left behind."""
-    assert importlib.import_module(old) is importlib.import_module(sim.MOVED_PATHS[old])
-    assert not (ROOT / (old.replace(".", "/") + ".py")).exists()
+@pytest.mark.parametrize("old", ["sim.driver", "sim.hand", "sim.play.runner", "sim.env.table",
+                                 "sim.records.files", "sim.cli.table"])
+def test_moved_modules_import_only_from_their_home(old: str) -> None:
+    """No import hook keeps an earlier path alive."""
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(old)
+    assert not hasattr(sim, "DEPRECATED_PATHS") and not hasattr(sim, "MOVED_MODULES")
 
 
 def test_the_game_loop_imports_nothing_of_the_experiment_machinery() -> None:
@@ -164,22 +178,6 @@ def test_the_architecture_page_lists_every_layer_in_order() -> None:
     assert documented_layers(text) == list(LAYERS)
 
 
-@pytest.mark.parametrize("old", sorted(sim.DEPRECATED_PATHS))
-def test_the_experiment_machinery_imports_from_its_old_path_with_a_warning(old: str) -> None:
-    """``sim.play.runner`` and the rest moved to :mod:`sim.runs`: still importable, saying
-    where they are now."""
-    import sys
-    import warnings
-
-    sys.modules.pop(old, None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        module = importlib.import_module(old)
-    assert module is importlib.import_module(sim.DEPRECATED_PATHS[old])
-    assert [str(w.message) for w in caught if w.category is DeprecationWarning] == [
-        f"{old} moved to {sim.DEPRECATED_PATHS[old]}: import it from there"]
-
-
 def test_one_class_per_name() -> None:
     """No two classes of the package share a name (a traceback or a doc names one class)."""
     seen: dict[str, list[str]] = {}
@@ -188,14 +186,3 @@ def test_one_class_per_name() -> None:
             if isinstance(node, ast.ClassDef):
                 seen.setdefault(node.name, []).append(module)
     assert {name: where for name, where in seen.items() if len(where) > 1} == {}
-
-
-def test_the_environments_table_kept_its_old_name_with_a_warning() -> None:
-    import warnings
-
-    import sim.env.env_table as env_table
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        assert env_table.Table is env_table.EnvTable
-    assert "is EnvTable now" in str(caught[0].message)

@@ -30,7 +30,7 @@ from support.oracle import (
     value,
 )
 
-from sim import melds
+from sim.engine import melds
 from sim.engine.cards import DECK, FULL_MASK, card_str, parse_cards
 
 DECK_CODES: list[int] = [int(c) for c in DECK]

@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 from matplotlib.container import ErrorbarContainer
 
-from sim import plots
+from sim.analysis import plots
 from sim.analysis.report import (
     MIN_DISCORDANT,
     Z95,

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sim import rules as rules_mod
+from sim.engine import rules as rules_mod
 from sim.engine.rules import (
     PRESETS,
     RI_FORBID_TAKEN_DISCARD,

@@ -22,7 +22,7 @@ from support.oracle import (
     value,
 )
 
-from sim import melds
+from sim.engine import melds
 from sim.engine.cards import card_str, parse_card
 from sim.engine.rules import Rules
 from sim.engine.showdown import settle

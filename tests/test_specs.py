@@ -70,7 +70,7 @@ def test_the_three_loaders_refuse_alike(load: Any, good: dict[str, Any], where: 
                                          r"one of name, seed, "):
         load({**good, "colour": 1})
     with pytest.raises(ValueError, match=r"^seed=-1 is out of range: expected an integer "
-                                         r"0\.\.9223372036854775807$"):
+                                         r"0\.\.2\*\*63-1$"):
         load({**good, "seed": -1})
     with pytest.raises(ValueError, match=r"^seed='1' is not valid: expected an integer "):
         load({**good, "seed": "1"})

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
+from sim.io.specs import SEED_RANGE, check_seed
 from sim.play.driver import (
     check_timeout,
 )
@@ -46,6 +47,23 @@ def version_text() -> str:
         return version("ginbox")
     except Exception:  # not installed (running from a source tree)
         return "unknown"
+
+
+def seed_value(text: str) -> int:
+    """The argparse type of every ``--seed``: the rule :func:`sim.io.specs.check_seed` keeps
+    for files and the Python API too (an integer 0..2**63-1)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an integer: expected {SEED_RANGE}") from None
+    try:
+        return check_seed(value)
+    except ValueError as exc:  # "seed=N is out of range: ...": argparse names the option
+        raise argparse.ArgumentTypeError(str(exc).split("=", 1)[1]) from None
+
+
+seed_value.__name__ = SEED_RANGE
 
 
 def int_at_least(low: int, high: int | None = None, why: str = "") -> Callable[[str], int]:

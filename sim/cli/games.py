@@ -143,14 +143,28 @@ COMPILE_NOTICE = "compiling the engine (first run only)..."
 COMPILE_NOTICE_AFTER = 2.0
 
 
+def announce_compiling() -> None:
+    """Say on stderr that the engine is compiling (``--quiet`` or not: a long silence on the
+    first run looks like a hang)."""
+    print(COMPILE_NOTICE, file=sys.stderr, flush=True)
+
+
+def warm_up_engine(strategies: Sequence[str], rules: Rules, log: bool = False) -> None:
+    """Load the engine (compile it, on a cold cache, saying so on stderr after
+    :data:`COMPILE_NOTICE_AFTER` seconds) before a run starts its workers: they then load the
+    compiled code from the disk cache instead of each compiling it, silently, at once."""
+    specs = parse_strategies(list(strategies))
+    announce_if_slow(lambda: _warm_up(specs, rules, log), announce_compiling,
+                     COMPILE_NOTICE_AFTER)
+
+
 def _play(specs: list[StrategySpec], rules: Rules, games: int, seed: int, log: bool,
           quiet: bool, on_records: Any = None, keep_games: bool = True,
           decision_timeout: float | None = None) -> tuple[PlayResult, float]:
     """Play ``specs`` (parsed once, by the caller), timing the games alone: the engine is
     loaded (compiled, when the cache is cold, with a line on stderr saying so, ``--quiet``
     or not) before the clock starts, so the rate printed is the games' own."""
-    announce_if_slow(lambda: _warm_up(specs, rules, log),
-                     lambda: print(COMPILE_NOTICE, file=sys.stderr, flush=True),
+    announce_if_slow(lambda: _warm_up(specs, rules, log), announce_compiling,
                      COMPILE_NOTICE_AFTER)
     bar: Any = None
     if not quiet and stderr_is_terminal():  # no bar for pipes, CI, tests

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sim.cli.common import PROG, Parser, int_at_least, seconds, version_text
+from sim.cli.common import PROG, Parser, int_at_least, seconds, seed_value, version_text
 from sim.cli.games import DEMO_GAMES, DEMO_SEED, DEMO_STRATEGIES
 from sim.engine.rules import PRESETS, SCORINGS
 from sim.play.driver import (
@@ -84,7 +84,7 @@ def _play(sub: Any) -> None:
                                                        "give)"),
                       help="number of games (default 100, or 1 with a human seat); memory "
                            "does not grow with N")
-    play.add_argument("--seed", type=int_at_least(0), default=0, metavar="S",
+    play.add_argument("--seed", type=seed_value, default=0, metavar="S",
                       help="seed; the same seed gives the same games (default 0)")
     play.add_argument("--log", metavar="FILE",
                       help="write the hand log (JSON Lines, one hand per line) to FILE")
@@ -127,7 +127,7 @@ def _run(sub: Any) -> None:
     run.add_argument("file", metavar="FILE", help="experiment TOML file (see experiments/)")
     run.add_argument("--games", type=int_at_least(1), metavar="N",
                      help="games per arm (default: the file's)")
-    run.add_argument("--seed", type=int_at_least(0), metavar="S",
+    run.add_argument("--seed", type=seed_value, metavar="S",
                      help="experiment seed (default: the file's)")
     add_parallel(run, scheduler_help="Dask scheduler address, e.g. tcp://host:8786 (with "
                                      "--backend dask; default: start a local cluster of "
@@ -188,9 +188,9 @@ def _exploit(sub: Any) -> None:
     exp.add_argument("--general", default="tuned", metavar="A,B",
                      help="general strategies measured beside it on the same deals; the best "
                           "of them is the comparison (default tuned)")
-    exp.add_argument("--seed", type=int_at_least(0), default=0, metavar="S",
+    exp.add_argument("--seed", type=seed_value, default=0, metavar="S",
                      help="seed of the tuning deals and the search (default 0)")
-    exp.add_argument("--holdout-seed", type=int_at_least(0), metavar="S",
+    exp.add_argument("--holdout-seed", type=seed_value, metavar="S",
                      help="seed of the held-out deals (default: derived from --seed)")
     _exploit_budget(exp)
     add_parallel(exp)
@@ -244,7 +244,7 @@ def _league(sub: Any) -> None:
     league.add_argument("file", metavar="FILE", help="league TOML file (see experiments/)")
     league.add_argument("--games", type=int_at_least(1), metavar="N",
                         help="games per table (default: the file's)")
-    league.add_argument("--seed", type=int_at_least(0), metavar="S",
+    league.add_argument("--seed", type=seed_value, metavar="S",
                         help="league seed (default: the file's)")
     league.add_argument("--bootstrap", type=int_at_least(0), metavar="B",
                         help="bootstrap resamples for the intervals (default: the file's, 200)")
@@ -267,7 +267,7 @@ def _review(sub: Any) -> None:
     rev.add_argument("--judge", default="mc", metavar="SPEC",
                      help="the judge: mc with parameters, e.g. mc:samples=1024 for a closer "
                           "verdict (default: mc)")
-    rev.add_argument("--seed", type=int_at_least(0), default=0, metavar="S",
+    rev.add_argument("--seed", type=seed_value, default=0, metavar="S",
                      help="seed of the judge's worlds (default 0)")
     rev.add_argument("--games", type=int_at_least(1), metavar="N",
                      help="review only the log's first N games")

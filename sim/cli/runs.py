@@ -85,6 +85,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     headline. The Dask backend starts worker processes by spawning; the ``ginbox`` script and
     ``python -m sim`` both guard their entry point, so the workers do not rerun the command."""
     from sim.analysis.report import report
+    from sim.cli.games import warm_up_engine
     from sim.runs.cluster import ClusterLost
     from sim.runs.experiment import load_experiment
     from sim.runs.runner import run_experiment
@@ -93,6 +94,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     spec = load_experiment(args.file)  # ValueError (exit 2) before anything is written
     for warning in spec.replace(games=args.games or spec.games).warnings:
         print(f"{PROG}: warning: {warning}", file=sys.stderr, flush=True)
+    if args.backend == "loky":  # a cluster's workers have caches of their own
+        warm_up_engine(spec.arms[0].strategies, spec.arms[0].resolved_rules, args.log)
     with terminate_as_interrupt() as terminated:
         try:
             result = run_experiment(spec, games=args.games, seed=args.seed,

@@ -66,10 +66,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for it)
         }) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         return self.action_spaces[agent]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -342,13 +342,3 @@ def opponent_specs(rules: Rules, learner: int, opponents: Any) -> list[StrategyS
     out.insert(int(learner), None)
     return out
 
-
-def __getattr__(name: str) -> object:
-    """``Table``, this class's name before 0.2 (two classes were called ``Table``)."""
-    if name == "Table":
-        import warnings
-
-        warnings.warn("sim.env.env_table.Table is EnvTable now (sim.table.Table is the human "
-                      "table)", DeprecationWarning, stacklevel=2)
-        return EnvTable
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -34,7 +34,7 @@ from sim.env.encoding import (
     fill_action_mask,
     view_array,
 )
-from sim.records.files import atomic_write_bytes
+from sim.io.files import atomic_write_bytes, read_npz
 from strategies.base import BaseStrategy
 
 Layers = list[tuple[np.ndarray, np.ndarray]]
@@ -75,15 +75,17 @@ def save_policy(path: str | os.PathLike[str], layers: Layers) -> None:
 def load_policy(path: str | os.PathLike[str]) -> Layers:
     """The layers saved by :func:`save_policy` (a clear ValueError for anything else)."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            names = set(data.files)
-            layers = []
-            i = 0
-            while f"W{i}" in names and f"b{i}" in names:
-                layers.append((data[f"W{i}"], data[f"b{i}"]))
-                i += 1
-    except (OSError, ValueError) as exc:
+        data = read_npz(path)
+    except OSError as exc:
+        raise ValueError(f"cannot read the policy {str(path)!r}: {exc.strerror or exc}"
+                         ) from None
+    except ValueError as exc:
         raise ValueError(f"cannot read the policy {str(path)!r}: {exc}") from None
+    layers = []
+    i = 0
+    while f"W{i}" in data and f"b{i}" in data:
+        layers.append((data[f"W{i}"], data[f"b{i}"]))
+        i += 1
     if not layers:
         raise ValueError(f"{str(path)!r} holds no policy layers (expected arrays W0, b0, ...)")
     return check_layers(layers)

@@ -24,6 +24,7 @@ import re
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 #: Matches the temporaries :func:`temp_path` names (and nothing a run or report keeps); a
 #: glob is looser than the naming, so check each match with :func:`is_temp` before deleting.
@@ -129,9 +130,16 @@ def atomic_paths(paths: Sequence[str | Path], mkdir: bool = False) -> Iterator[l
 
 
 def atomic_write(path: str | Path, write: Callable[[Path], object], mkdir: bool = False) -> Path:
-    """Write ``path`` atomically: ``write(tmp)`` renders the file, which then replaces it."""
-    with atomic_paths([path], mkdir=mkdir) as (tmp,):
-        write(tmp)
+    """Write ``path`` atomically: ``write(tmp)`` renders the file, which then replaces it.
+    An OSError names ``path`` (a failed ``write`` names no file, and the temporary's name
+    would mean nothing to the user: "No space left on device" alone does not say where)."""
+    try:
+        with atomic_paths([path], mkdir=mkdir) as (tmp,):
+            write(tmp)
+    except OSError as exc:
+        if exc.filename is not None and not is_temp(exc.filename):
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
     return Path(path)
 
 
@@ -146,6 +154,36 @@ def atomic_write_text(path: str | Path, text: str, encoding: str | None = None,
     return atomic_write(path, lambda tmp: tmp.write_text(text, encoding=encoding), mkdir=mkdir)
 
 
+#: How every ``.npz`` archive starts (a zip file's local header, or an empty zip's end record).
+_NPZ_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+
+
+def read_npz(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Every array of a numpy ``.npz`` archive, read whole and never unpickled; a one-line
+    ValueError saying what is wrong (not numpy's advice to load the file unsafely) for a file
+    that is not one, is truncated or damaged, or holds Python objects. OSError (a missing or
+    unreadable file) is the caller's to name."""
+    import zipfile
+    import zlib
+
+    import numpy as np
+
+    with open(path, "rb") as stream:
+        head = stream.read(4)
+    if head not in _NPZ_MAGIC:
+        raise ValueError("not a numpy .npz archive")
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            return {name: archive[name] for name in archive.files}
+    except (zipfile.BadZipFile, EOFError, zlib.error, KeyError) as exc:
+        raise ValueError(f"the archive is truncated or damaged ({type(exc).__name__})"
+                         ) from None
+    except ValueError as exc:
+        if "pickle" in str(exc):
+            raise ValueError("it holds Python objects, which ginbox never loads") from None
+        raise ValueError(f"the archive is truncated or damaged ({exc})") from None
+
+
 __all__ = ["MARKER", "TEMP_GLOB", "atomic_paths", "atomic_write", "atomic_write_bytes",
-           "atomic_write_text", "is_temp", "temp_path", "written_files"]
+           "atomic_write_text", "is_temp", "read_npz", "temp_path", "written_files"]
 

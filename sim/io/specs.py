@@ -65,6 +65,25 @@ def is_plain_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+#: The largest seed anywhere in ginbox (a signed 64-bit integer: every file format, numpy and
+#: Dask hold it exactly): files, the command line and the Python API share this one rule.
+MAX_SEED = 2**63 - 1
+SEED_RANGE = "an integer 0..2**63-1"
+
+
+def check_seed(seed: object, name: str = "seed") -> int:
+    """``seed`` as an int if it is an integer 0..2**63-1 (numpy integers too); a TypeError for
+    anything else (a float would be silently truncated), a ValueError when out of range."""
+    import numbers
+
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"{name}={seed!r} is not an integer: expected {SEED_RANGE}")
+    value = int(seed)
+    if not 0 <= value <= MAX_SEED:
+        raise ValueError(f"{name}={seed!r} is out of range: expected {SEED_RANGE}")
+    return value
+
+
 def check_int(name: str, value: object, low: int, high: int, accepted: str | None = None) -> int:
     """``value`` if it is an integer in ``low..high``; else one line naming ``name``, the value
     and ``accepted`` (default ``an integer low..high``)."""
@@ -106,5 +125,6 @@ def check_unique(name: str, items: Iterable[Any], key: Callable[[Any], Any],
         seen[k] = i
 
 
-__all__ = ["MAX_NAME", "check_int", "check_keys", "check_run_name", "check_text",
-           "check_unique", "is_plain_int", "load_toml", "require_keys"]
+__all__ = ["MAX_NAME", "MAX_SEED", "SEED_RANGE", "check_int", "check_keys", "check_run_name",
+           "check_seed", "check_text", "check_unique", "is_plain_int", "load_toml",
+           "require_keys"]

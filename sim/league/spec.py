@@ -24,6 +24,7 @@ from typing import Any
 
 from sim.engine.rules import PRESETS, Rules
 from sim.io.specs import (
+    SEED_RANGE,
     check_int,
     check_keys,
     check_run_name,
@@ -126,7 +127,7 @@ def _from_dict(data: Mapping[str, Any]) -> LeagueSpec:
     require_keys(data, ("name", "seed", "games", "strategies"),
                  "a league needs name, seed, games and strategies")
     name = check_run_name(data["name"], MAX_NAME)
-    seed = check_int("seed", data["seed"], 0, MAX_SEED, f"an integer 0..{MAX_SEED}")
+    seed = check_int("seed", data["seed"], 0, MAX_SEED, SEED_RANGE)
     games = check_int("games", data["games"], 1, MAX_GAMES)
     chunk_size = check_int("chunk_size", data.get("chunk_size", DEFAULT_CHUNK_SIZE), 1,
                            1_000_000)

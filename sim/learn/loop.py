@@ -260,6 +260,9 @@ def _check_out(out: Path, spec: TrainingSpec, resume: bool, force: bool) -> None
     if out.exists() and not out.is_dir():
         raise ValueError(f"out={str(out)!r} is a file: expected a directory")
     if not out.exists():
+        if resume:
+            raise ValueError(f"cannot resume {out}: there is no such directory (to start the "
+                             "training, leave out --resume)")
         return
     ours = {SPEC_FILE, STATE_FILE, *RESULT_FILES, ".lock"}
     foreign = sorted(p.name for p in out.iterdir()

@@ -55,7 +55,7 @@ from sim.engine.rng import seed_words  # noqa: E402
 from sim.engine.rules import PRESETS, Rules  # noqa: E402
 from sim.env.vector import VectorEnv  # noqa: E402
 from sim.io.files import atomic_write_bytes, atomic_write_text  # noqa: E402
-from sim.io.specs import check_int  # noqa: E402
+from sim.io.specs import MAX_SEED, check_int  # noqa: E402
 from sim.learn.model import PolicyValueNet, from_flat, to_flat  # noqa: E402
 from sim.learn.netpolicy import Decisions, act, evaluate  # noqa: E402
 from sim.learn.ppo_eval import final_table, game_result, hand_result  # noqa: E402
@@ -108,8 +108,8 @@ class Settings:
                                 ("horizon", 1, 10**6), ("epochs", 1, 1000),
                                 ("minibatches", 1, 10**6), ("eval_every", 1, 10**9),
                                 ("eval_hands", 0, 10**7), ("eval_deals", 0, 10**7),
-                                ("eval_seed", 0, 2**63 - 1), ("final_deals", 0, 10**7),
-                                ("seed", 0, 2**63 - 1)):
+                                ("eval_seed", 0, MAX_SEED), ("final_deals", 0, 10**7),
+                                ("seed", 0, MAX_SEED)):
             check_int(name, getattr(self, name), low, high)
         for name, low_f, high_f in (("learning_rate", 0.0, 1.0), ("gamma", 0.0, 1.0),
                                 ("gae_lambda", 0.0, 1.0), ("clip", 0.0, 10.0),
@@ -176,7 +176,9 @@ class League:
         self.opponent_of_row = np.repeat(np.arange(k), sizes)
 
     def reset(self, seed: int) -> tuple[np.ndarray, np.ndarray]:
-        parts = [env.reset(seed=int(seed_words(seed, i))) for i, env in enumerate(self.envs)]
+        # a 64-bit word, kept to the 63 bits every seed of ginbox has
+        parts = [env.reset(seed=int(seed_words(seed, i)) & MAX_SEED)
+                 for i, env in enumerate(self.envs)]
         return (np.concatenate([p[0] for p in parts]),
                 np.concatenate([p[1]["action_mask"] for p in parts]))
 

@@ -15,6 +15,8 @@ from typing import Any
 
 from sim.engine.rules import PRESETS, Rules
 from sim.io.specs import (
+    MAX_SEED,
+    SEED_RANGE,
     check_int,
     check_keys,
     check_run_name,
@@ -23,14 +25,13 @@ from sim.io.specs import (
     load_toml,
     require_keys,
 )
-from strategies.net import MAX_HIDDEN
+from strategies.net import MAX_HIDDEN, load_net
 from strategies.registry import parse_strategies, parse_strategy
 
 KEYS = ("name", "seed", "rounds", "tables", "games", "chunk_size", "holdout", "expert", "uses",
         "keep_rounds", "hidden", "epochs", "batch", "learning_rate", "weight_decay",
         "value_weight", "points_weight", "search_target", "warm_start", "threads", "evaluate_games",
         "evaluate_seed", "opponents", "init", "description")
-MAX_SEED = 2**63 - 1
 MAX_GAMES = 1_000_000
 MAX_POSITIONS = 8_000_000
 """Positions one training may hold in memory (about 600 bytes each once encoded): a file
@@ -38,6 +39,10 @@ asking for more is refused before any game is played."""
 POSITIONS_PER_GAME = {2: 300, 3: 250}
 """Recorded decisions a self-play game gives, generously (measured: about 265 two-handed and
 215 three-handed, mc self-play)."""
+DEFAULT_USES = 2
+"""The later rounds' expert is ``mc:net=2``: the network orders the discard shortlist, the one
+use measured to help (docs/lab/2026-12-04-net.md); a weak network, as a small run makes, can
+then only reorder the candidates ``mc`` still judges, not replace its moves or values."""
 DEFAULT_OPPONENTS = {"eaai": ("simple", "tuned@eaai"),
                      "three-handed": ("discard-tracking", "tuned")}
 
@@ -54,7 +59,7 @@ class TrainingSpec:
     chunk_size: int = 25
     holdout: int = 10
     expert: str = "mc"
-    uses: int = 7
+    uses: int = DEFAULT_USES
     keep_rounds: int = 2
     hidden: tuple[int, int] = (128, 64)
     epochs: int = 6
@@ -141,9 +146,14 @@ def _build(data: dict[str, Any]) -> TrainingSpec:
     init = data.get("init")
     if init is not None and (not isinstance(init, str) or not Path(init).is_file()):
         raise ValueError(f"init={init!r} is not valid: expected the path of a weights file")
+    if init is not None:
+        try:
+            load_net(init)  # read and checked now, not after round 1's self-play
+        except ValueError as exc:
+            raise ValueError(f"init={init!r} is not valid: {exc}") from None
     built = TrainingSpec(
         name=check_run_name(data["name"]),
-        seed=check_int("seed", data["seed"], 0, MAX_SEED),
+        seed=check_int("seed", data["seed"], 0, MAX_SEED, SEED_RANGE),
         rounds=check_int("rounds", data["rounds"], 1, 50),
         tables=tuple(tables),
         games=check_int("games", data["games"], 1, MAX_GAMES),
@@ -151,7 +161,7 @@ def _build(data: dict[str, Any]) -> TrainingSpec:
         holdout=check_int("holdout", data.get("holdout", 10), 2, 1000,
                           "an integer 2..1000 (every holdout-th chunk is held out)"),
         expert=expert,
-        uses=check_int("uses", data.get("uses", 7), 0, 15,
+        uses=check_int("uses", data.get("uses", DEFAULT_USES), 0, 15,
                        "an integer 0..15: the sum of 1 base, 2 prior, 4 leaf, 8 rollouts"),
         keep_rounds=check_int("keep_rounds", data.get("keep_rounds", 2), 1, 50),
         hidden=(hidden[0], hidden[1]),
@@ -167,7 +177,7 @@ def _build(data: dict[str, Any]) -> TrainingSpec:
         evaluate_games=check_int("evaluate_games", data.get("evaluate_games", 200), 0,
                                  MAX_GAMES),
         evaluate_seed=check_int("evaluate_seed", data.get("evaluate_seed", 90210), 0,
-                                MAX_SEED),
+                                MAX_SEED, SEED_RANGE),
         opponents=_opponents(data.get("opponents"), tables),
         init=init,
         description=check_text("description", data.get("description", "")),
@@ -176,6 +186,7 @@ def _build(data: dict[str, Any]) -> TrainingSpec:
         raise ValueError(f"evaluate_seed={built.evaluate_seed} is the training seed: expected "
                          "another seed, so the strength table is measured on held-out deals")
     _check_memory(built)
+    _check_held_out(built)
     return built
 
 
@@ -203,6 +214,19 @@ def _opponents(value: Any, tables: list[str]) -> dict[str, tuple[str, ...]]:
     return out
 
 
+def _check_held_out(spec: TrainingSpec) -> None:
+    """Refuse, before any self-play, a file whose shards leave none held out (fewer shards than
+    ``holdout``): the training keeps the epoch of least held-out loss and would have no
+    positions to measure it on."""
+    if spec.chunks < spec.holdout:
+        raise ValueError(f"games={spec.games} in shards of chunk_size={spec.chunk_size} is "
+                         f"{spec.chunks} shard{'s' if spec.chunks != 1 else ''} per table, and "
+                         f"every holdout={spec.holdout}th is held out: none would be, leaving "
+                         "no positions to measure the training on; expected games of at least "
+                         f"chunk_size * holdout = {spec.chunk_size * spec.holdout} (or a smaller "
+                         "chunk_size)")
+
+
 def _check_memory(spec: TrainingSpec) -> None:
     """Refuse a file whose training would hold more than :data:`MAX_POSITIONS` positions."""
     per_round = sum(spec.games * POSITIONS_PER_GAME[Rules.preset(t).players]
@@ -214,4 +238,4 @@ def _check_memory(spec: TrainingSpec) -> None:
                          f"{MAX_POSITIONS:,} (fewer games or keep_rounds)")
 
 
-__all__ = ["DEFAULT_OPPONENTS", "KEYS", "TrainingSpec", "load_training"]
+__all__ = ["DEFAULT_OPPONENTS", "DEFAULT_USES", "KEYS", "TrainingSpec", "load_training"]

@@ -16,6 +16,7 @@ import numpy as np
 
 from sim.engine.rng import seed_words
 from sim.engine.rules import Rules
+from sim.io.specs import check_seed as check_seed
 from sim.play.step import seat_arrays
 from strategies.registry import StrategySpec, parse_strategies, parse_strategy, resolve
 
@@ -36,15 +37,6 @@ class Seeds:
     def from_seed(cls, seed: int) -> Seeds:
         """The seeds of a run (or of every arm of an experiment) with this seed."""
         return cls(seed_words(seed, 0), seed_words(seed, 1))
-
-
-def check_seed(seed: object) -> int:
-    """``seed`` if it is an integer >= 0 (a float would be silently truncated by numpy)."""
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise TypeError(f"seed={seed!r} is not an integer: expected an integer >= 0")
-    if seed < 0:
-        raise ValueError(f"seed={seed!r} is out of range: expected an integer >= 0")
-    return int(seed)
 
 
 @dataclass(frozen=True)

@@ -69,8 +69,8 @@ from sim.engine.hand import (
 from sim.engine.hand import MOVE_NAMES as ENGINE_MOVE_NAMES
 from sim.engine.rules import Rules, is_int
 from sim.engine.showdown import describe_layout
+from sim.io.files import clean_stale_temps, fsync_path, temp_path
 from sim.records import limits
-from sim.records.files import clean_stale_temps, fsync_path, temp_path
 from sim.records.limits import shown
 from sim.records.schema import (
     HandRecord,
@@ -177,7 +177,7 @@ class LogWriter:
     device, FIFO or socket (``/dev/null``, ``/dev/stdout``, a pipe), written into directly,
     since there is no file to replace. A read-only file is refused (``PermissionError``)
     whoever runs, never replaced; so is a directory. The temporary is named
-    as :func:`sim.records.files.temp_path` names them; a writer starting on ``path`` deletes
+    as :func:`sim.io.files.temp_path` names them; a writer starting on ``path`` deletes
     those of processes that no longer run (a kill -9 cannot clean up after itself).
     """
 

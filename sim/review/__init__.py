@@ -233,8 +233,8 @@ def review(log: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
     progress = Progress("review", total, initial=len(done), quiet=quiet)
     rows_by_game: dict[int, list[dict[str, Any]]] = dict(done)
     try:
-        todo = (g for g in islice(iter_log_games(records), total)
-                if int(g[0]["game"]) not in done)
+        todo = (g for g in islice(iter_log_games(records, replay=False), total)
+                if int(g[0]["game"]) not in done)  # replayed against the rules above
         for game, rows in review_rows(todo, seats, judge, seed, jobs, on_game=keep):
             rows_by_game[game] = rows
     finally:

@@ -4,8 +4,9 @@
 the judge (:mod:`sim.review.judge`) about every decision of the chosen seats and returns the
 rows; :func:`iter_log_games` groups a log's records by game and checks each game against the
 rules first (``sim.records.replay.replay_game``), so a review never judges a game the engine
-would not have played. :func:`review_rows` runs games on several workers (joblib, in order:
-the same rows for any number of workers).
+would not have played. :func:`review_rows` runs the hands on several workers (joblib, in order:
+the same rows for any number of workers; a hand, not a game, is a task, so no worker waits on
+the last long game while the others idle).
 """
 
 from __future__ import annotations
@@ -35,11 +36,12 @@ COLUMNS = ("game", "hand", "move", "seat", "strategy", "for_seat", "role", "team
 MAX_GAMES = 10_000
 
 
-def iter_log_games(log: str | os.PathLike[str] | Sequence[Path] | Iterable[Mapping[str, Any]]
-                   ) -> Iterator[list[dict[str, Any]]]:
+def iter_log_games(log: str | os.PathLike[str] | Sequence[Path] | Iterable[Mapping[str, Any]],
+                   replay: bool = True) -> Iterator[list[dict[str, Any]]]:
     """Each game's records, in log order, checked against the rules (ValueError naming the
-    first difference); ``log`` is a path, a list of paths read one after the other, or the
-    records. A game's hands must be consecutive lines, as every ginbox front end writes them."""
+    first difference; ``replay=False`` for a log already checked so); ``log`` is a path, a
+    list of paths read one after the other, or the records. A game's hands must be
+    consecutive lines, as every ginbox front end writes them."""
     if isinstance(log, (str, os.PathLike)):
         records: Iterator[dict[str, Any]] = iter_log(log, check=check_hand_record)
     elif isinstance(log, (list, tuple)) and log and isinstance(log[0], Path):
@@ -48,9 +50,10 @@ def iter_log_games(log: str | os.PathLike[str] | Sequence[Path] | Iterable[Mappi
         records = iter(cast(Iterable[dict[str, Any]], log))
     game: list[dict[str, Any]] = []
     seen: set[Any] = set()
+    checked = _checked if replay else list
     for record in records:
         if game and record.get("game") != game[0].get("game"):
-            yield _checked(game)
+            yield checked(game)
             game = []
         if not game:
             if record.get("game") in seen:
@@ -59,7 +62,7 @@ def iter_log_games(log: str | os.PathLike[str] | Sequence[Path] | Iterable[Mappi
             seen.add(record.get("game"))
         game.append(record)
     if game:
-        yield _checked(game)
+        yield checked(game)
 
 
 def _checked(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -115,20 +118,23 @@ def _position(point: DecisionPoint) -> dict[str, str]:
             "score": "-".join(map(str, scores))}
 
 
+def review_hand(record: dict[str, Any], previous: dict[str, Any] | None,
+                seats: Sequence[int] | None, judge: str, seed: int) -> list[dict[str, Any]]:
+    """The rows of one hand (``previous``: the game's hand before it, or None): every
+    decision whose deciding seat is in ``seats`` (None: every seat), judged by ``judge``."""
+    rows = []
+    for point in iter_decision_points(record, previous):
+        if seats is None or point.decider in seats:
+            verdict = judge_point(point, judge, seed, int(record["game"]), int(record["hand"]))
+            rows.append(_row(record, point, verdict))
+    return rows
+
+
 def review_game(records: Sequence[dict[str, Any]], seats: Sequence[int] | None, judge: str,
                 seed: int) -> list[dict[str, Any]]:
-    """The rows of one game (its records in hand order): every decision whose deciding seat
-    is in ``seats`` (None: every seat), judged by the judge spec ``judge``."""
-    rows = []
-    previous = None
-    for record in records:
-        for point in iter_decision_points(record, previous):
-            if seats is None or point.decider in seats:
-                verdict = judge_point(point, judge, seed, int(record["game"]),
-                                      int(record["hand"]))
-                rows.append(_row(record, point, verdict))
-        previous = record
-    return rows
+    """The rows of one game (its records in hand order), hand by hand."""
+    return [row for i, record in enumerate(records)
+            for row in review_hand(record, records[i - 1] if i else None, seats, judge, seed)]
 
 
 def review_rows(games: Iterable[list[dict[str, Any]]], seats: Sequence[int] | None, judge: str,
@@ -146,18 +152,26 @@ def review_rows(games: Iterable[list[dict[str, Any]]], seats: Sequence[int] | No
                 on_game(game, rows)
             yield game, rows
         return
+    hands = ((game, i == len(recs) - 1, record, recs[i - 1] if i else None)
+             for game, recs in tasks for i, record in enumerate(recs))
     with loky_config():
-        parallel = Parallel(n_jobs=jobs, return_as="generator", pre_dispatch="2*n_jobs")
-        for game, rows in parallel(delayed(_game_task)(game, recs, seats, judge, seed)
-                                   for game, recs in tasks):
-            if on_game is not None:
-                on_game(game, rows)
-            yield game, rows
+        parallel = Parallel(n_jobs=jobs, return_as="generator", pre_dispatch="4*n_jobs")
+        game_rows: list[dict[str, Any]] = []
+        for game, last, hand_rows in parallel(
+                delayed(_hand_task)(game, last, record, previous, seats, judge, seed)
+                for game, last, record, previous in hands):
+            game_rows += hand_rows
+            if last:  # in order: a game's hands arrive one after the other
+                if on_game is not None:
+                    on_game(game, game_rows)
+                yield game, game_rows
+                game_rows = []
 
 
-def _game_task(game: int, records: list[dict[str, Any]], seats: Sequence[int] | None,
-               judge: str, seed: int) -> tuple[int, list[dict[str, Any]]]:
-    return game, review_game(records, seats, judge, seed)
+def _hand_task(game: int, last: bool, record: dict[str, Any], previous: dict[str, Any] | None,
+               seats: Sequence[int] | None, judge: str, seed: int
+               ) -> tuple[int, bool, list[dict[str, Any]]]:
+    return game, last, review_hand(record, previous, seats, judge, seed)
 
 
 def frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:

@@ -62,7 +62,8 @@ key               required  meaning
                             ``overrides`` values is replaced by the value; an override written
                             exactly ``"{key}"`` takes the value with its type (an integer stays an
                             integer). Combinations run in the order of the keys, the first key
-                            slowest; expanded arms take this arm's place in the arm order.
+                            slowest; expanded arms take this arm's place in the arm order. An
+                            experiment has at most 1,000 arms, sweeps expanded.
 ================  ========  ===================================================================
 
 Example (the knock-threshold sweep: 11 arms)::
@@ -88,8 +89,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import math
 import re
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,7 +98,15 @@ from typing import Any
 
 from sim.engine.rules import PRESETS, Rules, is_int
 from sim.io.specs import MAX_NAME as MAX_NAME
-from sim.io.specs import check_int, check_keys, check_run_name, check_text, load_toml
+from sim.io.specs import MAX_SEED as MAX_SEED
+from sim.io.specs import (
+    SEED_RANGE,
+    check_int,
+    check_keys,
+    check_run_name,
+    check_text,
+    load_toml,
+)
 from strategies.registry import (
     check_no_person,
     parse_strategies,
@@ -112,12 +121,14 @@ MAX_CHUNK_SIZE = 1_000_000
 #: Most games per arm: a billion games is days of computing on one machine.
 MAX_GAMES = 1_000_000_000
 #: Largest seed: any int64, so the seed fits every file format that stores it.
-MAX_SEED = 2**63 - 1
 #: Chunks of a whole experiment at most: the plan and the manifest list every chunk, so this
 #: bounds their memory and size (about 20 MB of manifest); 1e11 games at the largest chunks.
 MAX_CHUNKS = 100_000
 SEATINGS: tuple[str, ...] = ("rotate", "random")
 #: Why an arm's overrides may not set ``initial_roles`` (:meth:`Rules.resolve`'s ``roles``).
+#: The most arms one experiment may have, sweeps expanded: each arm plays every game and
+#: stores its own chunks, so more is a mistake in the sweep (checked before expanding it).
+MAX_ARMS = 1_000
 SEATING_SETS_ROLES = "set the arm's seating to a list of initial roles instead"
 DEFAULT_SEATING = "rotate"
 
@@ -142,16 +153,6 @@ def rotation_warning(games: int, players: int, key: str = "games") -> str | None
     return (f"{key} = {games:,} is not a multiple of {period}: the seats are rotated game by "
             f"game, so they do not {roles} equally often; a multiple of {period} balances "
             "the roles")
-
-
-def apply_overrides(base: Rules, overrides: Mapping[str, Any], where: str = "overrides.",
-                    roles: str = SEATING_SETS_ROLES) -> Rules:
-    """Deprecated: :meth:`Rules.resolve` (``Rules.resolve(base, overrides, where=...,
-    roles=...)``), which every front end calls; kept for callers of 0.1."""
-    warnings.warn("sim.runs.experiment.apply_overrides is deprecated: use "
-                  "sim.engine.rules.Rules.resolve(base, overrides, where=..., roles=...)",
-                  DeprecationWarning, stacklevel=2)
-    return Rules.resolve(base, overrides, where=where, roles=roles)
 
 
 def arm_rules(preset: str, overrides: Mapping[str, Any]) -> Rules:
@@ -289,7 +290,7 @@ class ExperimentSpec:
     def __post_init__(self) -> None:
         """Validate the top-level fields and that arm names are unique."""
         check_run_name(self.name)
-        check_int("seed", self.seed, 0, MAX_SEED, f"an integer 0..{MAX_SEED}")
+        check_int("seed", self.seed, 0, MAX_SEED, SEED_RANGE)
         check_int("games", self.games, 1, MAX_GAMES,
                   f"an integer 1..{MAX_GAMES:,} (games per arm)")
         check_int("chunk_size", self.chunk_size, 1, MAX_CHUNK_SIZE)
@@ -418,14 +419,29 @@ def _from_dict(data: Mapping[str, Any]) -> ExperimentSpec:
         raise ValueError(f"arms={raw_arms!r} is not valid: expected at least one [[arms]] "
                          "table")
     arms: list[ArmSpec] = []
+    counted = 0
     for i, raw in enumerate(raw_arms):
         if not isinstance(raw, Mapping):
             raise ValueError(f"arms[{i}]={raw!r} is not valid: expected a table of arm keys")
         check_keys(raw, ARM_KEYS, f"arms[{i}]")
+        counted += _sweep_size(raw.get("sweep"))
+        if counted > MAX_ARMS:  # counted before any arm is built: a sweep's product explodes
+            raise ValueError(f"arms[{i}]: the experiment has {counted:,} arms up to here "
+                             f"(a sweep gives one per combination of its values): expected at "
+                             f"most {MAX_ARMS:,}")
         arms.extend(_expand_arm(i, _with_defaults(raw, defaults)))
     kwargs = {k: data[k] for k in ("name", "seed", "games", "chunk_size", "description")
               if k in data}
     return ExperimentSpec(arms=tuple(arms), **kwargs)
+
+
+def _sweep_size(sweep: object) -> int:
+    """The arms a sweep table expands to (1 for no sweep, or one that is not valid, which
+    :func:`_expand_arm` refuses saying why)."""
+    if not isinstance(sweep, Mapping):
+        return 1
+    return math.prod(len(v) if isinstance(v, list | tuple) and v else 1
+                     for v in sweep.values())
 
 
 def _with_defaults(raw: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:

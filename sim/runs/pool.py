@@ -42,10 +42,15 @@ class WorkerPool:
     idle_seconds: int
 
     def pids(self) -> set[int]:
-        """The worker pids, asked of the workers (for checks that they persist)."""
-        with loky_config(self.idle_seconds):
-            return set(Parallel(n_jobs=self.jobs)(delayed(warm)(0.1)
-                                                 for _ in range(4 * self.jobs)))
+        """The pids of the pool's worker processes (this process's alone when ``jobs`` is 1),
+        as loky's executor holds them: asking the workers by tasks would depend on which
+        workers the scheduler happened to pick on a busy machine."""
+        if self.jobs == 1:
+            return {os.getpid()}
+        from joblib.externals.loky import reusable_executor  # noqa: PLC0415
+
+        executor = reusable_executor._executor
+        return set(getattr(executor, "_processes", None) or ())
 
 
 _ACTIVE: list[WorkerPool] = []

@@ -27,8 +27,10 @@ import os
 import platform
 import socket
 import sys
+import tempfile
 import time
-from collections.abc import Iterator
+import warnings
+from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -47,7 +49,7 @@ from sim.records.schema import HandRecord
 from sim.runs.cluster import ClusterLost, check_workers, dask_client, play_on_cluster
 from sim.runs.experiment import ExperimentSpec, load_experiment
 from sim.runs.pool import active, loky_config, parallel_args
-from sim.runs.progress import Progress
+from sim.runs.progress import ChunkBoard, Progress, count_played
 from sim.runs.storage import (
     COLUMNS,
     FORMAT,
@@ -89,29 +91,39 @@ def plan_chunks(spec: ExperimentSpec) -> list[Chunk]:
             for arm in range(len(spec.arms)) for c in range(spec.chunks_per_arm)]
 
 
+#: Steps in which a chunk counts its games on the progress board (a game is the same game
+#: whatever the batching, so this changes nothing but how often the bar moves).
+PROGRESS_STEPS = 20
+
+
 def play_chunk(rules: Rules, strategies: tuple[str, ...], deck_seed: int, strategy_seed: int,
                rotate: bool, chunk: Chunk, log: bool = False,
+               board: tuple[str, int] | None = None,
                ) -> tuple[Chunk, np.ndarray, float, list[HandRecord]]:
     """Play one chunk in a worker: (chunk, ``GAME_COLUMNS`` rows, seconds, hand records).
 
     Hand records (the hand-log lines) only with ``log``: that plays through the Python driver,
-    the same games much more slowly.
+    the same games much more slowly. ``board``: the progress board's file and this chunk's
+    counter, where the games played are counted as they go (:class:`ChunkBoard`).
     """
     start = time.perf_counter()
     seeds = Seeds(np.uint64(deck_seed), np.uint64(strategy_seed))
     parts = []
     records: list[HandRecord] = []
+    batch = chunk.games if board is None else -(-chunk.games // PROGRESS_STEPS)
     for rows, recs in iter_games(rules, strategies, chunk.games, seeds,
-                                 first_game=chunk.first_game, batch=chunk.games,
+                                 first_game=chunk.first_game, batch=batch,
                                  rotate=rotate, log=log):
         parts.append(rows)
         records.extend(recs)
+        count_played(board, sum(len(p) for p in parts))
     rows = np.concatenate(parts) if len(parts) > 1 else parts[0]
     return chunk, rows, time.perf_counter() - start, records
 
 
 def play_chunk_parquet(spec: ExperimentSpec, chunk: Chunk, deck_seed: int, strategy_seed: int,
-                       log: bool = False) -> tuple[Chunk, bytes, float, list[HandRecord]]:
+                       log: bool = False, board: tuple[str, int] | None = None,
+                       ) -> tuple[Chunk, bytes, float, list[HandRecord]]:
     """Play one chunk in a worker and encode it: (chunk, parquet file bytes, seconds, records).
 
     The worker encodes, so the process writing the files only writes bytes: 0.5 MB a chunk of
@@ -121,18 +133,19 @@ def play_chunk_parquet(spec: ExperimentSpec, chunk: Chunk, deck_seed: int, strat
     """
     arm = spec.arms[chunk.arm]
     chunk, rows, seconds, records = play_chunk(arm.resolved_rules, arm.strategies, deck_seed,
-                                               strategy_seed, arm.rotate, chunk, log)
+                                               strategy_seed, arm.rotate, chunk, log, board)
     return chunk, encode_table(chunk_table(spec, chunk, rows)), seconds, records
 
 
 def play_chunk_file(spec: ExperimentSpec, chunk: Chunk, deck_seed: int, strategy_seed: int,
-                    log: bool = False) -> tuple[Chunk, bytes, str, float, list[HandRecord]]:
+                    log: bool = False, board: tuple[str, int] | None = None,
+                    ) -> tuple[Chunk, bytes, str, float, list[HandRecord]]:
     """:func:`play_chunk_parquet` with the file's sha256 (chunk, bytes, sha256, seconds,
     records): the worker hashes, so the process writing the files does nothing per chunk but
     write them and note them in the manifest."""
-    chunk, data, seconds, records = play_chunk_parquet(spec, chunk, deck_seed, strategy_seed, log)
+    chunk, data, seconds, records = play_chunk_parquet(spec, chunk, deck_seed, strategy_seed, log,
+                                                       board)
     return chunk, data, sha256(data), seconds, records
-
 
 
 # ------------------------------------------------------------------------------- running
@@ -251,6 +264,7 @@ class _Session:
             entry["status"] = "done" if chunk in done else "pending"
             entry["sha256"] = done.get(chunk)
         self.last_save = 0.0
+        self.under_way: Callable[[], int] = lambda: 0  # games of the chunks being played
         self.lock: Lock | None = None  # the directory's lock, checked before every write
         self.session: dict[str, Any] = {}
 
@@ -273,7 +287,7 @@ class _Session:
         status = "failed"
         try:
             if client is None:
-                self._write_all(_parallel(self._tasks(pending), self.jobs or 1))
+                self._play_here(pending)
             else:
                 self._on_cluster(client, pending, session, if_cluster_lost, local_jobs)
             status = "complete"
@@ -319,10 +333,33 @@ class _Session:
                   f"machine ({local_jobs} processes), as --if-cluster-lost local asks",
                   file=sys.stderr)
             self.save()
-            self._write_all(_parallel(self._tasks(rest), local_jobs))
+            self._play_here(rest, local_jobs)
 
-    def _tasks(self, chunks: list[Chunk]) -> list[Any]:
-        return [delayed(play_chunk_file)(self.spec, chunk, *self._seeds(chunk.arm), self.log)
+    def _play_here(self, chunks: list[Chunk], jobs: int | None = None) -> None:
+        """Play ``chunks`` on this machine (loky workers, or this process for one job); the
+        bar, when shown, counts their games as they are played (:class:`ChunkBoard`)."""
+        jobs = jobs or self.jobs or 1
+        slot = {chunk: i for i, chunk in enumerate(self.plan)}
+        with tempfile.TemporaryDirectory(prefix="ginbox-progress-") as folder:
+            board = ChunkBoard(Path(folder) / "board", len(self.plan))
+            pending = lambda: [slot[c] for c in chunks if c not in self.done]  # noqa: E731
+            watching = not self.bar.quiet
+            self.under_way = (lambda: board.played(pending())) if watching else (lambda: 0)
+            stop = board.watch(self.bar, pending) if watching else (lambda: None)
+            results = _parallel(self._tasks(chunks, str(board.path) if watching else None,
+                                            slot), jobs)
+            try:
+                self._write_all(results)
+            finally:  # closed here, on an error too: the rest is cancelled before it is told
+                results.close()
+                stop()
+                self.under_way = lambda: 0
+
+    def _tasks(self, chunks: list[Chunk], board: str | None = None,
+               slot: dict[Chunk, int] | None = None) -> list[Any]:
+        return [delayed(play_chunk_file)(self.spec, chunk, *self._seeds(chunk.arm), self.log,
+                                         None if board is None or slot is None
+                                         else (board, slot[chunk]))
                 for chunk in chunks]
 
     def _write_all(self, results: Iterator[tuple[Any, ...]]) -> None:
@@ -346,7 +383,7 @@ class _Session:
             if where:
                 entry["worker"] = where[0]
             self.done[chunk] = digest
-            self.bar.update(chunk.games)
+            self.bar.update(chunk.games, self.under_way())
             if time.perf_counter() - self.last_save > _MANIFEST_EVERY_S:
                 self.save()
 
@@ -373,7 +410,7 @@ class _Session:
 
 
 def _parallel(tasks: list[Any], jobs: int,
-              ) -> Iterator[tuple[Chunk, bytes, str, float, list[HandRecord]]]:
+              ) -> Generator[tuple[Chunk, bytes, str, float, list[HandRecord]], None, None]:
     """Results as local workers finish them (any order): the caller writes each one at once.
 
     Loky processes that exit when this process dies (even by ``kill -9``), so no orphan keeps
@@ -383,8 +420,16 @@ def _parallel(tasks: list[Any], jobs: int,
     if not tasks:
         return
     with loky_config():
-        yield from Parallel(return_as="generator_unordered",
-                            **parallel_args(jobs, len(tasks)))(tasks)
+        results = Parallel(return_as="generator_unordered",
+                           **parallel_args(jobs, len(tasks)))(tasks)
+        try:  # a loop, not ``yield from``, which would pass a close on to joblib
+            for result in results:  # noqa: UP028
+                yield result
+        finally:  # stopped early (an error, Ctrl-C): cancel the rest now, without joblib's
+            with warnings.catch_warnings():  # warning that it did, printed after the error
+                warnings.filterwarnings("ignore", "[0-9]+ tasks (have been|which were)",
+                                        UserWarning)
+                results.close()
 
 
 # ------------------------------------------------------------------ directory bookkeeping
@@ -397,6 +442,9 @@ def _check_directory(out: Path, spec: ExperimentSpec, resume: bool, force: bool,
     if out.exists() and not out.is_dir():
         raise ValueError(f"out={str(out)!r} is a file: expected a directory for the results")
     if not out.exists():
+        if resume:
+            raise ValueError(f"cannot resume {out}: there is no such directory (to start the "
+                             "run, leave out resume, --resume)")
         return None
     check_lock(out, break_lock)
     old = read_manifest(out)

@@ -45,6 +45,7 @@ the rest          every column of :data:`sim.engine.game.GAME_COLUMNS` (int64), 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -529,8 +530,21 @@ def write_chunk(out: Path, chunk: Chunk, data: bytes) -> None:
 
 
 def write_manifest(out: Path, manifest: dict[str, Any]) -> None:
-    """Store the manifest (atomically: a reader never sees half of it)."""
-    atomic_write_text(out / MANIFEST, json.dumps(manifest, indent=1), mkdir=True)
+    """Store the manifest (atomically: a reader never sees half of it). On a full disk, which
+    has no room for the atomic write's temporary, the manifest is rewritten in place instead,
+    compact, within the blocks the old one holds: a run stopped by the full disk still says
+    so rather than ``running``."""
+    path = out / MANIFEST
+    try:
+        atomic_write_text(path, json.dumps(manifest, indent=1), mkdir=True)
+    except OSError as exc:
+        compact = json.dumps(manifest, separators=(",", ":")).encode()
+        if exc.errno != errno.ENOSPC or not path.is_file() or \
+                len(compact) > path.stat().st_size:
+            raise
+        with open(path, "r+b") as stream:
+            stream.write(compact)
+            stream.truncate()
 
 
 __all__ = ["COLUMNS", "FORMAT", "LOCK", "MANIFEST", "SCHEMA", "Chunk", "Lock", "LockLost",

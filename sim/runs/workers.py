@@ -55,11 +55,9 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def warm(seconds: float = 0.0) -> int:
-    """Load the engine in this worker (a pool's warm-up) and return its pid; ``seconds`` of
-    sleep let several calls spread over all workers when asking for their pids."""
+def warm() -> int:
+    """Load the engine in this worker (a pool's warm-up) and return its pid."""
     import sim.play.driver  # noqa: F401, PLC0415  (the engine, compiled functions included)
     import sim.runs.storage  # noqa: F401, PLC0415  (pyarrow and pandas, which chunks use)
 
-    time.sleep(seconds)
     return os.getpid()

@@ -48,6 +48,7 @@ from sim.engine.cards import card_str, parse_card
 from sim.engine.hand import DEC_DISCARD, DEC_DRAW, DEC_KNOCK, DEC_OFFER
 from sim.engine.rules import PRESETS, TEAM_POLICIES, Rules
 from sim.engine.view import DECISION_NAMES
+from sim.io.specs import MAX_SEED
 from sim.records.limits import shorten, shown
 from sim.records.log import dumps_record
 from sim.review import review
@@ -67,7 +68,6 @@ from sim.table.page import STATIC, page_html
 from sim.table.work_pool import WorkPool
 from strategies.human import MoveError, melds_text
 
-MAX_SEED = 2**63 - 1
 #: The review's Markdown as HTML for the page (raw HTML in the text is escaped, not passed on).
 _MARKDOWN = MarkdownIt("js-default")
 #: The most moves of the person a request may carry: a game to 100 asks a few hundred.

@@ -213,6 +213,9 @@ def _check_directory(out: Path, spec: TuneSpec, resume: bool,
     if out.exists() and not out.is_dir():
         raise ValueError(f"out={str(out)!r} is a file: expected a directory for the tune")
     if not out.exists():
+        if resume:
+            raise ValueError(f"cannot resume {out}: there is no such directory (to start the "
+                             "tune, leave out --resume)")
         return None
     ours = {CHECKPOINT, *FILES, ".lock"}
     foreign = sorted(p.name for p in out.iterdir() if p.name not in ours and not is_temp(p))

@@ -23,6 +23,7 @@ import numpy as np
 
 from sim.engine.rules import Rules
 from sim.io.specs import (
+    SEED_RANGE,
     check_int,
     check_keys,
     check_run_name,
@@ -80,7 +81,7 @@ class TuneSpec:
 
     def __post_init__(self) -> None:
         check_run_name(self.name)
-        check_int("seed", self.seed, 0, MAX_SEED, f"an integer 0..{MAX_SEED}")
+        check_int("seed", self.seed, 0, MAX_SEED, SEED_RANGE)
         if not isinstance(self.strategy, str):
             raise ValueError(f"strategy={self.strategy!r} is not valid: expected a built-in "
                              "strategy name such as 'discard-tracking'")
