@@ -111,12 +111,14 @@ def test_make_test_sets_up_chromium_before_the_suite(tmp_path: Path) -> None:
 
 def test_make_test_runs_lint_and_typecheck_first_and_format_fixes(tmp_path: Path) -> None:
     """`make lint`, `make typecheck` and `make format` are the commands CONTRIBUTING.md names;
-    `make test` runs the first two before the suite."""
-    linted = "sim strategies tests experiments benchmarks studies"
+    `make test` runs the first two before the suite, and `make lint` lints the page's script."""
+    linted = "sim strategies tests experiments benchmarks studies examples"
     lines = _dry_run("test", tmp_path)
     suite = next(i for i, line in enumerate(lines) if "-m pytest" in line)
     assert lines[suite - 2].endswith(f"/ruff check {linted}") and lines[suite - 1].endswith("/mypy")
-    assert _dry_run("lint", tmp_path)[-1].endswith(f"/ruff check {linted}")
+    lint = _dry_run("lint", tmp_path)
+    assert lint[-1].endswith(f"/ruff check {linted}")
+    assert any(line.endswith("eslint sim/table/static") for line in lint)
     assert _dry_run("typecheck", tmp_path)[-1].endswith("/mypy")
     assert _dry_run("format", tmp_path)[-1].endswith(f"/ruff check --fix {linted}")
     contributing = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
