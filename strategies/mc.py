@@ -14,7 +14,8 @@ At each decision with more than one candidate it:
    with ``infer > 0`` a hand that would meld a card he discarded or declined is redrawn with
    chance ``infer`` percent, and with ``unknocked > 0`` a hand he would have knocked with
    (at ``opp_knock_at``, the knock his rollouts play) but did not, with chance ``unknocked``
-   percent (:mod:`strategies.mc_worlds`). World ``k`` of a decision is
+   percent (:mod:`strategies.mc_worlds`); with ``belief = 1`` his unseen cards are drawn
+   by the learned belief's odds (:mod:`strategies.mc_belief`). World ``k`` of a decision is
    drawn from sub-stream ``k`` of one word of the game's strategy stream, so every candidate
    meets the same worlds (common random numbers) and the games are the same for any number
    of workers.
@@ -156,6 +157,7 @@ from strategies.mc_worlds import (
     S_UNSEEN,
     S_VALUES,
     VALUE_ONE,
+    load_belief_odds,
     sample_world,
 )
 from strategies.net import NET_AT, NET_WEIGHTS, W_LOGITS, forward, hand_outcome, policy_move
@@ -205,10 +207,13 @@ MC_PARAMS = Params("P_", (
               "of 1 base move (instead of the heuristic's), 2 prior (the discard shortlist by "
               "its policy), 4 leaf value (with leaf > 0, instead of the linear evaluator), "
               "8 rollouts (its policy plays its own rollout moves)"),
+    ParamInfo("belief", 0, 0, 1, "1: draw the opponent's unseen cards of every world from the "
+              "learned belief (each card's chance of being in his hand, from the view) instead "
+              "of uniformly; develop, infer and unknocked still apply"),
 ))
 (P_SAMPLES, P_SHORTLIST, P_KNOCK_AT, P_OPP_KNOCK_AT, P_STOP, P_INFER, P_TRUST, P_DEVELOP,
  P_BASE, P_ROLLOUT, P_UNKNOCKED, P_FUTILE, P_SEARCHED, P_ROLLOUT_FOR, P_LEAF,
- P_NET) = MC_PARAMS.slots
+ P_NET, P_BELIEF) = MC_PARAMS.slots
 MC_PARAMS.check(globals())
 assert N_FEATURES <= FEATURES_LEN
 assert MC_SCRATCH_LEN <= NET_AT  # the network's workspace lies past every slot of the search
@@ -559,11 +564,15 @@ def score(net: np.ndarray, decision: int, params: np.ndarray, view: np.ndarray,
     sq = S_DIFF + MAX_CANDIDATES * MAX_CANDIDATES
     rollout = params[P_ROLLOUT] if _kind_in(params[P_ROLLOUT_FOR], decision) else ROLLOUT_FAST
     _prepare_rollouts(rollout, params, view, scratch)
+    belief = params[P_BELIEF]
+    if belief > 0 and not known:
+        load_belief_odds(view, scratch)
     done = 0
     for k in range(samples):
         if not known:
             sample_world(view, scratch, stream_seed(base, k), params[P_INFER],
-                         params[P_DEVELOP], params[P_UNKNOCKED], params[P_OPP_KNOCK_AT])
+                         params[P_DEVELOP], params[P_UNKNOCKED], params[P_OPP_KNOCK_AT],
+                         belief)
         for i in range(n_cand):
             v = _rollout_value(net, view, scratch, params, scratch[S_CAND + i], rollout)
             scratch[S_VALUES + i] = v
