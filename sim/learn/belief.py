@@ -114,7 +114,7 @@ def train(spec: BeliefSpec, train_data: BeliefData, valid: BeliefData,
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
-            total += float(loss)
+            total += float(loss.detach())
             batches += 1
         p = predict(model, valid)
         row = {"epoch": epoch, "train_loss": total / max(1, batches),
@@ -229,7 +229,7 @@ def reliability(p: np.ndarray, data: BeliefData) -> pd.DataFrame:
 
 
 def run_belief_training(spec: BeliefSpec, out: str | Path | None = None, jobs: int = 1,
-                        quiet: bool = False, score_rows: int = 20_000) -> Path:
+                        quiet: bool = False, score_rows: int = 100_000) -> Path:
     """Record, train and score (see the module docstring); return the output folder."""
     folder = Path(out) if out else Path("results") / "train" / spec.name
     folder.mkdir(parents=True, exist_ok=True)
