@@ -12,8 +12,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sim.engine.rules import PRESETS, Rules
-from sim.io.specs import check_int, check_keys, check_run_name, check_text, is_plain_int, \
-    require_keys
+from sim.io.specs import (
+    check_int,
+    check_keys,
+    check_run_name,
+    check_text,
+    is_plain_int,
+    require_keys,
+)
 from strategies.mc_belief import MAX_HIDDEN
 from strategies.registry import parse_strategy
 
