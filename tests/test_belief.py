@@ -77,7 +77,7 @@ def test_belief_worlds_follow_the_odds_and_the_facts(shard) -> None:  # type: ig
     scratch = np.zeros(SCRATCH_LEN, np.int64)
     _odds(scratch, {sure: 1e12, never: 0.0}, 1.0)
     for k in range(50):
-        sample_world(view, scratch, stream_seed(np.uint64(9), k), 0, 0, 0, -1, 1)
+        sample_world(view, scratch, np.uint64(stream_seed(np.uint64(9), k)), 0, 0, 0, -1, 1)
         opp = world_opponent(view, scratch)
         assert popcount(opp) == 10 and opp & known == known
         assert opp & (int(view[V_HAND]) | int(view[V_PILE_MASK])) == 0
@@ -96,7 +96,7 @@ def test_the_shipped_belief_names_what_made_it() -> None:
     ({"model": "tree"}, "model='tree' is not valid"),
     ({"population": {"eaai": ["simple", "tests.strategies:Anything"]}}, "population.eaai"),
     ({"population": {"eaai": ["simple"]}}, "at least two"),
-    ({"every": 0}, "every=0 is not valid"),
+    ({"every": 0}, "every=0 is out of range"),
     ({"games": 20}, "expected at least holdout=10"),
     ({"hidden": 4096}, "hidden=4096 is not valid"),
     ({"rounds": 2}, "rounds"),
