@@ -15,7 +15,9 @@ At each decision with more than one candidate it:
    chance ``infer`` percent, and with ``unknocked > 0`` a hand he would have knocked with
    (at ``opp_knock_at``, the knock his rollouts play) but did not, with chance ``unknocked``
    percent (:mod:`strategies.mc_worlds`); with ``belief = 1`` his unseen cards are drawn
-   by the learned belief's odds (:mod:`strategies.mc_belief`). World ``k`` of a decision is
+   by the learned belief's odds (:mod:`strategies.mc_belief`); with ``opp_model = 1`` the
+   opponent's fast rollouts wait for gin in a world whose hand would have let him knock on
+   his last turn (he did not). World ``k`` of a decision is
    drawn from sub-stream ``k`` of one word of the game's strategy stream, so every candidate
    meets the same worlds (common random numbers) and the games are the same for any number
    of workers.
@@ -148,6 +150,7 @@ from strategies.mc_worlds import (
     S_MOVES,
     S_OPP_SET,
     S_OWN_SET,
+    S_PASSED_KNOCK,
     S_PILE,
     S_RINFO,
     S_RSCRATCH,
@@ -210,10 +213,13 @@ MC_PARAMS = Params("P_", (
     ParamInfo("belief", 0, 0, 1, "1: draw the opponent's unseen cards of every world from the "
               "learned belief (each card's chance of being in his hand, from the view) instead "
               "of uniformly; develop, infer and unknocked still apply"),
+    ParamInfo("opp_model", 0, 0, 1, "1: in a world where the opponent could have knocked on "
+              "his last turn and did not, his fast rollouts wait for gin (knock at 0) instead "
+              "of knocking at opp_knock_at"),
 ))
 (P_SAMPLES, P_SHORTLIST, P_KNOCK_AT, P_OPP_KNOCK_AT, P_STOP, P_INFER, P_TRUST, P_DEVELOP,
  P_BASE, P_ROLLOUT, P_UNKNOCKED, P_FUTILE, P_SEARCHED, P_ROLLOUT_FOR, P_LEAF,
- P_NET, P_BELIEF) = MC_PARAMS.slots
+ P_NET, P_BELIEF, P_OPP_MODEL) = MC_PARAMS.slots
 MC_PARAMS.check(globals())
 assert N_FEATURES <= FEATURES_LEN
 assert MC_SCRATCH_LEN <= NET_AT  # the network's workspace lies past every slot of the search
@@ -283,7 +289,12 @@ def _rollout_value(net: np.ndarray, view: np.ndarray, scratch: np.ndarray,
             chosen = _tuned_rollout_move(decision, hs, pile, after, scratch,
                                          S_OWN_SET if own else S_OPP_SET)
         else:
-            knock_at = own_knock_at(params, view) if own else params[P_OPP_KNOCK_AT]
+            if own:
+                knock_at = own_knock_at(params, view)
+            elif scratch[S_PASSED_KNOCK] == 1:
+                knock_at = 0  # he passed a knock in this world: he waits for gin
+            else:
+                knock_at = params[P_OPP_KNOCK_AT]
             chosen = _policy(decision, hs, pile, after, knock_at)
         if apply_move(hs, pile, deck, after, moves, chosen) != OK:
             return -1  # cannot happen: the policies play only legal moves
@@ -567,12 +578,13 @@ def score(net: np.ndarray, decision: int, params: np.ndarray, view: np.ndarray,
     belief = params[P_BELIEF]
     if belief > 0 and not known:
         load_belief_odds(view, scratch)
+    scratch[S_PASSED_KNOCK] = 0  # the true deal (known) has no guessed knock model
     done = 0
     for k in range(samples):
         if not known:
             sample_world(view, scratch, stream_seed(base, k), params[P_INFER],
                          params[P_DEVELOP], params[P_UNKNOCKED], params[P_OPP_KNOCK_AT],
-                         belief)
+                         belief, params[P_OPP_MODEL])
         for i in range(n_cand):
             v = _rollout_value(net, view, scratch, params, scratch[S_CAND + i], rollout)
             scratch[S_VALUES + i] = v

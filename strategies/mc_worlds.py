@@ -119,7 +119,8 @@ RSCRATCH_LEN = 16  # tuned writes the legal discards there, at most 11
 S_FEATURES = S_RSCRATCH + RSCRATCH_LEN  # the leaf evaluator's features (leaf > 0)
 FEATURES_LEN = 64
 S_BELIEF = S_FEATURES + FEATURES_LEN  # the belief's odds by card code (floats, belief > 0)
-MC_SCRATCH_LEN = S_BELIEF + 64
+S_PASSED_KNOCK = S_BELIEF + 64  # 1: the world's opponent could have knocked last turn
+MC_SCRATCH_LEN = S_PASSED_KNOCK + 1
 """Scratch slots ``mc`` needs; the shared ``SCRATCH_LEN`` must be at least this."""
 assert MC_SCRATCH_LEN <= SCRATCH_LEN
 BELIEF_WORK_AT = SCRATCH_LEN - WORK_LEN
@@ -196,7 +197,7 @@ def load_belief_odds(view: np.ndarray, scratch: np.ndarray) -> None:
 @kernel
 def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: int,
                  develop: int, unknocked: int = 0, knock_at: int = -1,
-                 belief: int = 0) -> None:
+                 belief: int = 0, opp_model: int = 0) -> None:
     """Deal one world consistent with the view into the base buffers of ``scratch``: the
     opponent's hand (his known cards plus unseen ones) and the stock order.
 
@@ -210,7 +211,11 @@ def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: 
 
     Belief (``belief > 0``, the odds loaded by :func:`load_belief_odds`): his unseen cards
     are drawn one by one, each with chance proportional to the belief's odds among the cards
-    left, instead of uniformly; the redraws above still apply."""
+    left, instead of uniformly; the redraws above still apply.
+
+    ``opp_model > 0``: ``scratch[S_PASSED_KNOCK]`` says whether the world's opponent hand
+    would have let him knock on his last turn (at the knock limit): he did not, so in this
+    world he is waiting for more (his rollouts then play for gin); else 0."""
     known = opponent_known(view)
     unseen = FULL_MASK & ~view[V_HAND] & ~view[V_PILE_MASK] & ~known
     n = 0
@@ -259,6 +264,11 @@ def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: 
             best = opp
         if accepted >= draws:
             break
+    scratch[S_PASSED_KNOCK] = 0
+    if opp_model > 0:
+        limit = knock_bar(view, -1)
+        if limit >= 0 and min_deadwood_mask(best) <= limit:
+            scratch[S_PASSED_KNOCK] = 1
     k = 0  # his unseen cards first, then the stock
     m = best & ~known
     while m:
