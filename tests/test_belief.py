@@ -11,14 +11,20 @@ import numpy as np
 import pytest
 
 from sim.engine.cards import FULL_MASK
-from sim.engine.melds import popcount
+from sim.engine.melds import min_deadwood_mask, popcount
 from sim.engine.rng import stream_seed
 from sim.engine.view import V_HAND, V_PILE_MASK
 from sim.learn.belief_data import M_OPPONENT, chunk_lineup, play_chunk
 from sim.learn.spec import load_any_training
 from strategies.builtin import SCRATCH_LEN
 from strategies.mc_belief import BELIEF_FILE, BELIEF_META, BELIEF_WEIGHTS, logits_batch
-from strategies.mc_worlds import S_BASE, S_BELIEF, sample_world, world_opponent
+from strategies.mc_worlds import (
+    S_BELIEF,
+    S_PASSED_KNOCK,
+    knock_bar,
+    sample_world,
+    world_opponent,
+)
 from strategies.mc_worlds import opponent_known as known_of
 
 POPULATION = ("simple", "greedy-knock:knock_at=0")
@@ -82,7 +88,20 @@ def test_belief_worlds_follow_the_odds_and_the_facts(shard) -> None:  # type: ig
         assert popcount(opp) == 10 and opp & known == known
         assert opp & (int(view[V_HAND]) | int(view[V_PILE_MASK])) == 0
         assert (opp >> sure) & 1 and not (opp >> never) & 1
-    assert S_BASE >= 0
+
+
+def test_a_world_says_whether_its_opponent_passed_a_knock(shard) -> None:  # type: ignore[no-untyped-def]
+    scratch = np.zeros(SCRATCH_LEN, np.int64)
+    seen = set()
+    for r, view in enumerate(shard.views):
+        limit = int(knock_bar(view, -1))
+        for k in range(3):
+            sample_world(view, scratch, np.uint64(stream_seed(np.uint64(4), 8 * r + k)), 0, 40,
+                         0, -1, 0, 1)
+            passed = limit >= 0 and min_deadwood_mask(world_opponent(view, scratch)) <= limit
+            assert scratch[S_PASSED_KNOCK] == int(passed)
+            seen.add(bool(passed))
+    assert seen == {False, True}
 
 
 def test_the_shipped_belief_names_what_made_it() -> None:
@@ -90,6 +109,14 @@ def test_the_shipped_belief_names_what_made_it() -> None:
     assert BELIEF_META["command"] == "ginbox train" and BELIEF_META["seed"] == 2027
     import sim
     assert BELIEF_FILE in sim._stamped_files(Path(sim.__file__).resolve().parent.parent)
+
+
+def test_mc_with_the_belief_and_the_opponent_model_plays_legal_games() -> None:
+    from sim.testing import check_strategy
+
+    report = check_strategy("mc:belief=1,develop=3,opp_model=1,samples=8",
+                            presets=["eaai", "three-handed"], games=1)
+    assert report.hands > 0 and report.checks  # it raises on an illegal move
 
 
 @pytest.mark.parametrize(("change", "message"), [
