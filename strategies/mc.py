@@ -14,10 +14,8 @@ At each decision with more than one candidate it:
    with ``infer > 0`` a hand that would meld a card he discarded or declined is redrawn with
    chance ``infer`` percent, and with ``unknocked > 0`` a hand he would have knocked with
    (at ``opp_knock_at``, the knock his rollouts play) but did not, with chance ``unknocked``
-   percent (:mod:`strategies.mc_worlds`); with ``belief = 1`` his unseen cards are drawn
-   by the learned belief's odds (:mod:`strategies.mc_belief`); with ``opp_model = 1`` the
-   opponent's fast rollouts wait for gin in a world whose hand would have let him knock on
-   his last turn (he did not). World ``k`` of a decision is
+   percent (:mod:`strategies.mc_worlds`); ``belief = 1`` draws his unseen cards by the learned
+   belief (:mod:`strategies.mc_belief`). World ``k`` of a decision is
    drawn from sub-stream ``k`` of one word of the game's strategy stream, so every candidate
    meets the same worlds (common random numbers) and the games are the same for any number
    of workers.
@@ -34,7 +32,8 @@ At each decision with more than one candidate it:
    :func:`sim.engine.hand.apply_move` and the hand is rolled out to its end; with
    ``rollout = 0`` by fast policies for both players (take a card only into a meld, discard
    the highest of the best discards, knock at ``knock_at`` for itself and ``opp_knock_at``
-   for the opponent), with ``rollout = 1`` by ``tuned`` (the base's set) for its own moves,
+   for the opponent, who with ``opp_model = 1`` waits for gin in a world where he passed a
+   knock), with ``rollout = 1`` by ``tuned`` (the base's set) for its own moves,
    with ``rollout = 2`` by ``tuned`` for both (the table's set for the opponent); each
    ``tuned`` mover sees only his own view of the rolled-out hand; ``rollout_for`` (summed
    as ``searched``) says which kinds of decision roll out with that policy, the others fast.
@@ -64,7 +63,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.engine.cards import CARD_VALUE
 from sim.engine.hand import (
     AF_TIES,
     AFTER_LEN,
@@ -130,7 +128,7 @@ from strategies.builtin import (
 )
 from strategies.declare import ParamInfo, Params, StrategyInfo
 from strategies.game_value import game_value
-from strategies.mc_choice import _base_holds, _clearly_best, choose
+from strategies.mc_choice import _base_holds, _clearly_best, choose, discard_before
 from strategies.mc_eval import N_FEATURES, leaf_value
 from strategies.mc_worlds import (
     FEATURES_LEN,
@@ -210,12 +208,10 @@ MC_PARAMS = Params("P_", (
               "of 1 base move (instead of the heuristic's), 2 prior (the discard shortlist by "
               "its policy), 4 leaf value (with leaf > 0, instead of the linear evaluator), "
               "8 rollouts (its policy plays its own rollout moves)"),
-    ParamInfo("belief", 0, 0, 1, "1: draw the opponent's unseen cards of every world from the "
-              "learned belief (each card's chance of being in his hand, from the view) instead "
-              "of uniformly; develop, infer and unknocked still apply"),
-    ParamInfo("opp_model", 0, 0, 1, "1: in a world where the opponent could have knocked on "
-              "his last turn and did not, his fast rollouts wait for gin (knock at 0) instead "
-              "of knocking at opp_knock_at"),
+    ParamInfo("belief", 0, 0, 1, "1: draw the opponent's unseen cards from the learned belief "
+              "(each card's chance, from the view); develop, infer and unknocked still apply"),
+    ParamInfo("opp_model", 0, 0, 1, "1: where the world's opponent could have knocked last turn "
+              "and did not, his fast rollouts wait for gin instead of knocking at opp_knock_at"),
 ))
 (P_SAMPLES, P_SHORTLIST, P_KNOCK_AT, P_OPP_KNOCK_AT, P_STOP, P_INFER, P_TRUST, P_DEVELOP,
  P_BASE, P_ROLLOUT, P_UNKNOCKED, P_FUTILE, P_SEARCHED, P_ROLLOUT_FOR, P_LEAF,
@@ -230,7 +226,6 @@ ROLLOUT_FAST, ROLLOUT_TUNED_OWN, ROLLOUT_TUNED_BOTH = 0, 1, 2  # ``rollout``: wh
 AUTO_KNOCK = 11  # knock_at's default: decided by the number of players
 AUTO_SAMPLES = 0  # samples' default: decided by the number of players (:func:`budget`)
 TWO_HANDED_SAMPLES, THREE_HANDED_SAMPLES = 256, 192
-
 
 
 @kernel
@@ -289,12 +284,9 @@ def _rollout_value(net: np.ndarray, view: np.ndarray, scratch: np.ndarray,
             chosen = _tuned_rollout_move(decision, hs, pile, after, scratch,
                                          S_OWN_SET if own else S_OPP_SET)
         else:
-            if own:
-                knock_at = own_knock_at(params, view)
-            elif scratch[S_PASSED_KNOCK] == 1:
+            knock_at = own_knock_at(params, view) if own else params[P_OPP_KNOCK_AT]
+            if not own and scratch[S_PASSED_KNOCK] == 1:
                 knock_at = 0  # he passed a knock in this world: he waits for gin
-            else:
-                knock_at = params[P_OPP_KNOCK_AT]
             chosen = _policy(decision, hs, pile, after, knock_at)
         if apply_move(hs, pile, deck, after, moves, chosen) != OK:
             return -1  # cannot happen: the policies play only legal moves
@@ -456,7 +448,7 @@ def candidates(net: np.ndarray, decision: int, params: np.ndarray, view: np.ndar
         for i in range(1, n_legal):  # insertion sort of at most 11 cards
             card = legal[i]
             j = i
-            while j > 0 and _before(after, card, legal[j - 1]):
+            while j > 0 and discard_before(after, card, legal[j - 1]):
                 legal[j] = legal[j - 1]
                 j -= 1
             legal[j] = card
@@ -490,17 +482,6 @@ def _sort_by_logit(net: np.ndarray, view: np.ndarray, after: np.ndarray, scratch
             j -= 1
         legal[j] = card
         logits[j] = logit
-
-
-@kernel(inline="always")
-def _before(after: np.ndarray, a: int, b: int) -> bool:
-    """Card ``a`` is a better discard than ``b``: less deadwood left, then higher value,
-    then higher code."""
-    if after[a] != after[b]:
-        return after[a] < after[b]
-    if CARD_VALUE[a] != CARD_VALUE[b]:
-        return CARD_VALUE[a] > CARD_VALUE[b]
-    return a > b
 
 
 @kernel

@@ -54,6 +54,7 @@ BINS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0)
 
 
 def _commit() -> str:
+    """The code's commit, for the weights' metadata (what made them)."""
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                               text=True, check=True,
@@ -276,6 +277,7 @@ def run_belief_training(spec: BeliefSpec, out: str | Path | None = None, jobs: i
 
 
 def _npz(weights: np.ndarray, meta: dict[str, Any]) -> bytes:
+    """The weights file: the flat weights and their metadata as JSON (no pickles)."""
     import io
     buffer = io.BytesIO()
     np.savez_compressed(buffer, belief=weights, meta=np.array(json.dumps(meta)))
@@ -284,6 +286,7 @@ def _npz(weights: np.ndarray, meta: dict[str, Any]) -> bytes:
 
 def _report(spec: BeliefSpec, curve: list[dict[str, float]], scores: pd.DataFrame,
             table: pd.DataFrame, positions: int, held: int) -> str:
+    """``report.md``: the scores and the reliability table, as the command prints them."""
     lines = [f"# Belief `{spec.name}`", "",
              f"Trained on {positions:,} positions ({held:,} held out), seed {spec.seed}; "
              f"held-out loss {curve[-1]['valid_loss']:.4f} nats per unseen card.", "",
