@@ -73,9 +73,11 @@ def _stamped_files(root: Path) -> list[Path]:
             if (any(mark in text for mark in _COMPILED_MARKS) or path.name in _CONSTANT_MODULES
                     or "engine" in path.relative_to(root).parts):
                 files.append(path)
-    # data compiled code freezes as constants: mc's learned evaluator's and the network's
+    # data compiled code freezes as constants: mc's learned evaluator's, the network's and the
+    # belief's
     files += sorted((root / "strategies").glob("mc_eval_v*.npz"))
     files += sorted((root / "strategies").glob("net_v*.npz"))
+    files += sorted((root / "strategies").glob("belief_v*.npz"))
     return files
 
 

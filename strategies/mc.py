@@ -14,7 +14,8 @@ At each decision with more than one candidate it:
    with ``infer > 0`` a hand that would meld a card he discarded or declined is redrawn with
    chance ``infer`` percent, and with ``unknocked > 0`` a hand he would have knocked with
    (at ``opp_knock_at``, the knock his rollouts play) but did not, with chance ``unknocked``
-   percent (:mod:`strategies.mc_worlds`). World ``k`` of a decision is
+   percent (:mod:`strategies.mc_worlds`); ``belief = 1`` draws his unseen cards by the learned
+   belief (:mod:`strategies.mc_belief`). World ``k`` of a decision is
    drawn from sub-stream ``k`` of one word of the game's strategy stream, so every candidate
    meets the same worlds (common random numbers) and the games are the same for any number
    of workers.
@@ -31,7 +32,8 @@ At each decision with more than one candidate it:
    :func:`sim.engine.hand.apply_move` and the hand is rolled out to its end; with
    ``rollout = 0`` by fast policies for both players (take a card only into a meld, discard
    the highest of the best discards, knock at ``knock_at`` for itself and ``opp_knock_at``
-   for the opponent), with ``rollout = 1`` by ``tuned`` (the base's set) for its own moves,
+   for the opponent, who with ``opp_model = 1`` waits for gin in a world where he passed a
+   knock), with ``rollout = 1`` by ``tuned`` (the base's set) for its own moves,
    with ``rollout = 2`` by ``tuned`` for both (the table's set for the opponent); each
    ``tuned`` mover sees only his own view of the rolled-out hand; ``rollout_for`` (summed
    as ``searched``) says which kinds of decision roll out with that policy, the others fast.
@@ -61,7 +63,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.engine.cards import CARD_VALUE
 from sim.engine.hand import (
     AF_TIES,
     AFTER_LEN,
@@ -127,7 +128,7 @@ from strategies.builtin import (
 )
 from strategies.declare import ParamInfo, Params, StrategyInfo
 from strategies.game_value import game_value
-from strategies.mc_choice import _base_holds, _clearly_best, choose
+from strategies.mc_choice import _base_holds, _clearly_best, choose, discard_before
 from strategies.mc_eval import N_FEATURES, leaf_value
 from strategies.mc_worlds import (
     FEATURES_LEN,
@@ -147,6 +148,7 @@ from strategies.mc_worlds import (
     S_MOVES,
     S_OPP_SET,
     S_OWN_SET,
+    S_PASSED_KNOCK,
     S_PILE,
     S_RINFO,
     S_RSCRATCH,
@@ -156,6 +158,7 @@ from strategies.mc_worlds import (
     S_UNSEEN,
     S_VALUES,
     VALUE_ONE,
+    load_belief_odds,
     sample_world,
 )
 from strategies.net import NET_AT, NET_WEIGHTS, W_LOGITS, forward, hand_outcome, policy_move
@@ -205,10 +208,14 @@ MC_PARAMS = Params("P_", (
               "of 1 base move (instead of the heuristic's), 2 prior (the discard shortlist by "
               "its policy), 4 leaf value (with leaf > 0, instead of the linear evaluator), "
               "8 rollouts (its policy plays its own rollout moves)"),
+    ParamInfo("belief", 0, 0, 1, "1: draw the opponent's unseen cards from the learned belief "
+              "(each card's chance, from the view); develop, infer and unknocked still apply"),
+    ParamInfo("opp_model", 0, 0, 1, "1: where the world's opponent could have knocked last turn "
+              "and did not, his fast rollouts wait for gin instead of knocking at opp_knock_at"),
 ))
 (P_SAMPLES, P_SHORTLIST, P_KNOCK_AT, P_OPP_KNOCK_AT, P_STOP, P_INFER, P_TRUST, P_DEVELOP,
  P_BASE, P_ROLLOUT, P_UNKNOCKED, P_FUTILE, P_SEARCHED, P_ROLLOUT_FOR, P_LEAF,
- P_NET) = MC_PARAMS.slots
+ P_NET, P_BELIEF, P_OPP_MODEL) = MC_PARAMS.slots
 MC_PARAMS.check(globals())
 assert N_FEATURES <= FEATURES_LEN
 assert MC_SCRATCH_LEN <= NET_AT  # the network's workspace lies past every slot of the search
@@ -219,7 +226,6 @@ ROLLOUT_FAST, ROLLOUT_TUNED_OWN, ROLLOUT_TUNED_BOTH = 0, 1, 2  # ``rollout``: wh
 AUTO_KNOCK = 11  # knock_at's default: decided by the number of players
 AUTO_SAMPLES = 0  # samples' default: decided by the number of players (:func:`budget`)
 TWO_HANDED_SAMPLES, THREE_HANDED_SAMPLES = 256, 192
-
 
 
 @kernel
@@ -279,6 +285,8 @@ def _rollout_value(net: np.ndarray, view: np.ndarray, scratch: np.ndarray,
                                          S_OWN_SET if own else S_OPP_SET)
         else:
             knock_at = own_knock_at(params, view) if own else params[P_OPP_KNOCK_AT]
+            if not own and scratch[S_PASSED_KNOCK] == 1:
+                knock_at = 0  # he passed a knock in this world: he waits for gin
             chosen = _policy(decision, hs, pile, after, knock_at)
         if apply_move(hs, pile, deck, after, moves, chosen) != OK:
             return -1  # cannot happen: the policies play only legal moves
@@ -440,7 +448,7 @@ def candidates(net: np.ndarray, decision: int, params: np.ndarray, view: np.ndar
         for i in range(1, n_legal):  # insertion sort of at most 11 cards
             card = legal[i]
             j = i
-            while j > 0 and _before(after, card, legal[j - 1]):
+            while j > 0 and discard_before(after, card, legal[j - 1]):
                 legal[j] = legal[j - 1]
                 j -= 1
             legal[j] = card
@@ -474,17 +482,6 @@ def _sort_by_logit(net: np.ndarray, view: np.ndarray, after: np.ndarray, scratch
             j -= 1
         legal[j] = card
         logits[j] = logit
-
-
-@kernel(inline="always")
-def _before(after: np.ndarray, a: int, b: int) -> bool:
-    """Card ``a`` is a better discard than ``b``: less deadwood left, then higher value,
-    then higher code."""
-    if after[a] != after[b]:
-        return after[a] < after[b]
-    if CARD_VALUE[a] != CARD_VALUE[b]:
-        return CARD_VALUE[a] > CARD_VALUE[b]
-    return a > b
 
 
 @kernel
@@ -559,11 +556,16 @@ def score(net: np.ndarray, decision: int, params: np.ndarray, view: np.ndarray,
     sq = S_DIFF + MAX_CANDIDATES * MAX_CANDIDATES
     rollout = params[P_ROLLOUT] if _kind_in(params[P_ROLLOUT_FOR], decision) else ROLLOUT_FAST
     _prepare_rollouts(rollout, params, view, scratch)
+    belief = params[P_BELIEF]
+    if belief > 0 and not known:
+        load_belief_odds(view, scratch)
+    scratch[S_PASSED_KNOCK] = 0  # the true deal (known) has no guessed knock model
     done = 0
     for k in range(samples):
         if not known:
             sample_world(view, scratch, stream_seed(base, k), params[P_INFER],
-                         params[P_DEVELOP], params[P_UNKNOCKED], params[P_OPP_KNOCK_AT])
+                         params[P_DEVELOP], params[P_UNKNOCKED], params[P_OPP_KNOCK_AT],
+                         belief, params[P_OPP_MODEL])
         for i in range(n_cand):
             v = _rollout_value(net, view, scratch, params, scratch[S_CAND + i], rollout)
             scratch[S_VALUES + i] = v

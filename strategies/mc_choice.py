@@ -1,4 +1,5 @@
-"""How ``mc`` reads its paired sums: the candidate to play and when to stop sampling.
+"""How ``mc`` reads its paired sums: the candidate to play and when to stop sampling; and the
+order its discard candidates are listed in.
 
 Why apart from :mod:`strategies.mc`: these are the search's statistics (the paired
 differences :func:`strategies.mc.score` sums per world), read the same way by the decision
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim.engine.cards import CARD_VALUE
 from sim.engine.jit import kernel
 from strategies.mc_worlds import MAX_CANDIDATES, S_DIFF, S_SUM, VALUE_ONE
 
@@ -80,3 +82,14 @@ def _base_holds(scratch: np.ndarray, n_cand: int, n: int, z: float) -> bool:
         if mean >= z * np.sqrt(var / n):
             return False
     return True
+
+
+@kernel(inline="always")
+def discard_before(after: np.ndarray, a: int, b: int) -> bool:
+    """Card ``a`` is a better discard than ``b``: less deadwood left, then higher value,
+    then higher code."""
+    if after[a] != after[b]:
+        return after[a] < after[b]
+    if CARD_VALUE[a] != CARD_VALUE[b]:
+        return CARD_VALUE[a] > CARD_VALUE[b]
+    return a > b

@@ -85,6 +85,7 @@ from sim.engine.view import (
     V_WALL,
 )
 from strategies.builtin import SCRATCH_LEN
+from strategies.mc_belief import BELIEF_WEIGHTS, WORK_LEN, belief_odds, opponent_known
 from strategies.tuned import (
     N_TUNED_PARAMS,
 )
@@ -117,9 +118,16 @@ S_RSCRATCH = S_RINFO + GI_LEN  # tuned's scratch in a rollout (the legal discard
 RSCRATCH_LEN = 16  # tuned writes the legal discards there, at most 11
 S_FEATURES = S_RSCRATCH + RSCRATCH_LEN  # the leaf evaluator's features (leaf > 0)
 FEATURES_LEN = 64
-MC_SCRATCH_LEN = S_FEATURES + FEATURES_LEN
+S_BELIEF = S_FEATURES + FEATURES_LEN  # the belief's odds by card code (floats, belief > 0)
+S_PASSED_KNOCK = S_BELIEF + 64  # 1: the world's opponent could have knocked last turn
+MC_SCRATCH_LEN = S_PASSED_KNOCK + 1
 """Scratch slots ``mc`` needs; the shared ``SCRATCH_LEN`` must be at least this."""
 assert MC_SCRATCH_LEN <= SCRATCH_LEN
+BELIEF_WORK_AT = SCRATCH_LEN - WORK_LEN
+"""Where the belief's forward pass works: the scratch's tail, which the network's workspace
+also uses (the belief runs once before a decision's rollouts, the network only inside them
+or before it)."""
+assert MC_SCRATCH_LEN <= BELIEF_WORK_AT
 VALUE_ONE = 1 << 16
 """Game values are summed as integers on this scale."""
 
@@ -162,13 +170,6 @@ def _implausible(view: np.ndarray, opp: int) -> bool:
 
 
 @kernel
-def opponent_known(view: np.ndarray) -> int:
-    """Cards the opponent surely holds: taken from the pile and neither back in the pile nor
-    in the mover's hand (cards never return to the stock)."""
-    return view[V_OPP_TOOK] & ~view[V_PILE_MASK] & ~view[V_HAND]
-
-
-@kernel
 def knock_bar(view: np.ndarray, knock_at: int) -> int:
     """The deadwood at or under which the opponent, knocking at ``knock_at`` (-1: the hand's
     knock limit), would have knocked on his last turn; -1 when he has had no turn to knock
@@ -179,9 +180,24 @@ def knock_bar(view: np.ndarray, knock_at: int) -> int:
     return limit if knock_at < 0 else min(knock_at, limit)
 
 
+@kernel(inline="always")
+def _uniform(state: np.ndarray, i: int) -> float:
+    """A uniform float in [0, 1) from the world stream in ``state[i]``."""
+    return float(_next(state, i) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@kernel
+def load_belief_odds(view: np.ndarray, scratch: np.ndarray) -> None:
+    """Put the shipped belief's odds for ``view`` at ``S_BELIEF``, where
+    :func:`sample_world` with ``belief > 0`` reads them (once per decision: they depend on
+    the view alone)."""
+    belief_odds(BELIEF_WEIGHTS, view, scratch, S_BELIEF, BELIEF_WORK_AT)
+
+
 @kernel
 def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: int,
-                 develop: int, unknocked: int = 0, knock_at: int = -1) -> None:
+                 develop: int, unknocked: int = 0, knock_at: int = -1,
+                 belief: int = 0, opp_model: int = 0) -> None:
     """Deal one world consistent with the view into the base buffers of ``scratch``: the
     opponent's hand (his known cards plus unseen ones) and the stock order.
 
@@ -191,7 +207,15 @@ def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: 
     so against a player who knocks as soon as he can his deadwood is above the bar); and the
     hand kept is the one of least deadwood among ``1 + develop * (his turns so far) / 10``
     draws (at most ``MAX_DRAWS``), because by a given turn a player's hand has improved on a
-    random one."""
+    random one.
+
+    Belief (``belief > 0``, the odds loaded by :func:`load_belief_odds`): his unseen cards
+    are drawn one by one, each with chance proportional to the belief's odds among the cards
+    left, instead of uniformly; the redraws above still apply.
+
+    ``opp_model > 0``: ``scratch[S_PASSED_KNOCK]`` says whether the world's opponent hand
+    would have let him knock on his last turn (at the knock limit): he did not, so in this
+    world he is waiting for more (his rollouts then play for gin); else 0."""
     known = opponent_known(view)
     unseen = FULL_MASK & ~view[V_HAND] & ~view[V_PILE_MASK] & ~known
     n = 0
@@ -208,9 +232,13 @@ def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: 
     best = -1
     best_deadwood = 1 << 20
     accepted = 0
+    odds = scratch.view(np.float64)[S_BELIEF:S_BELIEF + 64]
     for _ in range(4 * MAX_DRAWS):
         for i in range(need):  # a partial Fisher-Yates: the first `need` are his
-            j = i + _below(scratch, rng_slot, n - i)
+            if belief > 0:
+                j = _weighted_pick(scratch, rng_slot, odds, i, n)
+            else:
+                j = i + _below(scratch, rng_slot, n - i)
             t = scratch[S_UNSEEN + i]
             scratch[S_UNSEEN + i] = scratch[S_UNSEEN + j]
             scratch[S_UNSEEN + j] = t
@@ -236,6 +264,11 @@ def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: 
             best = opp
         if accepted >= draws:
             break
+    scratch[S_PASSED_KNOCK] = 0
+    if opp_model > 0:
+        limit = knock_bar(view, -1)
+        if limit >= 0 and min_deadwood_mask(best) <= limit:
+            scratch[S_PASSED_KNOCK] = 1
     k = 0  # his unseen cards first, then the stock
     m = best & ~known
     while m:
@@ -253,6 +286,22 @@ def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: 
         scratch[S_UNSEEN + i] = scratch[S_UNSEEN + j]
         scratch[S_UNSEEN + j] = t
     _set_world(view, scratch, best, need, n)
+
+
+@kernel
+def _weighted_pick(scratch: np.ndarray, rng_slot: int, odds: np.ndarray, first: int,
+                   n: int) -> int:
+    """The position among ``scratch[S_UNSEEN + first .. n - 1]`` of a card drawn with chance
+    proportional to its odds."""
+    total = 0.0
+    for i in range(first, n):
+        total += odds[scratch[S_UNSEEN + i]]
+    target = _uniform(scratch, rng_slot) * total
+    for i in range(first, n):
+        target -= odds[scratch[S_UNSEEN + i]]
+        if target < 0.0:
+            return i
+    return n - 1
 
 
 def world_opponent(view: np.ndarray, scratch: np.ndarray) -> int:

@@ -8,6 +8,7 @@ import argparse
 import shlex
 import signal
 import sys
+from typing import Any
 
 from sim.analysis.formatting import plural
 from sim.cli.common import Interrupted, add_cwd_to_path, terminate_as_interrupt
@@ -121,9 +122,11 @@ def cmd_league(args: argparse.Namespace) -> int:
 def cmd_train(args: argparse.Namespace) -> int:
     """``ginbox train``: the rounds of expert iteration; Ctrl-C or SIGTERM keep every shard
     and epoch done and print how to resume."""
-    from sim.learn import load_training, run_training
+    from sim.learn import TrainingSpec, load_any_training, run_training
 
-    spec = load_training(args.file)  # ValueError (exit 2) before anything is written
+    spec = load_any_training(args.file)  # ValueError (exit 2) before anything is written
+    if not isinstance(spec, TrainingSpec):
+        return _train_belief(args, spec)
     with terminate_as_interrupt() as terminated:
         try:
             result = run_training(spec, out=args.out, jobs=args.jobs, backend=args.backend,
@@ -139,4 +142,22 @@ def cmd_train(args: argparse.Namespace) -> int:
     print((result.out / "report.md").read_text(), end="")
     print(f"\nnetwork written to {result.weights}; play it with "
           f"--strategies net:weights={result.weights}")
+    return 0
+
+
+def _train_belief(args: argparse.Namespace, spec: Any) -> int:
+    """``ginbox train`` of a ``model = "belief"`` file: record, train, score; the recorded
+    chunks survive an interruption (rerun the same command to continue)."""
+    from sim.learn.belief import run_belief_training
+    from sim.runs.workers import usable_cpus
+
+    try:
+        folder = run_belief_training(spec, out=args.out, jobs=args.jobs or usable_cpus(),
+                                     quiet=args.quiet)
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted: every recorded chunk is saved; rerun the same command "
+                          "to continue", 128 + signal.SIGINT) from None
+    print((folder / "report.md").read_text(), end="")
+    print(f"\nbelief written to {folder / 'belief.npz'}; ship it as strategies/belief_v1.npz "
+          "and play it with --strategies mc:belief=1")
     return 0

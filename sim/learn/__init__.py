@@ -5,7 +5,10 @@
 * :mod:`sim.learn.data`: recorded positions as training arrays (the encoding ``net`` plays);
 * :mod:`sim.learn.model`, :mod:`sim.learn.train`: the network in PyTorch and its training
   (the ``learn`` extra; imported only to train);
-* :mod:`sim.learn.loop`: the rounds, resumable; :mod:`sim.learn.report`: their tables.
+* :mod:`sim.learn.loop`: the rounds, resumable; :mod:`sim.learn.report`: their tables;
+* :mod:`sim.learn.belief_spec`, :mod:`sim.learn.belief_data`, :mod:`sim.learn.belief_model`,
+  :mod:`sim.learn.belief`: ``model = "belief"``: ``mc``'s belief over the opponent's hidden
+  cards, recorded among a population of players, trained and scored.
 
 The trained network plays as the strategy ``net`` (:mod:`strategies.net`), compiled, with
 nothing of this package imported.
@@ -14,6 +17,7 @@ nothing of this package imported.
 from __future__ import annotations
 
 from sim.learn.loop import TrainingResult, run_training
-from sim.learn.spec import TrainingSpec, load_training
+from sim.learn.spec import TrainingSpec, load_any_training, load_training
 
-__all__ = ["TrainingResult", "TrainingSpec", "load_training", "run_training"]
+__all__ = ["TrainingResult", "TrainingSpec", "load_any_training", "load_training",
+           "run_training"]

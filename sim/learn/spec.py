@@ -25,6 +25,7 @@ from sim.io.specs import (
     load_toml,
     require_keys,
 )
+from sim.learn.belief_spec import BeliefSpec, build_belief
 from strategies.net import MAX_HIDDEN, load_net
 from strategies.registry import parse_strategies, parse_strategy
 
@@ -107,6 +108,21 @@ def load_training(source: str | Path | Mapping[str, Any]) -> TrainingSpec:
     if isinstance(source, Mapping):
         return _build(dict(source))
     return load_toml(source, "training", _build)
+
+
+def load_any_training(source: str | Path | Mapping[str, Any]) -> TrainingSpec | BeliefSpec:
+    """The training file's spec by its ``model``: ``"net"`` (the default, a
+    :class:`TrainingSpec`) or ``"belief"`` (a :class:`sim.learn.belief_spec.BeliefSpec`)."""
+    def build(data: dict[str, Any]) -> TrainingSpec | BeliefSpec:
+        model = data.get("model", "net")
+        if model == "belief":
+            return build_belief(data)
+        if model != "net":
+            raise ValueError(f"model={model!r} is not valid: expected \"net\" or \"belief\"")
+        return _build({k: v for k, v in data.items() if k != "model"})
+    if isinstance(source, Mapping):
+        return build(dict(source))
+    return load_toml(source, "training", build)
 
 
 def _number(name: str, value: object, low: float, high: float) -> float:
@@ -238,4 +254,5 @@ def _check_memory(spec: TrainingSpec) -> None:
                          f"{MAX_POSITIONS:,} (fewer games or keep_rounds)")
 
 
-__all__ = ["DEFAULT_OPPONENTS", "DEFAULT_USES", "KEYS", "TrainingSpec", "load_training"]
+__all__ = ["DEFAULT_OPPONENTS", "DEFAULT_USES", "KEYS", "TrainingSpec", "load_any_training",
+           "load_training"]

@@ -8,7 +8,8 @@ samples (``strategies.mc_worlds.sample_world``, one world per decision) from the
 with each ``develop`` value. The views come from the log (``decision_view``): the decision's
 own, and the opponent's at his last discard, which holds his hand. Prints the mean by the
 opponent's turns so far; the ``develop`` whose row tracks the truth is the one to use. Seed
-2026 unless given.
+2026 unless given. ``--belief``: the worlds ``mc:belief=1`` samples (the opponent's unseen
+cards drawn by the learned belief, :mod:`strategies.mc_belief`), with ``BELIEF_DEVELOP``.
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ from sim.engine.rng import stream_seed
 from sim.engine.rules import Rules
 from sim.play.driver import Seeds, iter_games
 from strategies.builtin import SCRATCH_LEN
-from strategies.mc_worlds import sample_world, world_opponent
+from strategies.mc_worlds import load_belief_odds, sample_world, world_opponent
 
 DEVELOP = (0, 5, 10, 20, 40)
+BELIEF_DEVELOP = (0, 2, 3, 5, 10)
 TURN_BUCKETS = 16  # the opponent's turns so far, the last bucket holding 15 and more
 DRAWS = ("draw_stock", "draw_discard")
 
@@ -72,10 +74,13 @@ def logged_hands(hands: int, opponent: str, seed: int) -> Iterator[dict[str, Any
                 return
 
 
-def measure(hands: int, opponent: str, seed: int = 2026) -> tuple[np.ndarray, np.ndarray]:
+def measure(hands: int, opponent: str, seed: int = 2026,
+            belief: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(sums, counts) by the opponent's turns so far: row 0 his true least deadwood, row
-    ``1 + i`` that of the world sampled with ``DEVELOP[i]``."""
-    sums = np.zeros((len(DEVELOP) + 1, TURN_BUCKETS))
+    ``1 + i`` that of the world sampled with ``DEVELOP[i]`` (with ``belief``: drawn by the
+    belief, with ``BELIEF_DEVELOP[i]``)."""
+    develops = BELIEF_DEVELOP if belief else DEVELOP
+    sums = np.zeros((len(develops) + 1, TURN_BUCKETS))
     counts = np.zeros(TURN_BUCKETS)
     scratch = np.zeros(SCRATCH_LEN, np.int64)
     for h, record in enumerate(logged_hands(hands, opponent, seed)):
@@ -84,18 +89,22 @@ def measure(hands: int, opponent: str, seed: int = 2026) -> tuple[np.ndarray, np
             turn = min(TURN_BUCKETS - 1, point.turn // 2)
             counts[turn] += 1
             sums[0, turn] += min_deadwood_mask(truth)
-            for i, develop in enumerate(DEVELOP):
+            if belief:
+                load_belief_odds(view, scratch)
+            for i, develop in enumerate(develops):
                 world_seed = np.uint64(stream_seed(np.uint64(seed + 1), h * 64 + turn))
-                sample_world(view, scratch, world_seed, 0, develop)
+                sample_world(view, scratch, world_seed, 0, develop, 0, -1, int(belief))
                 sums[i + 1, turn] += min_deadwood_mask(world_opponent(view, scratch))
     return sums, counts
 
 
-def print_table(sums: np.ndarray, counts: np.ndarray) -> None:
+def print_table(sums: np.ndarray, counts: np.ndarray, belief: bool = False) -> None:
     shown = counts > 0
+    develops = BELIEF_DEVELOP if belief else DEVELOP
+    name = "belief, develop" if belief else "develop"
     print("opponent turns  " + " ".join(f"{t:5d}" for t in np.flatnonzero(shown)))
     print("decisions       " + " ".join(f"{int(c):5d}" for c in counts[shown]))
-    for i, label in enumerate(["true"] + [f"develop={d}" for d in DEVELOP]):
+    for i, label in enumerate(["true"] + [f"{name}={d}" for d in develops]):
         row = sums[i, shown] / counts[shown]
         print(f"{label:15s} " + " ".join(f"{v:5.1f}" for v in row))
 
@@ -106,5 +115,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hands", type=int, default=2000)
     parser.add_argument("--opponent", default="simple")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--belief", action="store_true",
+                        help="sample as mc:belief=1 does (the learned belief)")
     args = parser.parse_args(argv)
-    print_table(*measure(args.hands, args.opponent, args.seed))
+    print_table(*measure(args.hands, args.opponent, args.seed, args.belief), args.belief)
