@@ -28,6 +28,7 @@ from sim.engine.rules import (
     RI_FORBID_TAKEN_DISCARD,
     RI_GIN_BONUS,
     RI_MAX_TURNS,
+    RI_SHOWDOWN_EAAI,
     RI_UNDERCUT_BONUS,
     RI_WALL,
     hand_terms,
@@ -39,6 +40,7 @@ from sim.engine.showdown import (
     SHOWDOWN_WORK_LEN,
     SW_DEFENDER_MELDS,
     SW_KNOCKER_MELDS,
+    settle_eaai_kernel,
     settle_kernel,
 )
 
@@ -155,6 +157,7 @@ HS_LAYOUT = Layout("HS_", [
     ("DEFENDER_HAND", 1),
     ("DEADWOOD", 2),  # each player's least deadwood of his 10 cards
     ("PILE_MASK", 1),  # the cards in the discard pile
+    ("SHOWDOWN_EAAI", 1),  # 1: settle a knock the EAAI framework's way (Rules.showdown)
     ("SHOWDOWN_WORK", SHOWDOWN_WORK_LEN),  # scratch for settling a knock (not reset by deal)
 ])
 (HS_HAND, HS_STOCK_TOP, HS_PILE_LEN, HS_PHASE, HS_TO_MOVE, HS_TAKEN, HS_DRAWN, HS_TURNS,
@@ -162,7 +165,8 @@ HS_LAYOUT = Layout("HS_", [
  HS_KNOCKER, HS_WINNER, HS_POINTS, HS_KNOCKER_DEADWOOD, HS_DEFENDER_DEADWOOD, HS_LAYOFFS,
  HS_N_KNOCKER_MELDS, HS_N_DEFENDER_MELDS, HS_KNOCKER_MELDS, HS_DEFENDER_MELDS, HS_FORBID_TAKEN,
  HS_WALL, HS_MAX_TURNS, HS_GIN_BONUS, HS_UNDERCUT_BONUS, HS_N_MOVES, HS_KNOCKER_HAND,
- HS_DEFENDER_HAND, HS_DEADWOOD, HS_PILE_MASK, HS_SHOWDOWN_WORK) = HS_LAYOUT.offsets
+ HS_DEFENDER_HAND, HS_DEADWOOD, HS_PILE_MASK, HS_SHOWDOWN_EAAI,
+ HS_SHOWDOWN_WORK) = HS_LAYOUT.offsets
 HS_LAYOUT.check(globals())
 HS_STATE_LEN = HS_SHOWDOWN_WORK  # the state proper ends here; deal() resets it
 HS_LEN = HS_LAYOUT.length
@@ -231,6 +235,7 @@ def deal(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, rules: np.ndarray) 
     hs[HS_MAX_TURNS] = rules[RI_MAX_TURNS]
     hs[HS_GIN_BONUS] = rules[RI_GIN_BONUS]
     hs[HS_UNDERCUT_BONUS] = rules[RI_UNDERCUT_BONUS]
+    hs[HS_SHOWDOWN_EAAI] = rules[RI_SHOWDOWN_EAAI]
     hs[HS_DEADWOOD + DEALER] = min_deadwood_mask(dealer)
     hs[HS_DEADWOOD + NONDEALER] = min_deadwood_mask(nondealer)
 
@@ -379,14 +384,14 @@ def _settle(hs: np.ndarray) -> None:
     knocker = hs[HS_TO_MOVE]
     defender = 1 - knocker
     work = hs[HS_SHOWDOWN_WORK:]
-    outcome, points, k_dw, d_dw, layoff, n_k, n_d = settle_kernel(
-        hs[HS_HAND + knocker],
-        hs[HS_HAND + defender],
-        hs[HS_KNOCK_LIMIT],
-        hs[HS_GIN_BONUS],
-        hs[HS_UNDERCUT_BONUS],
-        work,
-    )
+    if hs[HS_SHOWDOWN_EAAI]:
+        outcome, points, k_dw, d_dw, layoff, n_k, n_d = settle_eaai_kernel(
+            hs[HS_HAND + knocker], hs[HS_HAND + defender], hs[HS_KNOCK_LIMIT],
+            hs[HS_GIN_BONUS], hs[HS_UNDERCUT_BONUS], work)
+    else:
+        outcome, points, k_dw, d_dw, layoff, n_k, n_d = settle_kernel(
+            hs[HS_HAND + knocker], hs[HS_HAND + defender], hs[HS_KNOCK_LIMIT],
+            hs[HS_GIN_BONUS], hs[HS_UNDERCUT_BONUS], work)
     hs[HS_KNOCKER] = knocker
     hs[HS_KNOCKER_HAND] = hs[HS_HAND + knocker]
     hs[HS_DEFENDER_HAND] = hs[HS_HAND + defender]
