@@ -38,9 +38,9 @@ from sim.engine.jit import kernel
 from sim.engine.melds import (
     MAX_DEPTH,
     SEARCH_MELD_KINDS,
-    SUIT_BITS,
     SEARCH_MELDS,
     SEARCH_STACK_ROWS,
+    SUIT_BITS,
     enumerate_arrangements,
     mask_value,
     meld_cards,
