@@ -483,10 +483,10 @@ def settle_declared(
     (:func:`greedy_layoffs`, none on gin). Raises :class:`IllegalMelds` for melds the framework
     refuses (not a meld, a card not held or laid twice, the knocker above the knock limit).
 
-    >>> s = settle_declared("AS 2S 3S 4H 5H 6H 7C 7D 7H 2C", "KS KH QD JC 9C 9D 5S 8H 3D 4C",
-    ...                     ["AS 2S 3S", "4H 5H 6H", "7C 7D 7H"], [])
+    >>> s = settle_declared("5H 6H 7H 8C 8D 8S AC 2D 3S 4C", "8H 9H KS QD JC TS 9C 7D 6S 5C",
+    ...                     ["8C 8D 8S", "5H 6H 7H"], [])
     >>> s.layoffs, s.defender_deadwood, s.points
-    (['8H'], 70, 68)
+    (['8H'], 76, 66)
     """
     rules, k_mask, d_mask, limit, multiplier = _showdown_terms(knocker, defender, rules, upcard)
     k_melds = _declared_masks("knocker", knocker_melds, k_mask)
