@@ -322,3 +322,19 @@ def test_illegal_declared_melds_leave_the_hand_as_it_was() -> None:
     stolen = np.array([hand_mask("7H 8H 9H")], np.int64)  # 7H is the knocker's
     assert settle_declared_hand(hs, full, 2, stolen, 1) == OUTCOME_DEFENDER_ILLEGAL
     assert np.array_equal(hs, before)
+
+
+def test_play_sets_the_option_and_its_log_replays(tmp_path, capsys) -> None:
+    """``ginbox play --set showdown=eaai``: the hand log names the option and replays."""
+    import json
+
+    from sim.cli import main
+
+    log = tmp_path / "hands.jsonl"
+    assert main(["play", "--strategies", "simple,tuned", "--rules", "eaai", "--set",
+                 "showdown=eaai", "--games", "3", "--quiet", "--log", str(log)]) == 0
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert records and all(r["rules_config"]["showdown"] == "eaai" for r in records)
+    capsys.readouterr()
+    assert main(["replay", str(log), "--all"]) == 0
+    assert "all match the rules" in capsys.readouterr().out
