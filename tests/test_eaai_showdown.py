@@ -338,3 +338,22 @@ def test_play_sets_the_option_and_its_log_replays(tmp_path, capsys) -> None:
     capsys.readouterr()
     assert main(["replay", str(log), "--all"]) == 0
     assert "all match the rules" in capsys.readouterr().out
+
+
+def test_knocks_the_framework_settled_settle_the_same() -> None:
+    """Knocks from the framework's own games (tests/fixtures/eaai_framework_knocks.json says
+    how they were recorded): the same layoffs, deadwood, winner and points."""
+    import json
+    from pathlib import Path
+
+    fixture = Path(__file__).parent / "fixtures" / "eaai_framework_knocks.json"
+    knocks = json.loads(fixture.read_text(encoding="utf-8"))["knocks"]
+    assert len(knocks) == 40 and sum(bool(k["layoffs"]) for k in knocks) >= 30
+    for k in knocks:
+        knocker = [c for m in k["knocker_melds"] for c in m] + k["knocker_loose"]
+        defender = ([c for m in k["defender_melds"] for c in m] + k["layoffs"]
+                    + k["defender_loose"])
+        s = settle_declared(knocker, defender, k["knocker_melds"], k["defender_melds"], EAAI)
+        assert (sorted(s.layoffs), s.knocker_deadwood, s.defender_deadwood, s.winner,
+                s.points) == (sorted(k["layoffs"]), k["knocker_deadwood"],
+                              k["defender_deadwood"], k["winner"], k["points"]), k
