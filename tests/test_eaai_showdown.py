@@ -59,6 +59,7 @@ from sim.engine.showdown import (
     OUTCOME_ILLEGAL,
     OUTCOME_KNOCK,
     IllegalMelds,
+    bot_declared_melds,
     describe_layout,
     greedy_layoffs,
     settle,
@@ -103,6 +104,9 @@ def test_a_card_that_fits_two_melds_goes_to_the_first_declared() -> None:
     # so 8H completes the set of eights and 9H has nowhere to go: 84 - 8 = 76, 76 - 10 = 66
     bots = settle(knocker, defender, FRAMEWORK)
     assert (bots.layoffs, bots.defender_deadwood, bots.points) == (["8H"], 76, 66)
+    assert bot_declared_melds(knocker) == [["8S", "8D", "8C"], ["5H", "6H", "7H"]]
+    assert bot_declared_melds("3H 4H 5H 6H 7H 8H KS KC KD 2C") == [
+        ["KS", "KD", "KC"], ["3H", "4H", "5H", "6H", "7H", "8H"]]
     set_first = settle_declared(knocker, defender, ["8C 8D 8S", "5H 6H 7H"], [], EAAI)
     assert (set_first.layoffs, set_first.defender_deadwood, set_first.points) == (["8H"], 76, 66)
     run_first = settle_declared(knocker, defender, ["5H 6H 7H", "8C 8D 8S"], [], EAAI)
@@ -275,6 +279,13 @@ def test_hands_played_under_the_option_settle_as_settle_says() -> None:
                 hs[HS_DEFENDER_MELDS:HS_DEFENDER_MELDS + hs[HS_N_DEFENDER_MELDS]],
                 int(hs[HS_LAYOFFS]))
             assert (k_melds, d_melds, layoffs) == (s.knocker_melds, s.defender_melds, s.layoffs)
+        k_cards = [c for c in range(64) if k >> c & 1]
+        d_cards = [c for c in range(64) if d >> c & 1]
+        declared = settle_declared(k_cards, d_cards, bot_declared_melds(k_cards),
+                                   bot_declared_melds(d_cards), EAAI)
+        assert (declared.points, declared.winner, declared.layoffs) == (
+            int(framework_hs[HS_POINTS]), "knocker" if framework_hs[HS_WINNER] == framework_hs[
+                HS_KNOCKER] else "defender", settle(k_cards, d_cards, FRAMEWORK).layoffs)
         differ += int(exact_hs[HS_POINTS] != framework_hs[HS_POINTS]
                       or exact_hs[HS_WINNER] != framework_hs[HS_WINNER])
     assert knocks >= 20 and differ >= 1

@@ -504,6 +504,18 @@ def settle_declared(
                      layoff)
 
 
+def bot_declared_melds(cards: str | Iterable[str | int]) -> list[list[str]]:
+    """The melds a ginbox bot declares under the framework's showdown: the engine's
+    least-deadwood arrangement, in the order of each meld's lowest card (spades first), a run
+    split by the search joined again (which changes no layoff)."""
+    mask = sum(1 << c for c in parse_cards(cards))
+    chosen = np.zeros(MAX_DEPTH, np.int64)
+    stack = np.zeros((SEARCH_STACK_ROWS, MAX_DEPTH), np.int64)
+    _, n = search_best_melds(meld_cover(mask), chosen, stack)
+    melds = merge_runs(int(SEARCH_MELDS[j]) for j in chosen[:n])
+    return [meld_cards(m) for m in sorted(melds, key=lambda m: m & -m)]
+
+
 def _declared_masks(side: str, melds: Iterable[str | Iterable[str | int]], hand: int) -> list[int]:
     """Masks of declared melds, checked as the framework checks them (IllegalMelds if not)."""
     if isinstance(melds, str):
