@@ -331,6 +331,7 @@ def test_play_set_changes_rules_fields_as_experiment_overrides_do(
     ("team_policy=bogus", "--set team_policy='bogus' is not valid: expected one of captain, "
                           "advisor, consensus"),
     ("gin_bonus=-1", "--set gin_bonus=-1 is out of range: expected an integer 0..1000"),
+    ("showdown=greedy", "--set showdown='greedy' is not valid: expected one of exact, eaai"),
     ("colour=3", "--set colour is not a rules field: expected one of name, players, "),
     ("initial_roles=[0,1,2]", "--set initial_roles is not accepted: ginbox play seats by the "
                               "rules' draw (an experiment file's seating fixes the roles)"),

@@ -24,6 +24,7 @@ from sim.engine.rules import (
     RI_MAX_TURNS,
     RI_OKLAHOMA,
     RI_PLAYERS,
+    RI_SHOWDOWN_EAAI,
     RI_SHUTOUT_BONUS,
     RI_SHUTOUT_DOUBLING,
     RI_SPADE_DOUBLING,
@@ -99,7 +100,7 @@ EXPECTED_PRESETS = {
     },
 }
 #: Fields added later, which ``to_dict`` writes only when they differ from these defaults.
-LATER_DEFAULTS = {"scoring": "standard", "shutout_doubling": False}
+LATER_DEFAULTS = {"scoring": "standard", "shutout_doubling": False, "showdown": "exact"}
 
 
 # ---------------------------------------------------------------------- defaults and presets
@@ -377,7 +378,7 @@ def test_replace_unknown_field() -> None:
         "gin is not a rules field: expected one of name, players, gin_bonus, undercut_bonus, "
         "knock_limit, target, wall, max_turns, forbid_taken_discard, oklahoma, spade_doubling, "
         "team_policy, initial_roles, hand_bonus, game_bonus, shutout_bonus, scoring, "
-        "shutout_doubling"
+        "shutout_doubling, showdown"
     )
 
 
@@ -610,8 +611,9 @@ def test_array_index_constants() -> None:
         RI_HOLLYWOOD,
         RI_SHUTOUT_DOUBLING,
         RI_TEAM_CONSENSUS,
+        RI_SHOWDOWN_EAAI,
         RULES_ARRAY_LEN,
-    ) == tuple(range(15)) + (17, 18, 19, 20)
+    ) == tuple(range(15)) + (17, 18, 19, 20, 21)
 
 
 def test_to_array_defaults() -> None:
@@ -619,13 +621,13 @@ def test_to_array_defaults() -> None:
     assert arr.dtype == np.int64
     assert arr.shape == (RULES_ARRAY_LEN,)
     assert arr.tolist() == [3, 25, 10, 10, 100, 2, 400, 1, 0, 0, 0, 0, 0, 0, -1, -1, -1,
-                            0, 0, 0]
+                            0, 0, 0, 0]
 
 
 def test_to_array_classic() -> None:
     arr = Rules.preset("classic").to_array()
     assert arr.tolist() == [2, 20, 10, 10, 100, 2, 400, 1, 0, 0, 0, 20, 100, 100, -1, -1,
-                            -1, 0, 0, 0]
+                            -1, 0, 0, 0, 0]
 
 
 def test_to_array_every_slot() -> None:
@@ -647,6 +649,7 @@ def test_to_array_every_slot() -> None:
         shutout_bonus=50,
         scoring="hollywood",
         shutout_doubling=True,
+        showdown="eaai",
     )
     arr = rules.to_array()
     assert arr[RI_PLAYERS] == 3
@@ -667,6 +670,7 @@ def test_to_array_every_slot() -> None:
     assert arr[RI_HOLLYWOOD] == 1
     assert arr[RI_SHUTOUT_DOUBLING] == 1
     assert arr[RI_TEAM_CONSENSUS] == 0  # advisor here; consensus has its own test
+    assert arr[RI_SHOWDOWN_EAAI] == 1
 
 
 def test_to_array_two_player_roles() -> None:

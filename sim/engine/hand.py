@@ -20,25 +20,32 @@ from sim.engine.jit import kernel
 from sim.engine.layout import Layout
 from sim.engine.melds import (
     NO_CARD,
+    SEARCH_MELDS,
     best_discard_search,
     fill_deadwood_after_discards,
     min_deadwood_mask,
+    popcount,
 )
 from sim.engine.rules import (
     RI_FORBID_TAKEN_DISCARD,
     RI_GIN_BONUS,
     RI_MAX_TURNS,
+    RI_SHOWDOWN_EAAI,
     RI_UNDERCUT_BONUS,
     RI_WALL,
     hand_terms,
 )
 from sim.engine.showdown import (
     MAX_MELDS,
+    OUTCOME_DEFENDER_ILLEGAL,
     OUTCOME_GIN,
+    OUTCOME_ILLEGAL,
     OUTCOME_KNOCK,
     SHOWDOWN_WORK_LEN,
     SW_DEFENDER_MELDS,
     SW_KNOCKER_MELDS,
+    settle_declared_kernel,
+    settle_eaai_kernel,
     settle_kernel,
 )
 
@@ -155,6 +162,7 @@ HS_LAYOUT = Layout("HS_", [
     ("DEFENDER_HAND", 1),
     ("DEADWOOD", 2),  # each player's least deadwood of his 10 cards
     ("PILE_MASK", 1),  # the cards in the discard pile
+    ("SHOWDOWN_EAAI", 1),  # 1: settle a knock the EAAI framework's way (Rules.showdown)
     ("SHOWDOWN_WORK", SHOWDOWN_WORK_LEN),  # scratch for settling a knock (not reset by deal)
 ])
 (HS_HAND, HS_STOCK_TOP, HS_PILE_LEN, HS_PHASE, HS_TO_MOVE, HS_TAKEN, HS_DRAWN, HS_TURNS,
@@ -162,7 +170,8 @@ HS_LAYOUT = Layout("HS_", [
  HS_KNOCKER, HS_WINNER, HS_POINTS, HS_KNOCKER_DEADWOOD, HS_DEFENDER_DEADWOOD, HS_LAYOFFS,
  HS_N_KNOCKER_MELDS, HS_N_DEFENDER_MELDS, HS_KNOCKER_MELDS, HS_DEFENDER_MELDS, HS_FORBID_TAKEN,
  HS_WALL, HS_MAX_TURNS, HS_GIN_BONUS, HS_UNDERCUT_BONUS, HS_N_MOVES, HS_KNOCKER_HAND,
- HS_DEFENDER_HAND, HS_DEADWOOD, HS_PILE_MASK, HS_SHOWDOWN_WORK) = HS_LAYOUT.offsets
+ HS_DEFENDER_HAND, HS_DEADWOOD, HS_PILE_MASK, HS_SHOWDOWN_EAAI,
+ HS_SHOWDOWN_WORK) = HS_LAYOUT.offsets
 HS_LAYOUT.check(globals())
 HS_STATE_LEN = HS_SHOWDOWN_WORK  # the state proper ends here; deal() resets it
 HS_LEN = HS_LAYOUT.length
@@ -231,6 +240,7 @@ def deal(hs: np.ndarray, pile: np.ndarray, deck: np.ndarray, rules: np.ndarray) 
     hs[HS_MAX_TURNS] = rules[RI_MAX_TURNS]
     hs[HS_GIN_BONUS] = rules[RI_GIN_BONUS]
     hs[HS_UNDERCUT_BONUS] = rules[RI_UNDERCUT_BONUS]
+    hs[HS_SHOWDOWN_EAAI] = rules[RI_SHOWDOWN_EAAI]
     hs[HS_DEADWOOD + DEALER] = min_deadwood_mask(dealer)
     hs[HS_DEADWOOD + NONDEALER] = min_deadwood_mask(nondealer)
 
@@ -379,17 +389,32 @@ def _settle(hs: np.ndarray) -> None:
     knocker = hs[HS_TO_MOVE]
     defender = 1 - knocker
     work = hs[HS_SHOWDOWN_WORK:]
-    outcome, points, k_dw, d_dw, layoff, n_k, n_d = settle_kernel(
-        hs[HS_HAND + knocker],
-        hs[HS_HAND + defender],
-        hs[HS_KNOCK_LIMIT],
-        hs[HS_GIN_BONUS],
-        hs[HS_UNDERCUT_BONUS],
-        work,
-    )
+    if hs[HS_SHOWDOWN_EAAI]:
+        outcome, points, k_dw, d_dw, layoff, n_k, n_d = settle_eaai_kernel(
+            hs[HS_HAND + knocker], hs[HS_HAND + defender], hs[HS_KNOCK_LIMIT],
+            hs[HS_GIN_BONUS], hs[HS_UNDERCUT_BONUS], work)
+    else:
+        outcome, points, k_dw, d_dw, layoff, n_k, n_d = settle_kernel(
+            hs[HS_HAND + knocker], hs[HS_HAND + defender], hs[HS_KNOCK_LIMIT],
+            hs[HS_GIN_BONUS], hs[HS_UNDERCUT_BONUS], work)
     hs[HS_KNOCKER] = knocker
     hs[HS_KNOCKER_HAND] = hs[HS_HAND + knocker]
     hs[HS_DEFENDER_HAND] = hs[HS_HAND + defender]
+    _record_result(hs, outcome, points, k_dw, d_dw, layoff)
+    hs[HS_N_KNOCKER_MELDS] = n_k
+    hs[HS_N_DEFENDER_MELDS] = min(n_d, MAX_MELDS)
+    for j in range(MAX_MELDS):
+        hs[HS_KNOCKER_MELDS + j] = work[SW_KNOCKER_MELDS + j] if j < n_k else -1
+        hs[HS_DEFENDER_MELDS + j] = work[SW_DEFENDER_MELDS + j] if j < n_d else -1
+    hs[HS_PHASE] = PH_OVER
+
+
+@kernel(inline="always")
+def _record_result(hs: np.ndarray, outcome: int, points: int, k_dw: int, d_dw: int,
+                   layoff: int) -> None:
+    """Write a settled knock's end, winner, points (times the hand's multiplier), deadwoods
+    and layoffs into the hand state (``HS_KNOCKER`` already set)."""
+    knocker = hs[HS_KNOCKER]
     if outcome == OUTCOME_GIN:
         hs[HS_END] = END_GIN
         hs[HS_WINNER] = knocker
@@ -398,17 +423,64 @@ def _settle(hs: np.ndarray) -> None:
         hs[HS_WINNER] = knocker
     else:
         hs[HS_END] = END_UNDERCUT
-        hs[HS_WINNER] = defender
+        hs[HS_WINNER] = 1 - knocker
     hs[HS_POINTS] = points * hs[HS_MULTIPLIER]
     hs[HS_KNOCKER_DEADWOOD] = k_dw
     hs[HS_DEFENDER_DEADWOOD] = d_dw
     hs[HS_LAYOFFS] = layoff
-    hs[HS_N_KNOCKER_MELDS] = n_k
-    hs[HS_N_DEFENDER_MELDS] = min(n_d, MAX_MELDS)
-    for j in range(MAX_MELDS):
-        hs[HS_KNOCKER_MELDS + j] = work[SW_KNOCKER_MELDS + j] if j < n_k else -1
-        hs[HS_DEFENDER_MELDS + j] = work[SW_DEFENDER_MELDS + j] if j < n_d else -1
-    hs[HS_PHASE] = PH_OVER
+
+
+@kernel
+def settle_declared_hand(hs: np.ndarray, knocker_melds: np.ndarray, n_knocker: int,
+                         defender_melds: np.ndarray, n_defender: int) -> int:
+    """Settle again, the EAAI framework's way, a hand that just ended with a knock, on the melds
+    the two players declared (masks; the knocker's in the order he laid them).
+
+    For a front end whose outside players declare their own melds: the hand's result, deadwoods,
+    layoffs and melds (for the hand log) become what
+    :func:`sim.engine.showdown.settle_declared_kernel` says. Returns its outcome;
+    OUTCOME_ILLEGAL (the knocker's melds) and OUTCOME_DEFENDER_ILLEGAL (the defender's) leave
+    the hand as it was: the framework's forfeits are the caller's to apply.
+    """
+    if hs[HS_KNOCKER] < 0:
+        raise ValueError("settle_declared_hand: the hand did not end with a knock")
+    if n_knocker > MAX_MELDS:  # ten cards make at most three melds
+        return OUTCOME_ILLEGAL
+    if n_defender > MAX_MELDS:
+        return OUTCOME_DEFENDER_ILLEGAL
+    work = hs[HS_SHOWDOWN_WORK:]
+    outcome, points, k_dw, d_dw, layoff = settle_declared_kernel(
+        hs[HS_KNOCKER_HAND], hs[HS_DEFENDER_HAND], knocker_melds, n_knocker, defender_melds,
+        n_defender, hs[HS_KNOCK_LIMIT], hs[HS_GIN_BONUS], hs[HS_UNDERCUT_BONUS], work)
+    if outcome < 0:
+        return outcome
+    _record_result(hs, outcome, points, k_dw, d_dw, layoff)
+    hs[HS_N_KNOCKER_MELDS] = _store_melds(hs, HS_KNOCKER_MELDS, knocker_melds, n_knocker)
+    hs[HS_N_DEFENDER_MELDS] = _store_melds(hs, HS_DEFENDER_MELDS, defender_melds, n_defender)
+    return outcome
+
+
+@kernel
+def _store_melds(hs: np.ndarray, at: int, melds: np.ndarray, n: int) -> int:
+    """Store declared melds as indices into SEARCH_MELDS (a run longer than 5 as pieces: its
+    three lowest cards, then the rest), -1 after them; return how many slots are used."""
+    count = 0
+    for i in range(n):
+        m = melds[i]
+        while m:
+            piece = m
+            if popcount(m) > 5:
+                low = m & -m
+                piece = low | (low << 1) | (low << 2)
+            for j in range(SEARCH_MELDS.shape[0]):
+                if SEARCH_MELDS[j] == piece:
+                    hs[at + count] = j
+                    count += 1
+                    break
+            m &= ~piece
+    for j in range(count, MAX_MELDS):
+        hs[at + j] = -1
+    return count
 
 
 @kernel(inline="always")

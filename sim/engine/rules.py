@@ -29,6 +29,7 @@ The numba engine cannot take a dataclass, so :meth:`Rules.to_array` packs the ru
 ``RI_HOLLYWOOD``             1 for ``scoring="hollywood"`` (three games scored at once)
 ``RI_SHUTOUT_DOUBLING``      1 when a shutout doubles the winner's total for the game
 ``RI_TEAM_CONSENSUS``        1 for ``team_policy="consensus"``, else 0
+``RI_SHOWDOWN_EAAI``         1 for ``showdown="eaai"`` (declared melds, greedy layoffs)
 ===========================  ==================================================================
 
 ``RULES_ARRAY_LEN`` is the array's length.
@@ -53,9 +54,15 @@ TEAM_POLICIES: tuple[str, ...] = ("captain", "advisor", "consensus")
 #: Values accepted for ``Rules.scoring``: one game to the target, or Hollywood's three at once.
 SCORINGS: tuple[str, ...] = ("standard", "hollywood")
 
+#: Values accepted for ``Rules.showdown``: ginbox's exact showdown (best melds, best layoffs),
+#: or the EAAI framework's (the melds each player declares, the defender's other cards laid
+#: off greedily in the framework's order; docs/rules.md, "The EAAI framework's showdown").
+SHOWDOWNS: tuple[str, ...] = ("exact", "eaai")
+
 #: Fields added after hand logs and run manifests were first written: ``to_dict`` leaves them
 #: out while they hold these defaults, so records of standard play keep their exact bytes.
-_LATER_DEFAULTS: dict[str, Any] = {"scoring": "standard", "shutout_doubling": False}
+_LATER_DEFAULTS: dict[str, Any] = {"scoring": "standard", "shutout_doubling": False,
+                                   "showdown": "exact"}
 
 # The rules array, declared once: (name, slots, value of a Rules in those slots). The RI_*
 # offsets and Rules.to_array both come from this list (layout in the module docstring).
@@ -78,12 +85,13 @@ _RULES_ARRAY: tuple[tuple[str, int, Callable[[Rules], Any]], ...] = (
     ("HOLLYWOOD", 1, lambda r: int(r.scoring == "hollywood")),
     ("SHUTOUT_DOUBLING", 1, lambda r: int(r.shutout_doubling)),
     ("TEAM_CONSENSUS", 1, lambda r: int(r.team_policy == "consensus")),
+    ("SHOWDOWN_EAAI", 1, lambda r: int(r.showdown == "eaai")),
 )
 RULES_LAYOUT = Layout("RI_", [(name, size) for name, size, _ in _RULES_ARRAY])
 (RI_PLAYERS, RI_GIN_BONUS, RI_UNDERCUT_BONUS, RI_KNOCK_LIMIT, RI_TARGET, RI_WALL, RI_MAX_TURNS,
  RI_FORBID_TAKEN_DISCARD, RI_OKLAHOMA, RI_SPADE_DOUBLING, RI_TEAM_ADVISOR, RI_HAND_BONUS,
  RI_GAME_BONUS, RI_SHUTOUT_BONUS, RI_INITIAL_ROLES, RI_HOLLYWOOD,
- RI_SHUTOUT_DOUBLING, RI_TEAM_CONSENSUS) = RULES_LAYOUT.offsets
+ RI_SHUTOUT_DOUBLING, RI_TEAM_CONSENSUS, RI_SHOWDOWN_EAAI) = RULES_LAYOUT.offsets
 RULES_LAYOUT.check(globals())
 RULES_ARRAY_LEN = RULES_LAYOUT.length
 
@@ -160,6 +168,9 @@ class Rules:
                               scoring"); the bonuses above apply to each game
     ``shutout_doubling``      a shutout doubles the game winner's total for that game
                               (hand points and every bonus), after ``shutout_bonus``
+    ``showdown``              ``"exact"`` (the knocker's best arrangement against the
+                              defender's best layoffs) or ``"eaai"`` (the EAAI
+                              framework's: declared melds, greedy layoffs; docs/rules.md)
     ========================  ===========================================================
 
     Build variants with :meth:`preset`, :meth:`replace` and :meth:`from_dict`; every path
@@ -184,6 +195,7 @@ class Rules:
     shutout_bonus: int = 0
     scoring: str = "standard"
     shutout_doubling: bool = False
+    showdown: str = "exact"
 
     def __post_init__(self) -> None:
         """Validate every field and normalise numpy scalars and lists to plain Python values."""
@@ -197,6 +209,10 @@ class Rules:
         if not isinstance(self.scoring, str) or self.scoring not in SCORINGS:
             raise ValueError(
                 f"scoring={self.scoring!r} is not valid: expected one of " + ", ".join(SCORINGS)
+            )
+        if not isinstance(self.showdown, str) or self.showdown not in SHOWDOWNS:
+            raise ValueError(
+                f"showdown={self.showdown!r} is not valid: expected one of " + ", ".join(SHOWDOWNS)
             )
         if not isinstance(self.team_policy, str) or self.team_policy not in TEAM_POLICIES:
             raise ValueError(
@@ -260,8 +276,9 @@ class Rules:
     def to_dict(self) -> dict[str, Any]:
         """All fields as plain JSON/TOML-friendly values (``initial_roles`` a list or None).
 
-        ``scoring`` and ``shutout_doubling`` appear only when they differ from their defaults:
-        they came after the log and manifest formats, whose existing records must not change.
+        ``scoring``, ``shutout_doubling`` and ``showdown`` appear only when they differ from
+        their defaults: they came after the log and manifest formats, whose existing records
+        must not change.
         """
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
                if f.name not in _LATER_DEFAULTS
