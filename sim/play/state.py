@@ -52,6 +52,7 @@ from sim.engine.hand import (
     ERR_BAD_MOVE,
     ERROR_TEXT,
     HS_HAND,
+    HS_KNOCKER,
     HS_N_MOVES,
     HS_PILE_LEN,
     HS_STOCK_TOP,
@@ -63,6 +64,7 @@ from sim.engine.hand import (
     advance,
     apply_move,
     deal,
+    settle_declared_hand,
 )
 from sim.engine.rng import stream_seed
 from sim.engine.rules import Rules
@@ -107,6 +109,10 @@ class GameListener:
 
     def moved(self, state: GameState, played: Played) -> None:
         """A move was played (including the stock draw the rules force)."""
+
+    def showdown(self, state: GameState) -> None:
+        """A hand just ended with a knock, before it is scored: the listener may settle it
+        again on the melds the players declared (:meth:`GameState.settle_declared`)."""
 
     def hand_ended(self, state: GameState, result: HandResult) -> None:
         """A hand ended and was scored (and logged, when the object logs)."""
@@ -499,9 +505,27 @@ class GameState:
         return (f"strategy {name!r} (seat {seat}) made an illegal move in game {self.game}, "
                 f"hand {self.hand}: {ERROR_TEXT[err]}")
 
+    def settle_declared(self, knocker_melds: Sequence[Sequence[str]],
+                        defender_melds: Sequence[Sequence[str]]) -> int:
+        """Settle the knock that just ended the hand the EAAI framework's way, on the melds
+        the knocker and the defender declared (card texts; the knocker's in the order he laid
+        them), through :func:`sim.engine.hand.settle_declared_hand`: only from
+        :meth:`GameListener.showdown`, before the hand is scored. Returns the outcome; an
+        illegal declaration (OUTCOME_ILLEGAL, OUTCOME_DEFENDER_ILLEGAL) leaves the hand as
+        it was, for the caller's forfeit."""
+        def masks(melds: Sequence[Sequence[str]]) -> np.ndarray:
+            out = [sum(1 << parse_card(c) for c in meld) for meld in melds]
+            return np.array(out + [0], np.int64)  # never empty: a compiled call's array
+
+        return int(settle_declared_hand(self.bufs.hs, masks(knocker_melds), len(knocker_melds),
+                                        masks(defender_melds), len(defender_melds)))
+
     def _end_hand(self) -> None:
-        """Score the finished hand, count it in the statistics, log it."""
+        """Score the finished hand, count it in the statistics, log it. A knock is first
+        shown to the listener, which may settle it on declared melds."""
         b = self.bufs
+        if self.listener is not None and b.hs[HS_KNOCKER] >= 0:
+            self.listener.showdown(self)
         record_hand(self.stats_row, b.gs, b.hs)
         end_hand(b.gs, b.hs, self._rules_array)
         self._in_hand = False
