@@ -27,6 +27,7 @@ import pytest
 from sim.engine.rules import Rules
 from sim.play.outside import OutsideTable, SeatFault, forfeit
 from sim.play.state import GameListener, GameState
+from sim.records.replay import replay_hand
 from strategies.outside import close_programs
 from strategies.registry import build_strategy, parse_strategies
 
@@ -160,3 +161,21 @@ def test_the_game_state_settles_a_knock_once_before_it_is_scored() -> None:
     assert listener.outcomes == [0]  # OUTCOME_KNOCK, once
     assert (hand.layoffs, hand.defender_deadwood, hand.points) == (["8H"], 76, 66)
     assert state.scores == (66, 0)
+
+
+def test_the_hand_log_keeps_the_declared_melds_and_replays_on_them(tmp_path: Path) -> None:
+    """The log line of a hand settled on declared melds records them (the knocker's in the
+    order laid), and the replay settles on them again: other melds give another result, which
+    the replay tells."""
+    state = _knock(tmp_path, [SET, RUN], "eaai")
+    record = state.records[-1]
+    assert record["declared"] == {"knocker": [SET, RUN], "defender": []}
+    assert replay_hand(record).ok
+    reordered = {**record, "declared": {"knocker": [RUN, SET], "defender": []}}
+    assert replay_hand(reordered).differences[:2] == [
+        "result.layoffs: recorded [8H], rules give [8H 9H]",
+        "result.defender_deadwood: recorded 76, rules give 67"]
+    refused = {**record, "declared": {"knocker": [SET], "defender": []}}
+    assert "declared: melds the EAAI framework refuses (a forfeit, not a result)" in \
+        replay_hand(refused).differences
+    assert "declared" not in _knock(tmp_path, [SET, RUN], "exact").records[-1]

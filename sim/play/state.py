@@ -64,7 +64,6 @@ from sim.engine.hand import (
     advance,
     apply_move,
     deal,
-    settle_declared_hand,
 )
 from sim.engine.rng import stream_seed
 from sim.engine.rules import Rules
@@ -80,7 +79,7 @@ from sim.play.events import (
 )
 from sim.play.seating import Lineup, Seeds, check_seed
 from sim.play.step import CALLER, TableBuffers, play_to_decision, seat_move, table_buffers
-from sim.records.log import hand_record, hand_result, rules_of
+from sim.records.log import hand_record, hand_result, rules_of, settle_declared_in
 from sim.records.replay import deck_of, game_state_before
 from sim.records.schema import HandRecord
 from strategies._dispatch import decide
@@ -153,6 +152,7 @@ class GameState:
         self.seeds = seed if isinstance(seed, Seeds) else Seeds.from_seed(check_seed(seed))
         self.game = game
         self.log = log
+        self._declared: dict[str, list[list[str]]] | None = None  # this hand's, if settled so
         self.listener = listener
         self._shuffle = deals == "shuffle"
         self._rules_array = self.rules.to_array()
@@ -513,17 +513,17 @@ class GameState:
         :meth:`GameListener.showdown`, before the hand is scored. Returns the outcome; an
         illegal declaration (OUTCOME_ILLEGAL, OUTCOME_DEFENDER_ILLEGAL) leaves the hand as
         it was, for the caller's forfeit."""
-        def masks(melds: Sequence[Sequence[str]]) -> np.ndarray:
-            out = [sum(1 << parse_card(c) for c in meld) for meld in melds]
-            return np.array(out + [0], np.int64)  # never empty: a compiled call's array
-
-        return int(settle_declared_hand(self.bufs.hs, masks(knocker_melds), len(knocker_melds),
-                                        masks(defender_melds), len(defender_melds)))
+        outcome = settle_declared_in(self.bufs.hs, knocker_melds, defender_melds)
+        if outcome >= 0:  # the hand log keeps them: its replay settles on them again
+            self._declared = {"knocker": [list(m) for m in knocker_melds],
+                              "defender": [list(m) for m in defender_melds]}
+        return outcome
 
     def _end_hand(self) -> None:
         """Score the finished hand, count it in the statistics, log it. A knock is first
         shown to the listener, which may settle it on declared melds."""
         b = self.bufs
+        self._declared = None
         if self.listener is not None and b.hs[HS_KNOCKER] >= 0:
             self.listener.showdown(self)
         record_hand(self.stats_row, b.gs, b.hs)
@@ -535,6 +535,8 @@ class GameState:
         if self.log:
             record = hand_record(self.rules, self.lineup.names, self.game, self.hand,
                                  self.roles, self._dealt, b.hs, b.moves, b.gs)
+            if self._declared is not None:
+                record["declared"] = self._declared
             self.records.append(record)
             self._last_result = HandResult(hand=self.hand, roles=self.roles,
                                            scores=self.scores, **record["result"])
