@@ -36,7 +36,8 @@ DEFENDER = "8H 9H KS QD JC TS 9C 7D 6S 5C".split()
 UPCARD, DRAWN = "2S", "KD"
 SET, RUN = ["8C", "8D", "8S"], ["5H", "6H", "7H"]
 
-#: The knocker: passes the upcard, draws, knocks with the melds it is given, discards KD.
+#: The knocker: passes the upcard, draws, knocks with the melds it is given (its first
+#: argument), discards KD; it writes each hand_end it is told to the file of its second.
 KNOCKING_PLAYER = """
 import json, sys
 melds = json.loads(sys.argv[1])
@@ -54,6 +55,8 @@ for line in sys.stdin:
     elif kind == "showdown":
         out = {"type": "layout", "id": m["id"]}
     elif kind == "hand_end":
+        with open(sys.argv[2], "a") as told:
+            told.write(line)
         out = {"type": "ready"}
     elif kind == "bye":
         break
@@ -82,7 +85,8 @@ def _table(tmp_path: Path, melds: list[list[str]], showdown: str) -> tuple[GameS
     path.write_text(f"#!{sys.executable}\n" + KNOCKING_PLAYER)
     path.chmod(0o755)
     wrapper = tmp_path / "knocker.sh"  # the melds as the program's argument
-    wrapper.write_text(f"#!/bin/sh\nexec {path} '{json.dumps(melds)}'\n")
+    told = tmp_path / "told.jsonl"
+    wrapper.write_text(f"#!/bin/sh\nexec {path} '{json.dumps(melds)}' {told}\n")
     wrapper.chmod(0o755)
     rules = Rules.resolve("eaai", {"initial_roles": [1, 0], "showdown": showdown})
     specs = parse_strategies([f"agent:{wrapper}", "simple"])
@@ -179,3 +183,17 @@ def test_the_hand_log_keeps_the_declared_melds_and_replays_on_them(tmp_path: Pat
     assert "declared: melds the EAAI framework refuses (a forfeit, not a result)" in \
         replay_hand(refused).differences
     assert "declared" not in _knock(tmp_path, [SET, RUN], "exact").records[-1]
+
+
+@pytest.mark.parametrize(("melds", "told"), [
+    ([SET, RUN], [{"card": "8H", "meld": SET}]),
+    ([RUN, SET], [{"card": "8H", "meld": RUN}, {"card": "9H", "meld": [*RUN, "8H"]}]),
+])
+def test_the_players_are_told_the_layoffs_onto_the_melds_as_laid(
+        tmp_path: Path, melds: list[list[str]], told: list[dict]) -> None:
+    """Each card laid off is told with the meld it went onto, in the framework's order: 8H
+    fits the set and the run alike and goes onto whichever the knocker laid first."""
+    _knock(tmp_path, melds, "eaai")
+    close_programs()  # the program has written all it was told
+    hand_end = json.loads((tmp_path / "told.jsonl").read_text().splitlines()[0])
+    assert hand_end["result"]["layoffs"] == told

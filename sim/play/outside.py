@@ -136,6 +136,7 @@ class OutsideTable(GameListener):
         self.inner = inner  # another listener told of everything first (the driver's watch)
         self.state: GameState | None = None
         self.declared: dict[int, list[list[str]]] = {}  # this hand's melds, as declared
+        self._laid: list[list[str]] | None = None  # the knocker's melds settled on, in order
         self.game = 0
         self._strategy_seed = 0
 
@@ -180,6 +181,7 @@ class OutsideTable(GameListener):
     def hand_started(self, state: GameState) -> None:
         self.state = state
         self.declared = {}
+        self._laid = None
         if self.inner is not None:
             self.inner.hand_started(state)
         roles = state.roles
@@ -225,8 +227,8 @@ class OutsideTable(GameListener):
                        "knocker_deadwood": result.knocker_deadwood,
                        "defender_melds": result.defender_melds,
                        "defender_deadwood": result.defender_deadwood,
-                       "layoffs": layoff_targets(result.knocker_melds, result.layoffs,
-                                                 self.rules.showdown == "eaai")},
+                       "layoffs": layoff_targets(self._laid or result.knocker_melds,
+                                                 result.layoffs, self._laid is not None)},
             "declared": {str(seat): melds for seat, melds in self.declared.items()},
             "hands": hands, "scores": list(result.scores)}
         for seat, player in self.players.items():
@@ -268,7 +270,8 @@ class OutsideTable(GameListener):
         melds = {seat: self.declared[seat] if seat in self.declared
                  else bot_declared_melds(hands[str(seat)]) for seat in (knocker, defender)}
         outcome = state.settle_declared(melds[knocker], melds[defender])
-        if outcome >= 0:
+        if outcome >= 0:  # its layoffs are told onto the melds in the order laid
+            self._laid = melds[knocker]
             return
         try:  # the framework's reason, in words
             settle_declared(hands[str(knocker)], hands[str(defender)], melds[knocker],
