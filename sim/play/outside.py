@@ -24,15 +24,24 @@ from sim.engine.hand import MOVE_DRAW_DISCARD, MOVE_DRAW_STOCK, MOVE_KNOCK, MOVE
 from sim.engine.melds import ALL_MELDS
 from sim.engine.rng import seed_words
 from sim.engine.rules import Rules
+from sim.engine.showdown import (
+    EAAI_CARD_ORDER,
+    OUTCOME_ILLEGAL,
+    IllegalMelds,
+    bot_declared_melds,
+    settle_declared,
+)
 from sim.play.events import HandResult, Played, move_code
 from sim.play.state import GameListener, GameState
-from sim.records.log import hand_record
+from sim.records.log import hand_record, hand_result
 from sim.records.schema import HandRecord
 from strategies.outside import OutsideFault, OutsidePlayer
 
 #: The hand log's ``result.end`` of a hand cut short by a fault.
 FORFEIT = "forfeit"
 _MELDS = frozenset(int(m) for m in ALL_MELDS)
+#: Each card text's place in the EAAI framework's card order (its layoff order).
+_FRAMEWORK_RANK = {card_str(int(c)): i for i, c in enumerate(EAAI_CARD_ORDER)}
 
 
 class SeatFault(Exception):
@@ -83,19 +92,27 @@ def declared_melds(value: Any, cards: Sequence[str] | None) -> list[list[str]]:
     return [[card_str(parse_card(c)) for c in meld] for meld in value]
 
 
-def layoff_targets(knocker_melds: Sequence[Sequence[str]],
-                   layoffs: Sequence[str]) -> list[dict[str, Any]]:
-    """Each laid-off card with the knocker's meld it goes onto, as that meld stands then (the
-    layoffs in the hand log's playable order): what an event-driven player is told."""
+def layoff_targets(knocker_melds: Sequence[Sequence[str]], layoffs: Sequence[str],
+                   framework_order: bool = False) -> list[dict[str, Any]]:
+    """Each laid-off card with the knocker's meld it goes onto, as that meld stands then: what
+    an event-driven player is told. The cards go in the hand log's playable order, or with
+    ``framework_order`` in the order the EAAI framework's showdown lays them off (again and
+    again the first card in its card order that fits a meld, onto the first meld it fits)."""
     melds = [list(m) for m in knocker_melds]
+    order = (_FRAMEWORK_RANK if framework_order else {c: i for i, c in enumerate(layoffs)})
+    left = sorted(layoffs, key=order.__getitem__)
     out = []
-    for card in layoffs:
-        bit = _mask([card])
-        for meld in melds:
-            if _mask(meld) | bit in _MELDS:
+    while left:
+        for card in left:
+            bit = _mask([card])
+            meld = next((m for m in melds if _mask(m) | bit in _MELDS), None)
+            if meld is not None:
                 out.append({"card": card, "meld": list(meld)})
                 meld.append(card)
+                left.remove(card)
                 break
+        else:  # no card fits: not a layoff of these melds (cannot happen for a hand's own)
+            break
     return out
 
 
@@ -119,6 +136,7 @@ class OutsideTable(GameListener):
         self.inner = inner  # another listener told of everything first (the driver's watch)
         self.state: GameState | None = None
         self.declared: dict[int, list[list[str]]] = {}  # this hand's melds, as declared
+        self._laid: list[list[str]] | None = None  # the knocker's melds settled on, in order
         self.game = 0
         self._strategy_seed = 0
 
@@ -163,6 +181,7 @@ class OutsideTable(GameListener):
     def hand_started(self, state: GameState) -> None:
         self.state = state
         self.declared = {}
+        self._laid = None
         if self.inner is not None:
             self.inner.hand_started(state)
         roles = state.roles
@@ -201,8 +220,6 @@ class OutsideTable(GameListener):
             self.inner.hand_ended(state, result)
         roles = state.roles
         hands = {str(roles[p]): _cards(state.hand_cards(p)) for p in (0, 1)}
-        if result.knocker is not None:
-            self._ask_defender(state, result, hands)
         message = {
             "type": "hand_end", "hand": state.hand,
             "result": {"end": result.end, "knocker": result.knocker, "winner": result.winner,
@@ -210,33 +227,62 @@ class OutsideTable(GameListener):
                        "knocker_deadwood": result.knocker_deadwood,
                        "defender_melds": result.defender_melds,
                        "defender_deadwood": result.defender_deadwood,
-                       "layoffs": layoff_targets(result.knocker_melds, result.layoffs)},
+                       "layoffs": layoff_targets(self._laid or result.knocker_melds,
+                                                 result.layoffs, self._laid is not None)},
             "declared": {str(seat): melds for seat, melds in self.declared.items()},
             "hands": hands, "scores": list(result.scores)}
         for seat, player in self.players.items():
             with self._blame(seat):
                 player.confirm(message)
 
-    def _ask_defender(self, state: GameState, result: HandResult,
-                      hands: Mapping[str, list[str]]) -> None:
-        """An outside defender is asked its melds (``showdown``), as the framework asks the
-        defender's; the knocker's melds it sees are the ones the knocker declared, if any."""
-        knocker = result.knocker
+    def showdown(self, state: GameState) -> None:
+        """A knock, before it is scored: an outside defender is asked its melds
+        (``showdown``), as the framework asks the defender's; the knocker's melds it sees are
+        the ones the knocker declared, if any. Under ``showdown = "eaai"`` a knock with an
+        outside player in it is then settled on the melds both sides declared (a ginbox
+        bot's, or an outside player's that declared none: ginbox's least-deadwood melds); a
+        declaration the framework refuses forfeits its side."""
+        roles = state.roles
+        result = hand_result(state.bufs.hs, roles[:2])
+        knocker = result["knocker"]
         assert knocker is not None
-        defender = state.roles[1 - state.roles.index(knocker)]
+        defender = roles[1 - roles.index(knocker)]
+        hands = {str(roles[p]): _cards(state.hand_cards(p)) for p in (0, 1)}
         if knocker in self.declared:
             with self._blame(knocker):
                 self.declared[knocker] = declared_melds(self.declared[knocker],
                                                         hands[str(knocker)])
-        if defender not in self.players:
+        if defender in self.players:
+            message = {"type": "showdown", "knocker": knocker,
+                       "knocker_melds": self.declared.get(knocker, result["knocker_melds"]),
+                       "cards": hands[str(defender)]}
+            with self._blame(defender):
+                melds = self.players[defender].lay_out(message)
+                if melds is not None:  # none declared: the others are told ginbox's
+                    self.declared[defender] = declared_melds(melds, hands[str(defender)])
+        if self.rules.showdown == "eaai" and (knocker in self.players
+                                               or defender in self.players):
+            self._settle_declared(state, knocker, defender, hands)
+
+    def _settle_declared(self, state: GameState, knocker: int, defender: int,
+                         hands: Mapping[str, list[str]]) -> None:
+        """The framework's showdown on the declared melds; its refusal forfeits the side."""
+        melds = {seat: self.declared[seat] if seat in self.declared
+                 else bot_declared_melds(hands[str(seat)]) for seat in (knocker, defender)}
+        outcome = state.settle_declared(melds[knocker], melds[defender])
+        if outcome >= 0:  # its layoffs are told onto the melds in the order laid
+            self._laid = melds[knocker]
             return
-        message = {"type": "showdown", "knocker": knocker,
-                   "knocker_melds": self.declared.get(knocker, result.knocker_melds),
-                   "cards": hands[str(defender)]}
-        with self._blame(defender):
-            melds = self.players[defender].lay_out(message)
-            if melds is not None:  # none declared: the others are told ginbox's
-                self.declared[defender] = declared_melds(melds, hands[str(defender)])
+        try:  # the framework's reason, in words
+            settle_declared(hands[str(knocker)], hands[str(defender)], melds[knocker],
+                            melds[defender], self.rules, state.upcard)
+            reason = "declared melds the framework refuses"
+        except IllegalMelds as exc:
+            reason = str(exc)
+        offender = knocker if outcome == OUTCOME_ILLEGAL else defender
+        assert offender in self.players, "a ginbox bot declares its least-deadwood melds"
+        with self._blame(offender):
+            raise OutsideFault(reason)
 
     def end_game(self, winner: int, scores: Sequence[int],
                  ended_by: Mapping[str, Any] | None = None) -> None:

@@ -52,6 +52,7 @@ from sim.engine.hand import (
     ERR_BAD_MOVE,
     ERROR_TEXT,
     HS_HAND,
+    HS_KNOCKER,
     HS_N_MOVES,
     HS_PILE_LEN,
     HS_STOCK_TOP,
@@ -78,7 +79,7 @@ from sim.play.events import (
 )
 from sim.play.seating import Lineup, Seeds, check_seed
 from sim.play.step import CALLER, TableBuffers, play_to_decision, seat_move, table_buffers
-from sim.records.log import hand_record, hand_result, rules_of
+from sim.records.log import hand_record, hand_result, rules_of, settle_declared_in
 from sim.records.replay import deck_of, game_state_before
 from sim.records.schema import HandRecord
 from strategies._dispatch import decide
@@ -107,6 +108,10 @@ class GameListener:
 
     def moved(self, state: GameState, played: Played) -> None:
         """A move was played (including the stock draw the rules force)."""
+
+    def showdown(self, state: GameState) -> None:
+        """A hand just ended with a knock, before it is scored: the listener may settle it
+        again on the melds the players declared (:meth:`GameState.settle_declared`)."""
 
     def hand_ended(self, state: GameState, result: HandResult) -> None:
         """A hand ended and was scored (and logged, when the object logs)."""
@@ -147,6 +152,7 @@ class GameState:
         self.seeds = seed if isinstance(seed, Seeds) else Seeds.from_seed(check_seed(seed))
         self.game = game
         self.log = log
+        self._declared: dict[str, list[list[str]]] | None = None  # this hand's, if settled so
         self.listener = listener
         self._shuffle = deals == "shuffle"
         self._rules_array = self.rules.to_array()
@@ -499,9 +505,27 @@ class GameState:
         return (f"strategy {name!r} (seat {seat}) made an illegal move in game {self.game}, "
                 f"hand {self.hand}: {ERROR_TEXT[err]}")
 
+    def settle_declared(self, knocker_melds: Sequence[Sequence[str]],
+                        defender_melds: Sequence[Sequence[str]]) -> int:
+        """Settle the knock that just ended the hand the EAAI framework's way, on the melds
+        the knocker and the defender declared (card texts; the knocker's in the order he laid
+        them), through :func:`sim.engine.hand.settle_declared_hand`: only from
+        :meth:`GameListener.showdown`, before the hand is scored. Returns the outcome; an
+        illegal declaration (OUTCOME_ILLEGAL, OUTCOME_DEFENDER_ILLEGAL) leaves the hand as
+        it was, for the caller's forfeit."""
+        outcome = settle_declared_in(self.bufs.hs, knocker_melds, defender_melds)
+        if outcome >= 0:  # the hand log keeps them: its replay settles on them again
+            self._declared = {"knocker": [list(m) for m in knocker_melds],
+                              "defender": [list(m) for m in defender_melds]}
+        return outcome
+
     def _end_hand(self) -> None:
-        """Score the finished hand, count it in the statistics, log it."""
+        """Score the finished hand, count it in the statistics, log it. A knock is first
+        shown to the listener, which may settle it on declared melds."""
         b = self.bufs
+        self._declared = None
+        if self.listener is not None and b.hs[HS_KNOCKER] >= 0:
+            self.listener.showdown(self)
         record_hand(self.stats_row, b.gs, b.hs)
         end_hand(b.gs, b.hs, self._rules_array)
         self._in_hand = False
@@ -511,6 +535,8 @@ class GameState:
         if self.log:
             record = hand_record(self.rules, self.lineup.names, self.game, self.hand,
                                  self.roles, self._dealt, b.hs, b.moves, b.gs)
+            if self._declared is not None:
+                record["declared"] = self._declared
             self.records.append(record)
             self._last_result = HandResult(hand=self.hand, roles=self.roles,
                                            scores=self.scores, **record["result"])

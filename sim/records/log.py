@@ -375,6 +375,20 @@ def hand_result(hs: np.ndarray, hand_seat: Sequence[int]) -> ResultRecord:
     }
 
 
+def settle_declared_in(hs: np.ndarray, knocker_melds: Sequence[Sequence[str]],
+                       defender_melds: Sequence[Sequence[str]]) -> int:
+    """Settle the knock that ended hand state ``hs`` the EAAI framework's way on declared
+    melds (card texts, the knocker's in the order he laid them): what a front end with
+    outside players does under ``showdown = "eaai"`` and what the replay of its log line
+    (``declared``) does again. Returns :func:`sim.engine.hand.settle_declared_hand`'s outcome."""
+    def masks(melds: Sequence[Sequence[str]]) -> np.ndarray:
+        out = [sum(1 << parse_card(c) for c in meld) for meld in melds]
+        return np.array(out + [0], np.int64)  # never empty: a compiled call's array
+
+    return int(engine_hand.settle_declared_hand(hs, masks(knocker_melds), len(knocker_melds),
+                                                masks(defender_melds), len(defender_melds)))
+
+
 def hollywood_record(gs: np.ndarray, players: int) -> HollywoodRecord:
     """The ``hollywood`` object of a hand-log line (Hollywood scoring only): each seat's games
     opened, and per game its points and hands won by seat, its winner (null while open) and,
@@ -532,6 +546,13 @@ def check_record(record: Any) -> None:
             raise ValueError(f"'result.{key}' is {shown(result[key])}, not an integer or null")
     if not is_int(result["points"], numpy=False):
         raise ValueError(f"'result.points' is {shown(result['points'])}, not an integer")
+    declared = record.get("declared")  # melds a knock was settled on (showdown = "eaai")
+    if declared is not None:
+        if not (isinstance(declared, dict) and set(declared) == {"knocker", "defender"}):
+            raise ValueError(f"'declared' is {shown(declared)}, not {{\"knocker\": MELDS, "
+                             "\"defender\": MELDS}")
+        _check_melds(declared["knocker"], "declared.knocker")
+        _check_melds(declared["defender"], "declared.defender")
     _check_melds(result["knocker_melds"], "result.knocker_melds")
     _check_melds(result["defender_melds"], "result.defender_melds")
     _check_cards(result["layoffs"], "result.layoffs")

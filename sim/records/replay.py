@@ -49,6 +49,7 @@ from sim.engine.hand import (
     DEC_OFFER,
     DEC_OVER,
     ERROR_TEXT,
+    HS_KNOCKER,
     HS_N_MOVES,
     HS_TO_MOVE,
     MOVE_CODES,
@@ -70,6 +71,7 @@ from sim.records.log import (
     hollywood_record,
     load_hollywood,
     rules_of,
+    settle_declared_in,
 )
 from sim.records.render import render_hand
 
@@ -330,6 +332,12 @@ def _replay(record: Mapping[str, Any], previous: Mapping[str, Any] | None,
 
     hs, move_diffs = _play_moves(record, rules_array, deck, hand_seat)
     diffs.extend(move_diffs)
+    declared = record.get("declared")
+    if hs is not None and declared is not None:  # settled on the melds the players declared
+        if hs[HS_KNOCKER] < 0:
+            diffs.append("declared: melds are recorded, but the hand did not end with a knock")
+        elif settle_declared_in(hs, declared["knocker"], declared["defender"]) < 0:
+            diffs.append("declared: melds the EAAI framework refuses (a forfeit, not a result)")
     result = scores = game_winner = next_roles = None
     game_over = None
     ended_by = record.get("ended_by")

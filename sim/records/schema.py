@@ -83,6 +83,9 @@ class HandRecord(TypedDict):
     final_scores: NotRequired[list[int]]
     # the last line of a game a player's fault ended: {"seat": N, "reason": "..."}
     ended_by: NotRequired[dict[str, Any]]
+    # a knock settled on declared melds (showdown = "eaai" with an outside player):
+    # {"knocker": melds in the order laid, "defender": melds}
+    declared: NotRequired[dict[str, list[list[str]]]]
     # written by the learning environments: game env_game of seed env_seed deals the same cards
     env_seed: NotRequired[int | None]
     env_game: NotRequired[int]
