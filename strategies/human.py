@@ -41,29 +41,8 @@ COMMANDS = ("hint", "help", "quit")
 HELP = ("moves: d (draw from the stock), p (take the pile's top card), pass (decline the "
         "first upcard), x 9H (discard 9H), k 9H (knock and discard 9H); hint, help, quit")
 
-#: Compact text of each engine move, as a web table's move list holds it (cards as ``9H``).
-TOKENS = {MOVE_PASS: "pass", MOVE_DRAW_DISCARD: "p", MOVE_DRAW_STOCK: "d", MOVE_KNOCK: "k",
-          MOVE_NO_KNOCK: "n"}
-_TOKEN_MOVES = {text: move for move, text in TOKENS.items()}
-
-
 class MoveError(ValueError):
     """A line that is not a legal move here: its one-line message says why."""
-
-
-def token_of(move: int) -> str:
-    """The compact text of an engine move (a card as ``9H``)."""
-    return TOKENS[move] if move in TOKENS else card_str(move)
-
-
-def move_of_token(token: str) -> int:
-    """The engine move of a compact text (:data:`TOKENS` or a card); MoveError if none."""
-    if token in _TOKEN_MOVES:
-        return _TOKEN_MOVES[token]
-    try:
-        return parse_card(token)
-    except ValueError:
-        raise MoveError(f"{token!r} is not a move") from None
 
 
 def _card(text: str) -> int:
@@ -318,6 +297,6 @@ def is_human(name: str) -> bool:
     return name.strip().partition(":")[0].strip().lower() == "human"
 
 
-__all__ = ["COMMANDS", "HELP", "TOKENS", "Human", "MoveError", "arrangement", "cards_text",
+__all__ = ["COMMANDS", "HELP", "Human", "MoveError", "arrangement", "cards_text",
            "hand_order", "in_play_order", "is_human", "legal_notation", "legal_text",
-           "melds_text", "move_of_token", "parse_answer", "token_of", "view_lines"]
+           "melds_text", "parse_answer", "view_lines"]
