@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from sim.engine.cards import N_CODES, card_str, is_card, parse_card
+from sim.engine.cards import card_str, is_card, parse_card
 from sim.engine.hand import (
     DISCARD_NAME,
     MOVE_NAMES,
@@ -48,6 +48,16 @@ assert KINDS[:-1] == tuple(MOVE_NAMES[c] for c in sorted(MOVE_NAMES)) and \
     KINDS[-1] == DISCARD_NAME, "the notation's kinds are the engine's move names"
 
 
+#: The most characters of a bad text a message repeats (a message stays one short line).
+SHOWN_CHARS = 40
+
+
+def _quoted(value: Any) -> str:
+    """``value`` as a message quotes it, cut to :data:`SHOWN_CHARS` characters."""
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS - 3] + "..."
+
+
 class MoveTextError(ValueError):
     """Text, or a logged move, that is not a move of the notation: the message is one line."""
 
@@ -61,12 +71,12 @@ class Move:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
-            raise MoveTextError(f"{self.kind!r} is not a kind of move: expected one of "
+            raise MoveTextError(f"{_quoted(self.kind)} is not a kind of move: expected one of "
                                 + ", ".join(KINDS))
         if (self.kind == DISCARD_NAME) != (self.card is not None):
             raise MoveTextError("a discard, and only a discard, has a card")
         if self.card is not None and not is_card(self.card):
-            raise MoveTextError(f"{self.card!r} is not a card code")
+            raise MoveTextError(f"{_quoted(self.card)} is not a card code")
 
     @classmethod
     def of_code(cls, code: int) -> Move:
@@ -74,7 +84,7 @@ class Move:
         code = int(code)
         if code in MOVE_NAMES:
             return cls(MOVE_NAMES[code])  # type: ignore[arg-type]
-        if 0 <= code < N_CODES and is_card(code):
+        if is_card(code):
             return cls("discard", code)
         raise MoveTextError(f"{code} is not an engine move code")
 
@@ -91,7 +101,7 @@ def parse_move(text: str) -> Move:
     """The move a text names, in any of the three forms; a card is read as ``parse_card``
     reads it (``9h`` and ``10H`` too). MoveTextError, in one line, for anything else."""
     if not isinstance(text, str):
-        raise MoveTextError(f"{text!r} is not a move: {_EXPECTED}")
+        raise MoveTextError(f"{_quoted(text)} is not a move: {_EXPECTED}")
     words = text.split()
     if len(words) == 1 and words[0] in _KIND_OF_WORD:
         return Move(_KIND_OF_WORD[words[0]])  # type: ignore[arg-type]
@@ -102,7 +112,7 @@ def parse_move(text: str) -> Move:
             return Move("discard", parse_card(card_text))
         except ValueError:
             pass
-    raise MoveTextError(f"{text!r} is not a move: {_EXPECTED}")
+    raise MoveTextError(f"{_quoted(text)} is not a move: {_EXPECTED}")
 
 
 def move_str(move: Move, form: Form = "name") -> str:
@@ -140,9 +150,10 @@ def move_of_record(record: Mapping[str, Any]) -> Move:
         try:
             return Move("discard", parse_card(card))  # type: ignore[arg-type]
         except ValueError:
-            raise MoveTextError(f"{card!r} is not a card: expected a card such as 9H") from None
+            raise MoveTextError(f"{_quoted(card)} is not a card: expected a card such as 9H") \
+                from None
     if kind not in SHORT or kind == "no_knock":
-        raise MoveTextError(f"{kind!r} is not a logged move: expected one of pass, "
+        raise MoveTextError(f"{_quoted(kind)} is not a logged move: expected one of pass, "
                             "draw_discard, draw_stock, knock, discard")
     return Move(kind)
 
