@@ -22,13 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 from sim.engine.cards import card_str, is_card, parse_card
-from sim.engine.hand import (
-    DISCARD_NAME,
-    MOVE_NAMES,
-)
+from sim.engine.hand import DISCARD_NAME, MOVE_NAMES
 
 Kind = Literal["pass", "draw_discard", "draw_stock", "knock", "no_knock", "discard"]
 #: The kinds of move, in engine code order (a discard, code 0..51, last).
@@ -83,7 +80,7 @@ class Move:
         """The move of an engine move code (a card code is its discard)."""
         code = int(code)
         if code in MOVE_NAMES:
-            return cls(MOVE_NAMES[code])  # type: ignore[arg-type]
+            return cls(cast(Kind, MOVE_NAMES[code]))
         if is_card(code):
             return cls("discard", code)
         raise MoveTextError(f"{code} is not an engine move code")
@@ -104,7 +101,7 @@ def parse_move(text: str) -> Move:
         raise MoveTextError(f"{_quoted(text)} is not a move: {_EXPECTED}")
     words = text.split()
     if len(words) == 1 and words[0] in _KIND_OF_WORD:
-        return Move(_KIND_OF_WORD[words[0]])  # type: ignore[arg-type]
+        return Move(cast(Kind, _KIND_OF_WORD[words[0]]))
     card_text = words[1] if len(words) == 2 and words[0] == DISCARD_NAME else \
         words[0] if len(words) == 1 else None
     if card_text is not None:
@@ -146,9 +143,9 @@ def move_of_record(record: Mapping[str, Any]) -> Move:
     """The move of a hand log's move object (its ``move`` and, for a discard, ``card``)."""
     kind = record.get("move")
     if kind == DISCARD_NAME:
-        card = record.get("card")
+        card: Any = record.get("card")
         try:
-            return Move("discard", parse_card(card))  # type: ignore[arg-type]
+            return Move("discard", parse_card(card))
         except ValueError:
             raise MoveTextError(f"{_quoted(card)} is not a card: expected a card such as 9H") \
                 from None

@@ -71,17 +71,18 @@ def test_a_refusal_quotes_at_most_forty_characters_of_the_text() -> None:
         parse_move("x" * 5000)
     assert str(exc.value) == "'" + "x" * 36 + f"... is not a move: {EXPECTED}"
     with pytest.raises(MoveTextError, match=r"^7 is not a move: expected pass"):
-        parse_move(7)  # type: ignore[arg-type]
+        parse_move(7)  # type: ignore[arg-type]  # a wrong type on purpose
 
 
 def test_a_move_record_is_checked_when_made() -> None:
     cases = [(lambda: Move("discard"), "a discard, and only a discard, has a card"),
              (lambda: Move("pass", 5), "a discard, and only a discard, has a card"),
              (lambda: Move("discard", 13), "13 is not a card code"),
+             # a kind that is none, on purpose
              (lambda: Move("fold"), "'fold' is not a kind of move: expected one of pass, "  # type: ignore[arg-type]
               "draw_discard, draw_stock, knock, no_knock, discard"),
              (lambda: Move.of_code(69), "69 is not an engine move code"),
-             (lambda: move_str(Move("pass"), "long"),  # type: ignore[arg-type]
+             (lambda: move_str(Move("pass"), "long"),  # type: ignore[arg-type]  # no such form
               "'long' is not a form of move text: expected one of name, short, spelled")]
     for make, message in cases:
         with pytest.raises(MoveTextError) as exc:
@@ -131,9 +132,12 @@ def test_every_legal_move_of_a_played_game_round_trips() -> None:
     seen = set()
     while not state.game_over and seen != set(KINDS):
         legal = state.legal_moves()
-        assert state.legal_move_names() == [move_str(Move.of_code(m)) for m in legal]
+        names = [move_str(Move.of_code(m)) for m in legal]
+        assert state.legal_move_names() == names == state.view().legal_move_names()
         for code in legal:
             seen.add(Move.of_code(code).kind)
             assert parse_move(move_name(code)).code == code
-        state.play(move_name(legal[-1]))  # by its text: takes the pile, never knocks
+        chosen = state.ask("greedy-knock")  # knocks when it can: the knock question comes
+        assert chosen is not None
+        state.play(move_name(chosen))  # played by its text
     assert seen == set(KINDS)
