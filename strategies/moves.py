@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, cast, get_args
 
-from sim.engine.cards import card_str, is_card, parse_card
+from sim.engine.cards import N_CODES, card_str, is_card, parse_card
 from sim.engine.hand import DISCARD_NAME, MOVE_NAMES
 
 Kind = Literal["pass", "draw_discard", "draw_stock", "knock", "no_knock", "discard"]
@@ -75,15 +75,14 @@ class Move:
         if self.card is not None and not is_card(self.card):
             raise MoveTextError(f"{_quoted(self.card)} is not a card code")
 
-    @classmethod
-    def of_code(cls, code: int) -> Move:
-        """The move of an engine move code (a card code is its discard)."""
-        code = int(code)
-        if code in MOVE_NAMES:
-            return cls(cast(Kind, MOVE_NAMES[code]))
-        if is_card(code):
-            return cls("discard", code)
-        raise MoveTextError(f"{code} is not an engine move code")
+    @staticmethod
+    def of_code(code: int) -> Move:
+        """The move of an engine move code (a card code is its discard), from a table made
+        once: every logged move passes through here."""
+        move = _MOVE_OF_CODE.get(int(code))
+        if move is None:
+            raise MoveTextError(f"{_quoted(code)} is not an engine move code")
+        return move
 
     @property
     def code(self) -> int:
@@ -92,6 +91,12 @@ class Move:
 
     def __str__(self) -> str:
         return move_str(self)
+
+
+#: Every engine move code's move: the 52 discards and the five other kinds.
+_MOVE_OF_CODE: dict[int, Move] = {
+    **{code: Move(cast(Kind, name)) for code, name in MOVE_NAMES.items()},
+    **{code: Move("discard", code) for code in range(N_CODES) if is_card(code)}}
 
 
 def parse_move(text: str) -> Move:
