@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.engine.hand import ERR_BAD_MOVE, ERROR_TEXT
-from strategies import moves
 from strategies.moves import MoveTextError, parse_move
+from strategies.moves import move_name as notation_name
 
 
 class IllegalMove(ValueError):
@@ -33,7 +33,7 @@ def move_name(move: int) -> str:
     """An engine move as the hand log names it: ``pass``, ``draw_discard``, ``draw_stock``,
     ``knock``, ``no_knock``, or the card of a discard (``"9H"``): the notation's ``name``
     form (:mod:`strategies.moves`)."""
-    return moves.move_name(move)
+    return notation_name(move)
 
 
 def move_code(move: int | str) -> int:
