@@ -1,7 +1,8 @@
-"""A person at the table: the move notation, and the ``human`` strategy that asks for moves.
+"""A person at the table: the typed notation, and the ``human`` strategy that asks for moves.
 
-The notation (docs/play.md) is what a player types: ``d`` draw from the stock, ``p`` take the
-pile's top card (the first upcard, or the discard), ``pass`` decline the first upcard,
+The typed notation (docs/play.md) is what a player types, built on the move notation's short
+form (:mod:`strategies.moves`): ``d`` draw from the stock, ``p`` take the pile's top card
+(the first upcard, or the discard), ``pass`` decline the first upcard,
 ``x 9H`` discard the nine of hearts, ``k 9H`` knock and discard it; plus ``hint``, ``help``
 and ``quit``. At the knock question (11 cards, knocking legal) ``x 9H`` answers "no knock"
 and discards, ``k 9H`` knocks and discards, and a bare ``k`` knocks and asks for the card.
@@ -27,13 +28,13 @@ from sim.engine.hand import (
     DEC_KNOCK,
     DEC_OFFER,
     MOVE_DRAW_DISCARD,
-    MOVE_DRAW_STOCK,
     MOVE_KNOCK,
     MOVE_NO_KNOCK,
     MOVE_PASS,
 )
 from sim.engine.melds import best_arrangement
 from sim.engine.view import DECISION_NAMES, View
+from strategies.moves import Move, move_str, parse_move
 
 #: Words that are not moves: answered by the front end.
 COMMANDS = ("hint", "help", "quit")
@@ -41,29 +42,8 @@ COMMANDS = ("hint", "help", "quit")
 HELP = ("moves: d (draw from the stock), p (take the pile's top card), pass (decline the "
         "first upcard), x 9H (discard 9H), k 9H (knock and discard 9H); hint, help, quit")
 
-#: Compact text of each engine move, as a web table's move list holds it (cards as ``9H``).
-TOKENS = {MOVE_PASS: "pass", MOVE_DRAW_DISCARD: "p", MOVE_DRAW_STOCK: "d", MOVE_KNOCK: "k",
-          MOVE_NO_KNOCK: "n"}
-_TOKEN_MOVES = {text: move for move, text in TOKENS.items()}
-
-
 class MoveError(ValueError):
     """A line that is not a legal move here: its one-line message says why."""
-
-
-def token_of(move: int) -> str:
-    """The compact text of an engine move (a card as ``9H``)."""
-    return TOKENS[move] if move in TOKENS else card_str(move)
-
-
-def move_of_token(token: str) -> int:
-    """The engine move of a compact text (:data:`TOKENS` or a card); MoveError if none."""
-    if token in _TOKEN_MOVES:
-        return _TOKEN_MOVES[token]
-    try:
-        return parse_card(token)
-    except ValueError:
-        raise MoveError(f"{token!r} is not a move") from None
 
 
 def _card(text: str) -> int:
@@ -115,7 +95,7 @@ def parse_answer(text: str, view: View) -> list[int] | str:
             raise MoveError(f"malformed: {head!r} takes no card")
         if decision not in (DEC_OFFER, DEC_DRAW):
             raise MoveError(f"illegal: you hold 11 cards and must discard ({legal_text(view)})")
-        move = {"d": MOVE_DRAW_STOCK, "p": MOVE_DRAW_DISCARD, "pass": MOVE_PASS}[head]
+        move = parse_move(head).code
         if move not in view.legal_moves():
             if move == MOVE_DRAW_DISCARD:
                 raise MoveError("illegal: the discard pile is empty")
@@ -156,8 +136,7 @@ def legal_notation(view: View) -> list[str]:
     decision = DECISION_NAMES.index(view.decision)
     legal = view.legal_moves()
     if decision in (DEC_OFFER, DEC_DRAW):
-        return [{MOVE_PASS: "pass", MOVE_DRAW_DISCARD: "p", MOVE_DRAW_STOCK: "d"}[m]
-                for m in legal]
+        return [move_str(Move.of_code(m), "short") for m in legal]
     order = {card: i for i, card in enumerate(hand_order(view.hand))}
     discards = dataclasses.replace(view, decision="discard").legal_moves()
     out = [f"x {card_str(c)}" for c in sorted(discards, key=order.__getitem__)]
@@ -318,6 +297,6 @@ def is_human(name: str) -> bool:
     return name.strip().partition(":")[0].strip().lower() == "human"
 
 
-__all__ = ["COMMANDS", "HELP", "TOKENS", "Human", "MoveError", "arrangement", "cards_text",
+__all__ = ["COMMANDS", "HELP", "Human", "MoveError", "arrangement", "cards_text",
            "hand_order", "in_play_order", "is_human", "legal_notation", "legal_text",
-           "melds_text", "move_of_token", "parse_answer", "token_of", "view_lines"]
+           "melds_text", "parse_answer", "view_lines"]

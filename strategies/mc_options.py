@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.engine.cards import N_CODES, card_str
-from sim.engine.hand import MOVE_NAMES, new_after
+from sim.engine.hand import new_after
 from sim.engine.view import V_DECISION
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
 from strategies.mc import S_CAND, S_COUNT, S_SUM, VALUE_ONE, search
+from strategies.moves import move_name
 from strategies.registry import parse_strategy
 
 
@@ -36,11 +36,6 @@ class Option:
     worlds: int
     base: bool
     chosen: bool
-
-
-def move_name(code: int) -> str:
-    """A move code as the hand log writes it (a card as text)."""
-    return card_str(code) if code < N_CODES else MOVE_NAMES[code]
 
 
 @functools.lru_cache(maxsize=16)

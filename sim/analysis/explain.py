@@ -27,6 +27,7 @@ import numpy as np
 
 from sim.analysis.positions import iter_decision_points
 from strategies.mc_options import Option, option_values
+from strategies.moves import move_of_record, move_str
 from strategies.registry import parse_strategy
 
 
@@ -85,7 +86,7 @@ def _is_mc(strategy: str) -> bool:
 
 def _played_move(move: dict[str, Any]) -> str:
     """A logged move as an option names it: the card of a discard, else the move."""
-    return str(move["card"]) if move["move"] == "discard" else str(move["move"])
+    return move_str(move_of_record(move))
 
 
 def explain_move(record: dict[str, Any], index: int, strategy: str = "mc",

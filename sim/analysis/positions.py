@@ -20,20 +20,17 @@ from typing import Any
 
 import numpy as np
 
-from sim.engine.cards import parse_card
 from sim.engine.hand import (
     DEC_DISCARD,
     DEC_DRAW,
     DEC_KNOCK,
     DEC_OFFER,
-    MOVE_CODES,
-    MOVE_KNOCK,
-    MOVE_NO_KNOCK,
 )
 from sim.engine.view import View
 from sim.play.events import IllegalMove
 from sim.play.state import GameState
 from sim.play.state import scores_before as scores_before
+from strategies.moves import Move, move_of_record, move_str
 
 #: The kinds of decision, by the engine's decision code.
 KINDS = {DEC_OFFER: "take", DEC_DRAW: "draw", DEC_KNOCK: "knock", DEC_DISCARD: "discard"}
@@ -124,8 +121,7 @@ def iter_decision_points(record: dict[str, Any],
 def _answer(decision: int, recorded: dict[str, Any]) -> tuple[int, str]:
     """The engine move that answers ``decision`` as the recorded move says, and its name."""
     if decision == DEC_KNOCK:
-        knocks = recorded["move"] == "knock"
-        return (MOVE_KNOCK, "knock") if knocks else (MOVE_NO_KNOCK, "no_knock")
-    if recorded["move"] == "discard":
-        return parse_card(recorded["card"]), str(recorded["card"])
-    return MOVE_CODES[recorded["move"]], str(recorded["move"])
+        move = Move("knock" if recorded["move"] == "knock" else "no_knock")
+    else:
+        move = move_of_record(recorded)
+    return move.code, move_str(move)

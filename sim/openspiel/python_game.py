@@ -52,6 +52,7 @@ from sim.env.encoding import INDEX_OF_CARD, OBS_LEN, encode_observation
 from sim.play.events import HandResult, IllegalMove, Played
 from sim.play.seating import Seeds
 from sim.play.state import GameListener, GameState
+from strategies.moves import KINDS, Move, move_name, move_str
 
 GAME_NAME = "python_ginbox"
 N_CARDS = 52
@@ -65,8 +66,8 @@ N_ACTIONS = 57
 MOVE_OF_ACTION = {A_DRAW_DISCARD: MOVE_DRAW_DISCARD, A_DRAW_STOCK: MOVE_DRAW_STOCK,
                   A_PASS: MOVE_PASS, A_KNOCK: MOVE_KNOCK, A_NO_KNOCK: MOVE_NO_KNOCK}
 ACTION_OF_MOVE = {m: a for a, m in MOVE_OF_ACTION.items()}
-ACTION_NAMES = {A_DRAW_DISCARD: "draw_discard", A_DRAW_STOCK: "draw_stock", A_PASS: "pass",
-                A_KNOCK: "knock", A_NO_KNOCK: "no_knock"}
+#: The non-card actions' strings: their moves' names in the move notation.
+ACTION_NAMES = {a: move_name(m) for a, m in MOVE_OF_ACTION.items()}
 EPISODES = ("hand", "game")
 #: The most deadwood ten cards can hold (KK QQ JJ TT 99 in four suits, nothing melded).
 MAX_DEADWOOD = 98
@@ -75,8 +76,8 @@ INT_OVERRIDES = ("gin_bonus", "undercut_bonus", "knock_limit", "target", "wall",
 DEFAULT_MAX_HANDS = 500
 #: The seeds of every game: its chance is laid out by OpenSpiel, so none is drawn from them.
 _SEEDS = Seeds.from_seed(0)
-# one move of the info-state history: mover (3 seats, relative), kind (5), card (52)
-MOVE_KINDS = ("pass", "draw_discard", "draw_stock", "knock", "no_knock", "discard")
+# one move of the info-state history: mover (3 seats, relative), kind (6), card (52)
+MOVE_KINDS = KINDS
 ALL = -1  # the seat mask of a public event
 #: An info-state event: (seat or -1 for a public line, kind or text, card or mask, seen by)
 Event = tuple[int, str, int, int]
@@ -209,19 +210,12 @@ class _Episode(GameListener):
         """One move as the seats see it: (seat, kind, card, seats that see it). A stock
         draw's card, and the answer "no" to the knock question (which tells that knocking
         was legal), are seen only by the mover's viewers; the rest is public."""
-        move = played.move
+        move = Move.of_code(played.move)
         private = self.viewers(state.roles, played.player)
-        if move == MOVE_NO_KNOCK:
-            kind, card, seen = "no_knock", -1, private
-        elif move < 64:
-            kind, card, seen = "discard", move, ALL
-        elif move == MOVE_DRAW_STOCK:
-            kind, card, seen = "draw_stock", played.drawn, private
-        elif move == MOVE_DRAW_DISCARD:
-            kind, card, seen = "draw_discard", played.top, ALL
-        else:
-            kind, card, seen = ("pass" if move == MOVE_PASS else "knock"), -1, ALL
-        self.events[-1].append((played.seat, kind, card, seen))
+        card, seen = {"no_knock": (-1, private), "discard": (played.move, ALL),
+                      "draw_stock": (played.drawn, private),
+                      "draw_discard": (played.top, ALL)}.get(move.kind, (-1, ALL))
+        self.events[-1].append((played.seat, move.kind, card, seen))
 
     def hand_ended(self, state: GameState, result: HandResult) -> None:
         """The returns of an episode that ends here; chance deals the next hand otherwise."""
@@ -347,9 +341,8 @@ class GinboxState(pyspiel.State):
             if self.game is None:
                 return f"seating {action}"
             return f"deal {card_str(int(DECK[action]))}"
-        if action < N_CARDS:
-            return f"discard {card_str(int(DECK[action]))}"
-        return ACTION_NAMES[int(action)]
+        move = int(DECK[action]) if action < N_CARDS else MOVE_OF_ACTION[int(action)]
+        return move_str(Move.of_code(move), "spelled")
 
     def is_terminal(self) -> bool:
         """The hand (``episode=hand``) or the game is over."""

@@ -1,7 +1,8 @@
 """What a game tells its front ends, each as a small typed value: a move played
 (:class:`Played`), a hand or a game finished (:class:`HandResult`, :class:`GameResult`), a
 move refused (:class:`IllegalMove`), as :class:`sim.play.state.GameState` reports them. A
-move's text is the hand log's (:func:`move_name`, :func:`move_code`).
+move's text is the move notation's (:mod:`strategies.moves`; :func:`move_name`,
+:func:`move_code`).
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.engine.cards import card_str, parse_card
-from sim.engine.hand import ERR_BAD_MOVE, ERROR_TEXT, MOVE_CODES, MOVE_NAMES, MOVE_NO_KNOCK
+from sim.engine.hand import ERR_BAD_MOVE, ERROR_TEXT
+from strategies.moves import MoveTextError, parse_move
+from strategies.moves import move_name as notation_name
 
 
 class IllegalMove(ValueError):
@@ -29,19 +31,18 @@ class StrategyError(RuntimeError):
 
 def move_name(move: int) -> str:
     """An engine move as the hand log names it: ``pass``, ``draw_discard``, ``draw_stock``,
-    ``knock``, ``no_knock``, or the card of a discard (``"9H"``)."""
-    return MOVE_NAMES[move] if move in MOVE_NAMES else card_str(move)
+    ``knock``, ``no_knock``, or the card of a discard (``"9H"``): the notation's ``name``
+    form (:mod:`strategies.moves`)."""
+    return notation_name(move)
 
 
 def move_code(move: int | str) -> int:
-    """The engine code of a move given as a code or as :func:`move_name` text (any card
-    spelling ``parse_card`` takes); IllegalMove for text that is no move."""
+    """The engine code of a move given as a code or as text of the move notation
+    (:func:`strategies.moves.parse_move`); IllegalMove for text that is no move."""
     if isinstance(move, str):
-        if move in MOVE_CODES or move == MOVE_NAMES[MOVE_NO_KNOCK]:
-            return MOVE_CODES.get(move, MOVE_NO_KNOCK)
         try:
-            return parse_card(move)
-        except ValueError:
+            return parse_move(move).code
+        except MoveTextError:
             raise IllegalMove(f"{move!r} is not a move: expected pass, draw_discard, "
                               "draw_stock, knock, no_knock or a card such as 9H",
                               ERROR_TEXT[ERR_BAD_MOVE]) from None
@@ -49,8 +50,6 @@ def move_code(move: int | str) -> int:
         raise IllegalMove(f"{move!r} is not a move: expected an engine move code or its name",
                           ERROR_TEXT[ERR_BAD_MOVE])
     return int(move)
-
-
 
 
 @dataclass(frozen=True)

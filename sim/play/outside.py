@@ -20,7 +20,6 @@ import numpy as np
 
 from sim.engine.cards import DECK, card_str
 from sim.engine.game import GO_ERROR, GS_OVER, GS_SCORE, GS_WINNER, record_game
-from sim.engine.hand import MOVE_DRAW_DISCARD, MOVE_DRAW_STOCK, MOVE_KNOCK, MOVE_PASS
 from sim.engine.melds import ALL_MELDS
 from sim.engine.rng import seed_words
 from sim.engine.rules import Rules
@@ -35,6 +34,7 @@ from sim.play.events import HandResult, Played, move_code
 from sim.play.state import GameListener, GameState
 from sim.records.log import hand_record, hand_result
 from sim.records.schema import HandRecord
+from strategies.moves import Move, move_str
 from strategies.outside import OutsideFault, OutsidePlayer
 
 #: The hand log's ``result.end`` of a hand cut short by a fault.
@@ -202,16 +202,17 @@ class OutsideTable(GameListener):
     def moved(self, state: GameState, played: Played) -> None:
         if self.inner is not None:
             self.inner.moved(state, played)
+        move = Move.of_code(played.move)
         for seat, player in self.players.items():
             event: dict[str, Any] = {"type": "move", "seat": played.seat,
-                                     "by": played.decider, "move": played.name}
-            if played.move == MOVE_DRAW_DISCARD:
+                                     "by": played.decider, "move": move.kind}
+            if move.kind == "draw_discard":
                 event["card"] = _TEXT[played.top]
-            elif played.move == MOVE_DRAW_STOCK:
+            elif move.kind == "draw_stock":
                 event["card"] = (_TEXT[played.drawn]
                                  if self._sees(state, seat, played.player) else None)
-            elif played.move not in (MOVE_PASS, MOVE_KNOCK) and played.move < 64:
-                event["move"], event["card"] = "discard", played.name
+            elif move.card is not None:
+                event["card"] = move_str(move)
             with self._blame(seat):
                 player.tell(event)
 

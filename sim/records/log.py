@@ -26,7 +26,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -66,7 +66,6 @@ from sim.engine.hand import (
     LOG_END_NAMES,
     LOG_MOVE_NAMES,
 )
-from sim.engine.hand import MOVE_NAMES as ENGINE_MOVE_NAMES
 from sim.engine.rules import Rules, is_int
 from sim.engine.showdown import describe_layout
 from sim.io.files import clean_stale_temps, fsync_path, temp_path
@@ -79,6 +78,7 @@ from sim.records.schema import (
     MoveRecord,
     ResultRecord,
 )
+from strategies.moves import Move, move_record
 
 #: Top-level keys every hand record has, in the order they are written.
 RECORD_KEYS: tuple[str, ...] = (
@@ -310,10 +310,7 @@ def hand_record(rules: Rules, seat_names: Sequence[str], game: int, hand: int,
     move_list: list[MoveRecord] = []
     for player, move in moves[: int(hs[HS_N_MOVES])]:
         seat = hand_seat[int(player)]
-        if move < 64:
-            move_list.append({"seat": seat, "move": "discard", "card": card_str(int(move))})
-        else:
-            move_list.append({"seat": seat, "move": ENGINE_MOVE_NAMES[int(move)]})
+        move_list.append(cast(MoveRecord, move_record(seat, Move.of_code(int(move)))))
     record: HandRecord = {
         "game": game,
         "hand": hand,

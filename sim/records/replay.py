@@ -52,7 +52,6 @@ from sim.engine.hand import (
     HS_KNOCKER,
     HS_N_MOVES,
     HS_TO_MOVE,
-    MOVE_CODES,
     MOVE_DRAW_STOCK,
     MOVE_KNOCK,
     MOVE_NO_KNOCK,
@@ -74,6 +73,7 @@ from sim.records.log import (
     settle_declared_in,
 )
 from sim.records.render import render_hand
+from strategies.moves import MoveTextError, move_of_record, move_str
 
 _DECISION_TEXT = {
     DEC_OFFER: "take the upcard or pass",
@@ -224,8 +224,12 @@ def _fmt(value: Any) -> str:
 
 
 def _move_text(i: int, m: dict[str, Any]) -> str:
-    card = f" {m['card']}" if m.get("move") == "discard" else ""
-    return f"move {i + 1} (seat {m.get('seat')} {m.get('move')}{card})"
+    try:
+        text = move_str(move_of_record(m), "spelled")
+    except MoveTextError:  # told as logged
+        card = f" {m['card']}" if m.get("move") == "discard" else ""
+        text = f"{m.get('move')}{card}"
+    return f"move {i + 1} (seat {m.get('seat')} {text})"
 
 
 # ---------------------------------------------------------------------------------- replay
@@ -281,7 +285,7 @@ def _play_moves(record: Mapping[str, Any], rules_array: np.ndarray, deck: np.nda
             diffs.append(f"{_move_text(i, m)}: it is seat {seat}'s turn to "
                          f"{_DECISION_TEXT[decision]}")
             return None, diffs
-        move = parse_card(m["card"]) if m["move"] == "discard" else MOVE_CODES[m["move"]]
+        move = move_of_record(m).code
         err = apply_move(hs, pile, deck, after, moves, move)
         if err != OK:
             diffs.append(f"{_move_text(i, m)} is illegal: {ERROR_TEXT[err]} (seat {seat} "

@@ -6,10 +6,10 @@ game stops at each of their decisions and waits for :meth:`Table.play`, the bots
 played inside it. The table listens to the game (:class:`sim.play.state.GameListener`) to tell
 what happened in the open, and shows a person only what the seat's view holds.
 
-A game is its settings and the human's moves (:attr:`Table.answers`, compact tokens): the
-web table rebuilds any game from them (:meth:`Table.replay`), so it keeps no state it cannot
-rebuild. With no human seat the table plays the whole game at once and writes the very
-records ``ginbox play --log`` writes for the same seed (tests/test_table.py checks it).
+A game is its settings and the human's moves (:attr:`Table.answers`, in the move notation's
+short form): the web table rebuilds any game from them (:meth:`Table.replay`), so it keeps no
+state it cannot rebuild. With no human seat the table plays the whole game at once and writes
+the very records ``ginbox play --log`` writes for the same seed (tests/test_table.py checks it).
 
 **Team policies.** ``advisor``: the sitter decides for the captain, so a human sitter is
 asked for the captain's moves, and a human captain with a bot advisor sees every move it
@@ -50,11 +50,10 @@ from strategies.human import (
     MoveError,
     arrangement,
     legal_notation,
-    move_of_token,
     parse_answer,
-    token_of,
 )
 from strategies.mc_options import option_values
+from strategies.moves import Move, MoveTextError, move_str, parse_move
 from strategies.registry import HUMAN, StrategySpec, parse_strategies, resolve
 
 __all__ = ["ROLE_NAMES", "ROLE_NAMES_2", "Event", "Hint", "Table", "hint_judge",
@@ -185,11 +184,16 @@ class Table(GameListener):
             self._human_move(move, text)
 
     def play_token(self, token: str) -> None:
-        """Play one engine move given as its token (``d``, ``p``, ``pass``, ``k``, ``n``, a
-        card); MoveError, with nothing changed, unless it is legal for the asked seat."""
+        """Play one engine move given as its token (the move notation's short form: ``d``,
+        ``p``, ``pass``, ``k``, ``n``, a card); MoveError, with nothing changed, unless it is
+        legal for the asked seat."""
         if not self.waiting:
             raise MoveError("no move is asked: the game is over")
-        self._human_move(move_of_token(token), token)
+        try:
+            move = parse_move(token)
+        except MoveTextError:
+            raise MoveError(f"{token!r} is not a move") from None
+        self._human_move(move.code, token)
 
     @classmethod
     def replay(cls, rules: Rules, strategies: Sequence[str] | str, seed: int, game: int,
@@ -209,7 +213,7 @@ class Table(GameListener):
             self.state.play(move)
         except IllegalMove:
             raise MoveError(f"illegal: {text!r} is not a legal move now") from None
-        self.answers.append(token_of(move))
+        self.answers.append(move_str(Move.of_code(move), "short"))
 
     def label(self, seat: int) -> str:
         """``you`` (the one human seat) or ``seat 1 (mc)``."""

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import sys
 import threading
 from collections import OrderedDict
@@ -67,12 +66,12 @@ from sim.table.human_table import ROLE_NAMES, ROLE_NAMES_2, Table, hint_judge
 from sim.table.page import STATIC, page_html
 from sim.table.work_pool import WorkPool
 from strategies.human import MoveError, melds_text
+from strategies.moves import MoveTextError, move_str, parse_move
 
 #: The review's Markdown as HTML for the page (raw HTML in the text is escaped, not passed on).
 _MARKDOWN = MarkdownIt("js-default")
 #: The most moves of the person a request may carry: a game to 100 asks a few hundred.
 MAX_MOVES = 4000
-_TOKEN = re.compile(r"(pass|p|d|k|n|[A2-9TJQK][SHDC])")
 #: The bots the web offers, by name: each a built-in at a fixed budget (a request never sets
 #: one). ``mc-fast`` is ``mc`` with 32 worlds a decision, where its strength curve flattens.
 WEB_BOTS = {"random": "random", "simple": "simple", "greedy-knock": "greedy-knock",
@@ -150,14 +149,26 @@ def check_game(data: Any) -> Game:
     return Game(preset, policy, tuple(bots), seat, seed)
 
 
+def _is_token(token: Any) -> bool:
+    """Whether ``token`` is a move in the notation's short form, spelled exactly so (``d``,
+    ``p``, ``pass``, ``k``, ``n``, a card such as ``9H``): the one spelling a game's moves have."""
+    if not isinstance(token, str):
+        return False
+    try:
+        return move_str(parse_move(token), "short") == token
+    except MoveTextError:
+        return False
+
+
 def check_moves(moves: Any) -> list[str]:
-    """The person's moves as tokens (``d``, ``p``, ``pass``, ``k``, ``n``, a card)."""
+    """The person's moves as tokens: the move notation's short form (``d``, ``p``, ``pass``,
+    ``k``, ``n``, a card)."""
     if isinstance(moves, str):
         moves = [m for m in moves.split(",") if m]
     if not isinstance(moves, list) or len(moves) > MAX_MOVES:
         raise BadRequest(f"moves are not valid: expected a list of at most {MAX_MOVES}")
     for i, token in enumerate(moves):
-        if not isinstance(token, str) or not _TOKEN.fullmatch(token):
+        if not _is_token(token):
             raise BadRequest(f"move {i + 1} {shown(token)} is not a move: expected d, p, pass, "
                              "k, n or a card such as 9H")
     return moves
