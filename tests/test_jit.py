@@ -58,6 +58,12 @@ ALLOCATING = {
     "sim.learn.selfplay.record_games",
     "sim.learn.selfplay._record",
     "sim.learn.selfplay._hand_outcomes",
+    # mc's belief: its inputs and logits for a batch of positions (training and scoring), the
+    # recorded games of its training, and develop's marginals it is scored against
+    "strategies.mc_belief.encode_batch",
+    "strategies.mc_belief.logits_batch",
+    "sim.learn.belief_data.record_beliefs",
+    "sim.learn.belief.develop_marginals",
 }
 
 
