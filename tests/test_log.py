@@ -12,12 +12,11 @@ import pandas as pd
 import pytest
 
 from sim.play.driver import play_games
+from sim.records.frame import FRAME_COLUMNS, log_to_frame
 from sim.records.log import (
-    FRAME_COLUMNS,
     RECORD_KEYS,
     LogWriter,
     dumps_record,
-    log_to_frame,
     read_log,
     write_log,
 )

@@ -29,7 +29,7 @@ from sim.engine.hand import (
 from sim.engine.view import View
 from sim.play.events import IllegalMove
 from sim.play.state import GameState
-from sim.play.state import scores_before as scores_before
+from sim.records.replay import scores_before as scores_before
 from strategies.moves import Move, move_of_record, move_str
 
 #: The kinds of decision, by the engine's decision code.

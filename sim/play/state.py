@@ -1,26 +1,19 @@
 """One game of gin as a Python object: :class:`GameState`, what every Python front end steps.
 
 Why "state": as OpenSpiel's ``State`` (and pgx's ``State``), the object *is* a game in
-progress, with its history, and it is what one hands a search, a person or a learning seat:
-``current seat, legal moves, play, clone, is over, returns``. The engine's own ``gs`` and ``hs``
-arrays (the game and hand state) are its insides; this module is their one Python owner, so
-no front end above it reads a buffer offset.
+progress, with its history, and it is what one hands a search, a person or a learning seat.
+The engine's own ``gs`` and ``hs`` arrays (the game and hand state) are its insides; this
+module is their one Python owner, so no front end above it reads a buffer offset.
 
 A ``GameState`` holds one game's buffers (:func:`sim.play.step.table_buffers`) and steps them
 through the engine's kernels and the one seat step (:func:`sim.play.step.seat_move`): the
 built-in seats play themselves, and the object stops at each decision that is the caller's (a
-``None`` seat, a seat in ``controlled``, a Python strategy, a person). There it says, in the
-game's words, whose move it is (:attr:`seat`, :attr:`hand_player`, :attr:`role`), what is asked
-(:attr:`decision`), what is legal (:meth:`legal_moves`, :meth:`legal_move_names`) and what the
-deciding seat sees (:meth:`view`, :attr:`view_array`); :meth:`play` plays a move (an engine
-code or its text) or refuses it with the engine's reason, changing nothing. Finished hands give
-:attr:`last_hand`, the hand-log :attr:`records` (the bytes ``ginbox play --log`` writes) and
-the per-game :attr:`stats_row`; :attr:`result` is the game's end. :meth:`clone` copies every
-buffer; :meth:`replay` rebuilds a game from its seed and the caller's moves (:attr:`history`),
-which is all a stateless front end keeps.
-
-Game ``g`` of seed ``s`` deals the cards of game ``g`` of ``ginbox play --seed s``: a
-``GameState`` with the same strategies plays the very game the batch kernel plays.
+``None`` seat, a seat in ``controlled``, a Python strategy, a person), says whose move it is,
+what is asked, what is legal and what the seat sees, and plays or refuses a move. Finished
+hands give :attr:`last_hand`, the hand-log :attr:`records` and the per-game :attr:`stats_row`;
+:meth:`clone` copies every buffer and :meth:`replay` rebuilds a game from its seed and the
+caller's moves (:attr:`history`), all a stateless front end keeps. Game ``g`` of seed ``s``
+deals the cards of game ``g`` of ``ginbox play --seed s``.
 """
 
 from __future__ import annotations
@@ -80,7 +73,7 @@ from sim.play.events import (
 from sim.play.seating import Lineup, Seeds, check_seed
 from sim.play.step import CALLER, TableBuffers, play_to_decision, seat_move, table_buffers
 from sim.records.log import hand_record, hand_result, rules_of, settle_declared_in
-from sim.records.replay import deck_of, game_state_before
+from sim.records.replay import deck_of, game_state_before, scores_before
 from sim.records.schema import HandRecord
 from strategies._dispatch import decide
 from strategies.builtin import SCRATCH_LEN
@@ -507,12 +500,10 @@ class GameState:
 
     def settle_declared(self, knocker_melds: Sequence[Sequence[str]],
                         defender_melds: Sequence[Sequence[str]]) -> int:
-        """Settle the knock that just ended the hand the EAAI framework's way, on the melds
-        the knocker and the defender declared (card texts; the knocker's in the order he laid
-        them), through :func:`sim.engine.hand.settle_declared_hand`: only from
-        :meth:`GameListener.showdown`, before the hand is scored. Returns the outcome; an
-        illegal declaration (OUTCOME_ILLEGAL, OUTCOME_DEFENDER_ILLEGAL) leaves the hand as
-        it was, for the caller's forfeit."""
+        """From :meth:`GameListener.showdown` only: settle the knock the EAAI framework's way
+        on the melds each side declared (card texts, the knocker's in his order; see
+        :func:`sim.engine.hand.settle_declared_hand`). A negative outcome (an illegal
+        declaration) leaves the hand as it was, for the caller's forfeit."""
         outcome = settle_declared_in(self.bufs.hs, knocker_melds, defender_melds)
         if outcome >= 0:  # the hand log keeps them: its replay settles on them again
             self._declared = {"knocker": [list(m) for m in knocker_melds],
@@ -520,8 +511,7 @@ class GameState:
         return outcome
 
     def _end_hand(self) -> None:
-        """Score the finished hand, count it in the statistics, log it. A knock is first
-        shown to the listener, which may settle it on declared melds."""
+        """Score, count and log the finished hand (a knock shown to the listener first)."""
         b = self.bufs
         self._declared = None
         if self.listener is not None and b.hs[HS_KNOCKER] >= 0:
@@ -619,15 +609,12 @@ class GameState:
         b = world.bufs
         scratch = np.zeros(SCRATCH_LEN, np.int64)
         sample_world(b.view, scratch, np.uint64(seed), 0, 0)
-        known = int(opponent_known(b.view))
-        unseen = scratch[S_UNSEEN:S_UNSEEN + 52]
-        need = 10 - bin(known).count("1")
-        p = int(b.hs[HS_TO_MOVE])
-        other = known
+        other = known = int(opponent_known(b.view))
+        unseen, need = scratch[S_UNSEEN:S_UNSEEN + 52], 10 - bin(known).count("1")
         for c in unseen[:need]:
             other |= 1 << int(c)
         top = int(b.hs[HS_STOCK_TOP])
-        b.hs[HS_HAND + 1 - p] = other
+        b.hs[HS_HAND + 1 - int(b.hs[HS_TO_MOVE])] = other
         b.deck[top:] = unseen[need:need + 52 - top]
         return world
 
@@ -661,16 +648,3 @@ class GameState:
         state.deal(deck_of(record))
         return state
 
-
-def scores_before(record: Mapping[str, Any], previous: Mapping[str, Any] | None) -> list[int]:
-    """Each seat's score before a logged hand: the previous hand's, zero for hand 0, and
-    without the previous record the scores after the hand less the winner's points."""
-    if previous is not None:
-        return [int(s) for s in previous["scores"]]
-    scores = [int(s) for s in record["scores"]]
-    if record.get("hand") == 0:
-        return [0] * len(scores)
-    result = record.get("result") or {}
-    if result.get("winner") is not None:
-        scores[int(result["winner"])] -= int(result.get("points", 0))
-    return scores

@@ -540,7 +540,21 @@ def replay_log(records: Iterable[dict[str, Any]]) -> list[ReplayCheck]:
     return [c for recs in group_games(records).values() for c in replay_game(recs)]
 
 
+def scores_before(record: Mapping[str, Any], previous: Mapping[str, Any] | None) -> list[int]:
+    """Each seat's score before a logged hand: the previous hand's, zero for hand 0, and
+    without the previous record the scores after the hand less the winner's points."""
+    if previous is not None:
+        return [int(s) for s in previous["scores"]]
+    scores = [int(s) for s in record["scores"]]
+    if record.get("hand") == 0:
+        return [0] * len(scores)
+    result = record.get("result") or {}
+    if result.get("winner") is not None:
+        scores[int(result["winner"])] -= int(result.get("points", 0))
+    return scores
+
+
 __all__ = [
     "ReplayCheck", "check_hand_record", "deck_of", "fan", "group_games", "render_hand",
-    "replay_game", "replay_hand", "replay_log", "rules_of", "stream_games",
+    "replay_game", "replay_hand", "replay_log", "rules_of", "scores_before", "stream_games",
 ]

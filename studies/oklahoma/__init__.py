@@ -22,7 +22,7 @@ import pandas as pd
 from sim.engine.cards import card_value, parse_card
 from sim.engine.rules import Rules
 from sim.play.driver import play_games
-from sim.records.log import log_to_frame
+from sim.records.frame import log_to_frame
 from sim.runs.progress import Progress
 
 OKLAHOMA = Rules.preset("oklahoma")
