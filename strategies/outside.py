@@ -344,14 +344,7 @@ class OutsidePlayer:
     def decide(self, message: dict[str, Any]) -> str:
         """Ask a decision (``message`` has its legal moves); the answer, checked to be one of
         them and to carry the decision's id."""
-        assert self.program is not None
-        self._next_id += 1
-        message["id"] = self._next_id
-        answer = _not_resigned(self.program.ask(message))
-        if answer.get("type") != "move" or answer.get("id") != self._next_id:
-            raise OutsideFault(f"answered decision {self._next_id} with "
-                               f"{json.dumps(answer)[:120]}: expected "
-                               f'{{"type": "move", "id": {self._next_id}, "move": ...}}')
+        answer = self._ask(message, "decision", "move", '"move": ...')
         self.last_answer = answer
         move = answer.get("move")
         if move not in message["legal"]:
@@ -363,15 +356,21 @@ class OutsidePlayer:
     def lay_out(self, message: dict[str, Any]) -> Any:
         """Ask the defender of a knock its melds (``showdown``): the ``melds`` it declares
         (told to the other players), or None when it leaves them to ginbox."""
+        return self._ask(message, "showdown", "layout", '"melds": [...]').get("melds")
+
+    def _ask(self, message: dict[str, Any], question: str, kind: str,
+             fields: str) -> dict[str, Any]:
+        """Send a question under the next id; the answer, checked to be of ``kind`` and to
+        carry that id (a resignation or any other answer is the program's fault)."""
         assert self.program is not None
         self._next_id += 1
         message["id"] = self._next_id
         answer = _not_resigned(self.program.ask(message))
-        if answer.get("type") != "layout" or answer.get("id") != self._next_id:
-            raise OutsideFault(f"answered showdown {self._next_id} with "
+        if answer.get("type") != kind or answer.get("id") != self._next_id:
+            raise OutsideFault(f"answered {question} {self._next_id} with "
                                f"{json.dumps(answer)[:120]}: expected "
-                               f'{{"type": "layout", "id": {self._next_id}, "melds": [...]}}')
-        return answer.get("melds")
+                               f'{{"type": "{kind}", "id": {self._next_id}, {fields}}}')
+        return answer
 
     def confirm(self, message: Mapping[str, Any]) -> None:
         """Tell an event the program must acknowledge (the end of a hand, where an
