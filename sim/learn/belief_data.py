@@ -26,7 +26,7 @@ from sim.engine.jit import allocating
 from sim.engine.rng import seed_words, stream_seed
 from sim.engine.rules import Rules
 from sim.engine.view import V_LEN
-from sim.play.step import new_tables, seat_arrays, seat_move
+from sim.play.step import clear_memory, new_tables, seat_arrays, seat_move
 from strategies.registry import resolve
 
 ROWS_PER_GAME = 2000
@@ -67,6 +67,7 @@ def record_beliefs(rules: np.ndarray, ids: np.ndarray, params: np.ndarray,
         overflow = False
         while not gs[GS_OVER]:
             start_hand(gs, hs, pile, deck, rules, rng[0:1], game_info)
+            clear_memory(mem)
             while True:
                 decision = advance(hs, pile, deck, after, moves)
                 if decision == DEC_OVER:

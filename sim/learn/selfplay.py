@@ -35,7 +35,7 @@ from sim.engine.hand import (
 from sim.engine.jit import allocating
 from sim.engine.rng import stream_seed
 from sim.engine.view import V_LEN, legal_moves
-from sim.play.step import new_tables, seat_move
+from sim.play.step import clear_memory, new_tables, seat_move
 from strategies.mc import search_with
 from strategies.mc_worlds import MAX_CANDIDATES, S_CAND, S_COUNT, S_SUM, VALUE_ONE
 
@@ -86,6 +86,7 @@ def record_games(rules: np.ndarray, params: np.ndarray, net: np.ndarray, deck_ba
         overflow = False
         while not gs[GS_OVER]:
             start_hand(gs, hs, pile, deck, rules, rng[0:1], game_info)
+            clear_memory(mem)
             hand_start = n
             while True:
                 decision = advance(hs, pile, deck, after, moves)

@@ -23,8 +23,7 @@ from sim.engine.game import (
 from sim.engine.hand import DEC_OVER, OK, advance, apply_move
 from sim.engine.jit import allocating, kernel
 from sim.engine.rng import stream_seed
-from sim.play.step import CALLER, new_tables, seat_move
-from strategies.builtin import MEM_LEN
+from sim.play.step import CALLER, clear_memory, new_tables, seat_move
 
 
 @allocating
@@ -65,9 +64,7 @@ def play_batch_into(rules: np.ndarray, strategy_ids: np.ndarray, params: np.ndar
         game_init(gs, rules, deck_rng, g if rotate else -1)
         while not gs[GS_OVER]:
             start_hand(gs, hs, pile, deck, rules, deck_rng, game_info)
-            for j in range(MEM_LEN):  # explicit loops: numba's slice fill is ~30x slower
-                mem[0, j] = 0
-                mem[1, j] = 0
+            clear_memory(mem)
             while True:
                 decision = advance(hs, pile, deck, after, moves)
                 if decision == DEC_OVER:

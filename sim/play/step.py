@@ -79,6 +79,16 @@ def seat_move(decision: int, rules: np.ndarray, ids: np.ndarray, params: np.ndar
     return seat, decide(ids[seat], decision, params[seat], view, after, mem[p], rng, scratch)
 
 
+@kernel(inline="always")
+def clear_memory(mem: np.ndarray) -> None:
+    """Forget both hand players' per-hand memory (``(2, MEM_LEN)``): every compiled loop calls
+    it as a hand starts, as :class:`sim.play.state.GameState` does. Explicit loops: numba's
+    slice fill is about 30 times slower."""
+    for j in range(MEM_LEN):
+        mem[0, j] = 0
+        mem[1, j] = 0
+
+
 @kernel
 def play_to_decision(rules: np.ndarray, ids: np.ndarray, params: np.ndarray, controlled: int,
                      gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
