@@ -177,14 +177,15 @@ def test_when_every_connection_is_being_answered_a_new_one_is_refused() -> None:
 
 
 def test_headers_that_do_not_arrive_in_time_are_cut(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sim.table.connections, "HEADER_TIMEOUT_S", 0.2)
+    # 1 s, not less: the prompt request below must beat it on a busy machine too
+    monkeypatch.setattr(sim.table.connections, "HEADER_TIMEOUT_S", 1.0)
 
     async def check(server: uvicorn.Server, port: int) -> None:
         reader, writer = await trickle(port)
         answer = await asyncio.wait_for(reader.read(), WAIT_S)  # read to the close
         head, _, body = answer.partition(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 408 ")
-        assert json.loads(body) == {"error": "the request's headers took longer than 0.2 s"}
+        assert json.loads(body) == {"error": "the request's headers took longer than 1 s"}
         writer.close()
         silent, writer = await asyncio.open_connection("127.0.0.1", port)  # sends nothing
         assert await asyncio.wait_for(silent.read(), WAIT_S) == b""  # closed, no answer
