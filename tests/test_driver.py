@@ -25,6 +25,7 @@ from sim.engine.game import GAME_COLUMNS, GO_LEN
 from sim.engine.rules import Rules
 from sim.play.batch import play_batch_kernel
 from sim.play.driver import GameDriver, Seeds, StrategyError, iter_games, play_games
+from sim.play.step import Seating
 from strategies.base import BaseStrategy
 from strategies.registry import parse_strategies
 
@@ -50,7 +51,7 @@ def batch_rows(rules: Rules, names: list[str], seeds: Seeds, first: int, games: 
     params = np.stack([s.params_array() for s in specs]
                       + [specs[0].params_array()] * (3 - len(specs)))
     out = np.zeros((games, GO_LEN), np.int64)
-    play_batch_kernel(rules.to_array(), ids, params, seeds.deck, seeds.strategy, first, rotate,
+    play_batch_kernel(Seating(rules.to_array(), ids, params, 0), seeds.streams(rotate), first,
                       out)
     return out
 

@@ -440,12 +440,11 @@ def iter_games(rules: Rules, strategies: Sequence[Any], games: int, seeds: Seeds
     _check_seats(rules, specs)
     if all(s.compiled for s in specs) and not log:
         lineup = Lineup.of(rules, specs)
-        ids, params = lineup.ids, lineup.params
-        rules_array = rules.to_array()
+        seating = lineup.seating(rules.to_array())
+        streams = seeds.streams(rotate)
         for start in range(first_game, first_game + games, batch):
             out = np.zeros((min(batch, first_game + games - start), GO_LEN), np.int64)
-            play_batch_kernel(rules_array, ids, params, seeds.deck, seeds.strategy, start,
-                              rotate, out)
+            play_batch_kernel(seating, streams, start, out)
             if out[:, -1].any():
                 raise StrategyError("a built-in strategy made an illegal move (engine bug)")
             yield out, []

@@ -17,7 +17,7 @@ import numpy as np
 from sim.engine.rng import seed_words
 from sim.engine.rules import Rules
 from sim.io.specs import check_seed as check_seed
-from sim.play.step import seat_arrays
+from sim.play.step import Seating, Streams, seat_arrays
 from strategies.registry import StrategySpec, parse_strategies, parse_strategy, resolve
 
 
@@ -37,6 +37,11 @@ class Seeds:
     def from_seed(cls, seed: int) -> Seeds:
         """The seeds of a run (or of every arm of an experiment) with this seed."""
         return cls(seed_words(seed, 0), seed_words(seed, 1))
+
+    def streams(self, rotate: bool = False) -> Streams:
+        """The record the compiled loop takes: these seeds, games seated by the rotation if
+        ``rotate``."""
+        return Streams(np.uint64(self.deck), np.uint64(self.strategy), bool(rotate))
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,10 @@ class Lineup:
         shown = tuple(names) if names is not None else tuple(
             f"seat {s}" if spec is None else spec.text for s, spec in enumerate(specs))
         return cls(specs, shown, ids, params, sum(1 << s for s in seats))
+
+    def seating(self, rules: np.ndarray) -> Seating:
+        """The record the compiled step takes: the rules array and this lineup's arrays."""
+        return Seating(rules, self.ids, self.params, int(self.controlled))
 
     def kernel(self, seat: int) -> Any:
         """The decision function of a compiled strategy the dispatcher does not know, which

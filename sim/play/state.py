@@ -6,7 +6,7 @@ The engine's own ``gs`` and ``hs`` arrays (the game and hand state) are its insi
 module is their one Python owner, so no front end above it reads a buffer offset.
 
 A ``GameState`` holds one game's buffers (:func:`sim.play.step.table_buffers`) and steps them
-through the engine's kernels and the one seat step (:func:`sim.play.step.seat_move`): the
+through the engine's kernels and the one game loop (:func:`sim.play.loop.play_hand`): the
 built-in seats play themselves, and the object stops at each decision that is the caller's (a
 ``None`` seat, a seat in ``controlled``, a Python strategy, a person), says whose move it is,
 what is asked, what is legal and what the seat sees, and plays or refuses a move. Finished
@@ -34,11 +34,9 @@ from sim.engine.game import (
     GS_SCORE,
     GS_WINNER,
     end_hand,
-    fill_game_info,
     game_init,
     record_game,
     record_hand,
-    start_hand,
 )
 from sim.engine.hand import (
     DEC_OVER,
@@ -56,7 +54,6 @@ from sim.engine.hand import (
     OK,
     advance,
     apply_move,
-    deal,
 )
 from sim.engine.rng import stream_seed
 from sim.engine.rules import Rules
@@ -70,8 +67,9 @@ from sim.play.events import (
     move_code,
     move_name,
 )
+from sim.play.loop import NO_HOOKS, begin_hand, play_hand
 from sim.play.seating import Lineup, Seeds, check_seed
-from sim.play.step import CALLER, TableBuffers, play_to_decision, seat_move, table_buffers
+from sim.play.step import CALLER, Table, seat_move, table_buffers
 from sim.records.log import hand_record, hand_result, rules_of, settle_declared_in
 from sim.records.replay import deck_of, game_state_before, scores_before
 from sim.records.schema import HandRecord
@@ -149,6 +147,7 @@ class GameState:
         self.listener = listener
         self._shuffle = deals == "shuffle"
         self._rules_array = self.rules.to_array()
+        self._seating = self.lineup.seating(self._rules_array)
         self.bufs = table_buffers(self._rules_array, log)
         self.bufs.rng[0] = stream_seed(self.seeds.deck, game)
         self.bufs.rng[1] = stream_seed(self.seeds.strategy, game)
@@ -242,7 +241,7 @@ class GameState:
         if self._seat < 0:
             return []
         out = np.zeros(N_CODES, np.int64)
-        n = legal_moves(self.bufs.view, self.bufs.after.copy(), out)  # its memo left alone
+        n = legal_moves(self.bufs.player_view, self.bufs.after.copy(), out)  # its memo left alone
         return [int(m) for m in out[:n]]
 
     def legal_move_names(self) -> list[str]:
@@ -264,14 +263,14 @@ class GameState:
         Python strategy is handed. ValueError when no decision waits."""
         if self._seat < 0:
             raise ValueError("no decision is waiting: " + self._why_not_waiting())
-        return View.from_arrays(self.bufs.view, self.bufs.pile, self.rng)
+        return View.from_arrays(self.bufs.player_view, self.bufs.pile, self.rng)
 
     @property
     def view_array(self) -> np.ndarray:
         """The deciding seat's view as the engine's array (``V_*``), for compiled callers
         (``strategies._dispatch.decide``, ``mc``'s option values): the live buffer, so copy
         it to keep it."""
-        return self.bufs.view
+        return self.bufs.player_view
 
     @property
     def after(self) -> np.ndarray:
@@ -295,7 +294,7 @@ class GameState:
         if (p < 0 and not public and self.rules.team_policy == "advisor"
                 and self.rules.players == 3 and self.roles[2] == seat):
             p = 1
-        view = np.zeros_like(self.bufs.view)
+        view = np.zeros_like(self.bufs.player_view)
         decision = self._decision if self._seat == seat else DEC_OVER
         fill_player_view(view, self.bufs.hs, self.bufs.pile, self.bufs.game_info,
                          1 if p < 0 else p, decision)
@@ -354,7 +353,7 @@ class GameState:
             sid, params = int(spec.strategy_id or 0), spec.params_array()
         b = self.bufs
         p = int(b.hs[HS_TO_MOVE])
-        return int(decide(sid, self._decision, params, b.view.copy(), b.after.copy(),
+        return int(decide(sid, self._decision, params, b.player_view.copy(), b.after.copy(),
                           b.mem[p].copy(), b.rng[1:2].copy(), np.zeros(SCRATCH_LEN, np.int64)))
 
     # --------------------------------------------------------------------- playing
@@ -400,13 +399,9 @@ class GameState:
     def _start_hand(self, deck: np.ndarray | None) -> None:
         """Deal the next hand: shuffled from the deck stream, or from ``deck``."""
         b = self.bufs
-        if deck is None:
-            start_hand(b.gs, b.hs, b.pile, b.deck, self._rules_array, b.rng[0:1], b.game_info)
-        else:
+        if deck is not None:
             b.deck[:] = deck
-            deal(b.hs, b.pile, b.deck, self._rules_array)
-            fill_game_info(b.gs, self._rules_array, b.game_info)
-        b.mem[:, :] = 0
+        begin_hand(self._rules_array, b, deck is None)
         self.roles = tuple(int(r) for r in b.gs[GS_ROLE_SEAT:GS_ROLE_SEAT + self.rules.players])
         self._dealt = b.deck.copy()
         self.hand += 1
@@ -426,10 +421,7 @@ class GameState:
                     return
                 self._start_hand(None)
             if self.listener is None:
-                decision, seat, err = play_to_decision(
-                    self._rules_array, lineup.ids, lineup.params, lineup.controlled, b.gs,
-                    b.hs, b.pile, b.deck, b.after, b.moves, b.view, b.game_info, b.mem,
-                    b.rng[1:2], b.scratch)
+                decision, seat, err = play_hand(self._seating, b, NO_HOOKS)
                 if err != OK:
                     raise StrategyError(self._refused(int(seat), int(err)))
             else:
@@ -442,16 +434,15 @@ class GameState:
             if kernel is None:
                 return
             p = int(b.hs[HS_TO_MOVE])  # a compiled strategy the dispatcher does not know
-            move = int(kernel(self._decision, lineup.params[self._seat], b.view, b.after,
+            move = int(kernel(self._decision, lineup.params[self._seat], b.player_view, b.after,
                               b.mem[p], b.rng[1:2], b.scratch))
             err = self._apply(move)
             if err != OK:
                 raise StrategyError(self._refused(self._seat, err))
 
     def _play_watched(self) -> tuple[int, int]:
-        """:func:`sim.play.step.play_to_decision` one move at a time, telling the listener."""
+        """:func:`sim.play.loop.play_hand` one move at a time, telling the listener."""
         b = self.bufs
-        lineup = self.lineup
         listener = self.listener
         assert listener is not None
         while True:
@@ -463,14 +454,12 @@ class GameState:
                                             MOVE_DRAW_STOCK, -1, int(b.deck[stock_top])))
             if decision == DEC_OVER:
                 return DEC_OVER, -1
-            args = (b.gs, b.hs, b.pile, b.game_info, b.view, b.after, b.mem, b.rng[1:2],
-                    b.scratch)
-            seat, _ = seat_move(decision, self._rules_array, lineup.ids, lineup.params,
-                                _EVERY_SEAT, *args)  # the view and the seat; nothing chosen
+            seating = self._seating
+            seat, _ = seat_move(decision, seating._replace(controlled=_EVERY_SEAT),
+                                b)  # the view and the seat; nothing chosen
             self._decision, self._seat = decision, int(seat)
             listener.deciding(self)
-            seat, move = seat_move(decision, self._rules_array, lineup.ids, lineup.params,
-                                   lineup.controlled, *args)
+            seat, move = seat_move(decision, seating, b)
             if move == CALLER:
                 return decision, int(seat)
             err = self._apply(int(move))
@@ -567,7 +556,7 @@ class GameState:
         """An independent copy: every buffer copied, the settings shared (they never change);
         the listener is not copied (set one on the copy if it should be watched)."""
         twin = copy.copy(self)
-        twin.bufs = TableBuffers(*(a.copy() for a in self.bufs))
+        twin.bufs = Table(*(a.copy() for a in self.bufs))
         twin.listener = None
         twin.roles = self.roles
         twin.history = list(self.history)
@@ -608,8 +597,8 @@ class GameState:
             return world
         b = world.bufs
         scratch = np.zeros(SCRATCH_LEN, np.int64)
-        sample_world(b.view, scratch, np.uint64(seed), 0, 0)
-        other = known = int(opponent_known(b.view))
+        sample_world(b.player_view, scratch, np.uint64(seed), 0, 0)
+        other = known = int(opponent_known(b.player_view))
         unseen, need = scratch[S_UNSEEN:S_UNSEEN + 52], 10 - bin(known).count("1")
         for c in unseen[:need]:
             other |= 1 << int(c)
@@ -625,8 +614,9 @@ class GameState:
         if self._seat < 0:
             raise ValueError("no decision waits: there is no seat's view to resample from")
         b, scratch, deck = self.bufs, np.zeros(SCRATCH_LEN, np.int64), self._dealt.copy()
-        sample_world(b.view.copy(), scratch, np.uint64(seed), 0, 0)
-        hidden = int(b.hs[HS_HAND + 1 - int(b.hs[HS_TO_MOVE])]) & ~int(opponent_known(b.view))
+        sample_world(b.player_view.copy(), scratch, np.uint64(seed), 0, 0)
+        known = int(opponent_known(b.player_view))
+        hidden = int(b.hs[HS_HAND + 1 - int(b.hs[HS_TO_MOVE])]) & ~known
         top, need = int(b.hs[HS_STOCK_TOP]), bin(hidden).count("1")
         unseen = scratch[S_UNSEEN:S_UNSEEN + need + 52 - top]
         deck[[i for i in range(top) if (hidden >> int(deck[i])) & 1]] = unseen[:need]
