@@ -22,7 +22,7 @@ from sim.cli import main as cli_main
 from sim.engine.cards import card_str, mask_cards
 from sim.engine.hand import DEC_OVER, HS_HAND, HS_TO_MOVE
 from sim.engine.view import V_DEADWOOD, V_DECISION, V_DRAWN, V_HAND, V_LEN, View
-from sim.env.core import ERR_MASKED, ES_DECISION, ES_PLAYER, act
+from sim.env.core import ERR_MASKED, ES_DECISION, ES_PLAYER, EnvBuffers, act
 from sim.env.encoding import (
     A_DISCARD,
     A_KNOCK,
@@ -40,6 +40,7 @@ from sim.env.encoding import (
 from sim.env.policy import NumpyPolicy, choose, load_policy, save_policy
 from sim.env.vector import VectorEnv, random_actions
 from sim.play.driver import play_games
+from sim.play.step import Table
 from sim.records.log import read_log
 from sim.records.replay import replay_log
 
@@ -74,7 +75,7 @@ def test_advisor_team_policy_gives_the_sitter_the_captains_moves() -> None:
     api_test(env, num_cycles=100)
     env.reset(seed=4)
     table = env._table
-    roles = [int(r) for r in table.es[6:9]]
+    roles = [int(r) for r in table.env.es[6:9]]
     movers = set()
     for agent in env.agent_iter():
         obs, _, term, _, _ = env.last()
@@ -126,9 +127,11 @@ def test_a_seeded_game_deals_the_cards_of_ginbox_play(tmp_path: Path) -> None:
     assert env_first["seats"] == ["agent", "agent"]
 
 
-def _copies(table: Any) -> tuple[np.ndarray, ...]:
-    return (table.hs.copy(), table.pile.copy(), table.deck.copy(), table.after.copy(),
-            table.moves.copy(), table.es.copy())
+def _copies(table: Any, mask: np.ndarray) -> tuple[Table, EnvBuffers]:
+    """Copies of an environment's table and env buffers, with the action mask ``mask``."""
+    env = table.env
+    return (Table(*(a.copy() for a in table.bufs)),
+            EnvBuffers(env.opts, env.es.copy(), env.rewards.copy(), mask, env.buf.copy()))
 
 
 @pytest.mark.parametrize("rules", PRESETS)
@@ -147,16 +150,13 @@ def test_masks_allow_exactly_the_actions_the_engine_accepts(rules: str) -> None:
         table = env._table
         while not all(env.terminations.values()):
             mask = env.observe(env.agent_selection)["action_mask"]
-            decisions.add(int(table.es[ES_DECISION]))
+            decisions.add(int(table.env.es[ES_DECISION]))
             accepted = np.zeros(N_ACTIONS, np.int8)
             for a in range(N_ACTIONS):
-                hs, pile, deck, after, moves, es = _copies(table)
-                accepted[a] = act(a, everything, hs, pile, deck, after, moves, es) == 0
+                accepted[a] = act(a, *_copies(table, everything)) == 0
             assert np.array_equal(accepted, mask), [action_name(a) for a in
                                                     np.flatnonzero(accepted != mask)]
-            hs, pile, deck, after, moves, es = _copies(table)
-            assert act(int(np.flatnonzero(mask == 0)[0]), mask, hs, pile, deck, after, moves,
-                       es) == ERR_MASKED
+            assert act(int(np.flatnonzero(mask == 0)[0]), *_copies(table, mask)) == ERR_MASKED
             env.step(int(rng.choice(np.flatnonzero(mask))))
     assert decisions == {0, 1, 2, 3}  # offer, draw, knock question, discard were all met
 
@@ -169,10 +169,10 @@ def test_observation_shows_own_cards_and_never_the_opponents_hidden_ones() -> No
     for _ in range(300):
         obs = env.observe(env.agent_selection)["observation"]
         assert obs.shape == (OBS_LEN,) and obs.dtype == np.float32
-        p = int(table.es[ES_PLAYER])
-        assert int(table.hs[HS_TO_MOVE]) == p
-        own = {card_str(c) for c in mask_cards(int(table.hs[HS_HAND + p]))}
-        other = {card_str(c) for c in mask_cards(int(table.hs[HS_HAND + 1 - p]))}
+        p = int(table.env.es[ES_PLAYER])
+        assert int(table.bufs.hs[HS_TO_MOVE]) == p
+        own = {card_str(c) for c in mask_cards(int(table.bufs.hs[HS_HAND + p]))}
+        other = {card_str(c) for c in mask_cards(int(table.bufs.hs[HS_HAND + 1 - p]))}
         cards = np.array([card_str(int(c)) for c in CARD_OF_INDEX])
         assert set(cards[obs[O_HAND:O_HAND + 52] == 1]) == own
         holds = set(cards[obs[O_OPP_HOLDS:O_OPP_HOLDS + 52] == 1])
@@ -362,9 +362,9 @@ def test_view_array_gives_back_the_engines_view(rules: str) -> None:
     table = env._table
     rng = np.random.default_rng(3)
     for _ in range(400):
-        rebuilt = view_array(View.from_arrays(table.view, table.pile))
-        assert np.array_equal(rebuilt, table.view)
-        env.step(int(rng.choice(np.flatnonzero(table.mask))))
+        rebuilt = view_array(View.from_arrays(table.bufs.player_view, table.bufs.pile))
+        assert np.array_equal(rebuilt, table.bufs.player_view)
+        env.step(int(rng.choice(np.flatnonzero(table.env.mask))))
         if all(env.terminations.values()):
             break
 

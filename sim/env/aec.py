@@ -98,7 +98,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for it)
         table = self._table
         # a live agent's action is an int (None is PettingZoo's dead step, handled above)
         status = table.step(int(action))  # type: ignore[arg-type]
-        if table.rewards.any():  # a hand ended: someone scored, or the game is over
+        if table.env.rewards.any():  # a hand ended: someone scored, or the game is over
             self.rewards = dict(zip(self.possible_agents,
                                     table.take_rewards().tolist(), strict=False))
         else:
@@ -115,8 +115,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for it)
         """The game's position as text: scores, and whose decision it is."""
         table = self._table
         scores = ", ".join(f"seat_{s} {v}"
-                           for s, v in enumerate(seat_scores(table.gs, table.players)))
-        lines = [f"game {table.game}, hand {int(table.es[ES_HAND])}: scores {scores}"]
+                           for s, v in enumerate(seat_scores(table.bufs.gs, table.players)))
+        lines = [f"game {table.game}, hand {int(table.env.es[ES_HAND])}: scores {scores}"]
         if not all(self.terminations.values()):
             lines.append(f"{self.agent_selection} to decide")
         text = "\n".join(lines)

@@ -1,13 +1,14 @@
 """The compiled table every environment plays on: one game, stepped one decision at a time.
 
-A *table* is the engine's game and hand state (the buffers of :func:`sim.play.step.new_tables`,
-which ``sim.play.batch`` plays in too)
-plus a small env state ``es`` (``ES_*``): who decides what now, the hand's roles, whether a
-learning seat has acted in this hand. :func:`advance_table` plays forward through the engine
-(``advance``, ``apply_move``, ``end_hand``, ``start_hand``), asking the step of every front end
-(:func:`sim.play.step.seat_move`) for the moves of built-in opponents, and stops where a seat
-the caller controls (or a plain-Python strategy) must decide, where a hand ends and the caller
-wants to log it, or where the episode ends. :func:`act` plays one action of
+A *table* is a :class:`sim.play.step.Table` (the game's buffers, which every loop plays in)
+played by a :class:`sim.play.step.Seating`, plus :class:`EnvBuffers`: the table's options, a
+small env state ``es`` (``ES_*``: who decides what now, the hand's roles, whether a learning
+seat has acted in this hand), the rewards and the action mask. :func:`advance_table` plays
+forward through the one game loop (:func:`sim.play.loop.begin_hand` and
+:func:`sim.play.loop.play_hand`, whose seat step asks the built-in opponents for their moves)
+and scores hands through the engine (``end_hand``); it stops where a seat the caller controls
+(or a plain-Python strategy) must decide, where a hand ends and the caller wants to log it, or
+where the episode ends. :func:`act` plays one action of
 :mod:`sim.env.encoding` through ``apply_move``.
 
 The PettingZoo and Gymnasium environments drive one table from Python
@@ -19,6 +20,8 @@ seed ``s`` deals the same cards as game ``g`` of ``ginbox play --seed s``.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from sim.engine.game import (
@@ -29,7 +32,6 @@ from sim.engine.game import (
     GS_WINNER,
     end_hand,
     game_init,
-    start_hand,
 )
 from sim.engine.hand import (
     DEC_KNOCK,
@@ -37,7 +39,6 @@ from sim.engine.hand import (
     HS_POINTS,
     HS_TO_MOVE,
     OK,
-    advance,
     apply_move,
 )
 from sim.engine.jit import kernel
@@ -52,7 +53,8 @@ from sim.env.encoding import (
     fill_action_mask,
     first_move,
 )
-from sim.play.step import CALLER, seat_move
+from sim.play.loop import NO_HOOKS, begin_hand, play_hand
+from sim.play.step import Seating, Streams, Table
 
 # The env state of one table, declared once (offsets computed by Layout).
 ES_LAYOUT = Layout("ES_", [
@@ -80,12 +82,11 @@ ST_ERROR = 4  # a built-in strategy made an illegal move (an engine bug)
 
 # Options of a table, one int64 array.
 OPT_LAYOUT = Layout("OPT_", [
-    ("CONTROLLED", 1),  # bit mask of the seats whose decisions the caller makes
     ("EPISODE_HAND", 1),  # 1: an episode is one hand (a controlled seat played); 0: a game
     ("REWARD", 1),  # REWARD_*: +1 / -1 at the end of the game, hand points, or their margin
     ("STOP_AT_HAND_END", 1),  # 1: return ST_HAND_DONE at every hand end (to log it)
 ])
-OPT_CONTROLLED, OPT_EPISODE_HAND, OPT_REWARD, OPT_STOP_AT_HAND_END = OPT_LAYOUT.offsets
+OPT_EPISODE_HAND, OPT_REWARD, OPT_STOP_AT_HAND_END = OPT_LAYOUT.offsets
 OPT_LAYOUT.check(globals())
 OPT_LEN = OPT_LAYOUT.length
 
@@ -99,45 +100,56 @@ ERR_NOT_DECIDING = 100  # the table is not waiting for a decision
 ERR_MASKED = 101  # the action is not legal now (masked out)
 
 
+class EnvBuffers(NamedTuple):
+    """What an environment keeps beside its :class:`sim.play.step.Table` (or, in the vector
+    environment, beside N of them: a leading axis on all but ``opts`` and ``buf``)."""
+
+    opts: np.ndarray  # the table's options (OPT_*)
+    es: np.ndarray  # the env state (ES_*)
+    rewards: np.ndarray  # each seat's reward since it was last collected (float64)
+    mask: np.ndarray  # the deciding seat's legal actions (int8, N_ACTIONS)
+    buf: np.ndarray  # the action mask's workspace
+
+
+@kernel(inline="always")
+def env_row(envs: EnvBuffers, i: int) -> EnvBuffers:
+    """Row ``i`` of the vector environment's env buffers (the shared options and workspace)."""
+    return EnvBuffers(envs.opts, envs.es[i], envs.rewards[i], envs.mask[i], envs.buf)
+
+
 @kernel
-def next_hand(rules: np.ndarray, gs: np.ndarray, hs: np.ndarray, pile: np.ndarray,
-              deck: np.ndarray, game_info: np.ndarray, mem: np.ndarray, rng: np.ndarray,
-              es: np.ndarray) -> None:
-    """Shuffle and deal the game's next hand, as the batch loop does."""
-    start_hand(gs, hs, pile, deck, rules, rng[0:1], game_info)
-    for p in range(2):  # explicit loops: numba's slice fill is much slower
-        for j in range(mem.shape[1]):
-            mem[p, j] = 0
+def next_hand(rules: np.ndarray, table: Table, es: np.ndarray) -> None:
+    """Deal the game's next hand, as every loop does (:func:`sim.play.loop.begin_hand`)."""
+    begin_hand(rules, table)
     es[ES_HAND] += 1
     for r in range(3):
-        es[ES_ROLES + r] = gs[GS_ROLE_SEAT + r]
+        es[ES_ROLES + r] = table.gs[GS_ROLE_SEAT + r]
     es[ES_ACTED] = 0
     es[ES_STATUS] = ST_RUNNING
 
 
 @kernel
-def new_game(rules: np.ndarray, deck_base: np.uint64, strategy_base: np.uint64, game: int,
-             gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
-             game_info: np.ndarray, mem: np.ndarray, rng: np.ndarray, es: np.ndarray) -> None:
-    """Start game number ``game``: its streams, initial roles and first deal (as
-    ``sim.play.batch`` starts game ``game`` of the same seeds)."""
-    rng[0] = stream_seed(deck_base, game)
-    rng[1] = stream_seed(strategy_base, game)
-    game_init(gs, rules, rng[0:1], -1)
+def new_game(rules: np.ndarray, streams: Streams, game: int, table: Table,
+             es: np.ndarray) -> None:
+    """Start game number ``game`` of ``streams``: its streams, initial roles and first deal
+    (as :func:`sim.play.loop.play_game` starts it)."""
+    table.rng[0] = stream_seed(streams.deck, game)
+    table.rng[1] = stream_seed(streams.strategy, game)
+    game_init(table.gs, rules, table.rng[0:1], game if streams.rotate else -1)
     es[ES_GAME] = game
     es[ES_HAND] = -1
     es[ES_SCORER] = -1
-    next_hand(rules, gs, hs, pile, deck, game_info, mem, rng, es)
+    next_hand(rules, table, es)
 
 
 @kernel(inline="always")
-def _finish_hand(rules: np.ndarray, opts: np.ndarray, gs: np.ndarray, hs: np.ndarray,
-                 es: np.ndarray, rewards: np.ndarray) -> None:
+def _finish_hand(rules: np.ndarray, table: Table, env: EnvBuffers) -> None:
     """Score the hand through the engine and add each seat's reward."""
+    gs, hs, es, rewards = table.gs, table.hs, env.es, env.rewards
     scorer = end_hand(gs, hs, rules)
     es[ES_SCORER] = scorer
     n = rules[RI_PLAYERS]
-    reward = opts[OPT_REWARD]
+    reward = env.opts[OPT_REWARD]
     if reward == REWARD_POINTS or reward == REWARD_MARGIN:
         margin = reward == REWARD_MARGIN
         if scorer >= 0:
@@ -157,61 +169,56 @@ def _finish_hand(rules: np.ndarray, opts: np.ndarray, gs: np.ndarray, hs: np.nda
 
 
 @kernel
-def advance_table(rules: np.ndarray, ids: np.ndarray, params: np.ndarray, opts: np.ndarray,
-                  gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
-                  after: np.ndarray, moves: np.ndarray, view: np.ndarray,
-                  game_info: np.ndarray, mem: np.ndarray, scratch: np.ndarray,
-                  rng: np.ndarray, es: np.ndarray, rewards: np.ndarray) -> int:
+def advance_table(seating: Seating, table: Table, env: EnvBuffers) -> int:
     """Play on until a decision that is not a built-in's, a logged hand end or the episode end.
 
-    Every decision goes through :func:`sim.play.step.seat_move`, the step of the batch loop
-    and the driver: built-in seats (``ids[seat] >= 0`` and not in ``opts[OPT_CONTROLLED]``)
-    move there, under the rules' team policy; the others stop the table (``ST_DECIDE``).
+    The hands are played by the one game loop (:func:`sim.play.loop.play_hand`, through the
+    seat step): built-in seats (``ids[seat] >= 0`` and not in ``seating.controlled``) move
+    there, under the rules' team policy; the others stop the table (``ST_DECIDE``).
     Returns the new status (``ST_*``).
-    Rewards of finished hands are added to ``rewards`` (by seat).
+    Rewards of finished hands are added to ``env.rewards`` (by seat).
     """
-    controlled = opts[OPT_CONTROLLED]
+    es, opts = env.es, env.opts
     while True:
         status = es[ES_STATUS]
         if status == ST_HAND_DONE:
-            if gs[GS_OVER] or (opts[OPT_EPISODE_HAND] and es[ES_ACTED]):
+            if table.gs[GS_OVER] or (opts[OPT_EPISODE_HAND] and es[ES_ACTED]):
                 es[ES_STATUS] = ST_EPISODE_OVER
                 return ST_EPISODE_OVER
-            next_hand(rules, gs, hs, pile, deck, game_info, mem, rng, es)
+            next_hand(seating.rules, table, es)
         elif status != ST_RUNNING:
             return status
-        decision = advance(hs, pile, deck, after, moves)
+        decision, seat, err = play_hand(seating, table, NO_HOOKS)
+        if err != OK:
+            es[ES_STATUS] = ST_ERROR
+            return ST_ERROR
         if decision == DEC_OVER:
-            _finish_hand(rules, opts, gs, hs, es, rewards)
+            _finish_hand(seating.rules, table, env)
             if opts[OPT_STOP_AT_HAND_END]:
                 return ST_HAND_DONE
             continue
-        seat, move = seat_move(decision, rules, ids, params, controlled, gs, hs, pile,
-                               game_info, view, after, mem, rng[1:2], scratch)
-        if move == CALLER:
-            es[ES_DECISION] = decision
-            es[ES_SEAT] = seat
-            es[ES_PLAYER] = hs[HS_TO_MOVE]
-            es[ES_STATUS] = ST_DECIDE
-            return ST_DECIDE
-        if apply_move(hs, pile, deck, after, moves, move) != OK:
-            es[ES_STATUS] = ST_ERROR
-            return ST_ERROR
+        es[ES_DECISION] = decision
+        es[ES_SEAT] = seat
+        es[ES_PLAYER] = table.hs[HS_TO_MOVE]
+        es[ES_STATUS] = ST_DECIDE
+        return ST_DECIDE
 
 
 @kernel
-def act(action: int, mask: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
-        after: np.ndarray, moves: np.ndarray, es: np.ndarray) -> int:
+def act(action: int, table: Table, env: EnvBuffers) -> int:
     """Play ``action`` for the deciding seat: OK, or an error code and nothing changed.
 
-    ``mask`` is the action mask of this decision (:func:`sim.env.encoding.fill_action_mask`).
-    A discard or knock action at the engine's knock question is two engine moves.
+    ``env.mask`` is the action mask of this decision
+    (:func:`sim.env.encoding.fill_action_mask`). A discard or knock action at the engine's
+    knock question is two engine moves.
     """
+    es = env.es
     if es[ES_STATUS] != ST_DECIDE:
         return ERR_NOT_DECIDING
-    if action < 0 or action >= N_ACTIONS or mask[action] == 0:
+    if action < 0 or action >= N_ACTIONS or env.mask[action] == 0:
         return ERR_MASKED
     decision = es[ES_DECISION]
+    hs, pile, deck, after, moves = table.hs, table.pile, table.deck, table.after, table.moves
     err = apply_move(hs, pile, deck, after, moves, first_move(decision, action))
     if err == OK and decision == DEC_KNOCK:
         err = apply_move(hs, pile, deck, after, moves, card_of_action(action))
@@ -222,45 +229,34 @@ def act(action: int, mask: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: n
 
 
 @kernel
-def settle_table(rules: np.ndarray, ids: np.ndarray, params: np.ndarray, opts: np.ndarray,
-                 gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
-                 after: np.ndarray, moves: np.ndarray, view: np.ndarray, game_info: np.ndarray,
-                 mem: np.ndarray, scratch: np.ndarray, rng: np.ndarray, es: np.ndarray,
-                 rewards: np.ndarray, mask: np.ndarray, buf: np.ndarray) -> int:
+def settle_table(seating: Seating, table: Table, env: EnvBuffers) -> int:
     """:func:`advance_table`, then the action mask of the decision it stops at (all zero if
     none): one compiled call for the Python-driven environments."""
-    status = advance_table(rules, ids, params, opts, gs, hs, pile, deck, after, moves, view,
-                           game_info, mem, scratch, rng, es, rewards)
+    status = advance_table(seating, table, env)
     if status == ST_DECIDE:
-        fill_action_mask(view, after, buf, mask)
+        fill_action_mask(table.player_view, table.after, env.buf, env.mask)
     else:
         for j in range(N_ACTIONS):
-            mask[j] = 0
+            env.mask[j] = 0
     return status
 
 
 @kernel
-def step_table(action: int, rules: np.ndarray, ids: np.ndarray, params: np.ndarray,
-               opts: np.ndarray, gs: np.ndarray, hs: np.ndarray, pile: np.ndarray,
-               deck: np.ndarray, after: np.ndarray, moves: np.ndarray, view: np.ndarray,
-               game_info: np.ndarray, mem: np.ndarray, scratch: np.ndarray, rng: np.ndarray,
-               es: np.ndarray, rewards: np.ndarray, mask: np.ndarray, buf: np.ndarray) -> int:
+def step_table(action: int, seating: Seating, table: Table, env: EnvBuffers) -> int:
     """:func:`act`, then :func:`settle_table`: the new status, or ``-1 - error`` when the
     action was refused (nothing changed then)."""
-    err = act(action, mask, hs, pile, deck, after, moves, es)
+    err = act(action, table, env)
     if err != OK:
         return -1 - err
-    return settle_table(rules, ids, params, opts, gs, hs, pile, deck, after, moves, view,
-                        game_info, mem, scratch, rng, es, rewards, mask, buf)
+    return settle_table(seating, table, env)
 
 
 @kernel
-def play_move(move: int, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
-              after: np.ndarray, moves: np.ndarray, es: np.ndarray) -> int:
+def play_move(move: int, table: Table, es: np.ndarray) -> int:
     """Play an engine move (``MOVE_*`` or a card) for a plain-Python strategy's seat."""
     if es[ES_STATUS] != ST_DECIDE:
         return ERR_NOT_DECIDING
-    err = apply_move(hs, pile, deck, after, moves, move)
+    err = apply_move(table.hs, table.pile, table.deck, table.after, table.moves, move)
     if err == OK:
         es[ES_STATUS] = ST_RUNNING
     return err
@@ -277,8 +273,8 @@ def seat_scores(gs: np.ndarray, players: int) -> list[int]:
 
 
 @kernel
-def fill_seat_view(seat: int, rules: np.ndarray, hs: np.ndarray, pile: np.ndarray,
-                   game_info: np.ndarray, view: np.ndarray, es: np.ndarray) -> bool:
+def fill_seat_view(seat: int, rules: np.ndarray, table: Table, es: np.ndarray,
+                   view: np.ndarray) -> bool:
     """Fill ``view`` with what ``seat`` sees now: its own view if it plays this hand (the
     advisor sees the captain's), else the captain's, and then True: the caller must hide that
     hand (the seat is outside it). The decision is set only for the seat that is deciding."""
@@ -292,20 +288,20 @@ def fill_seat_view(seat: int, rules: np.ndarray, hs: np.ndarray, pile: np.ndarra
     if hidden:
         p = 1
     deciding = es[ES_STATUS] == ST_DECIDE and es[ES_SEAT] == seat
+    hs = table.hs
     saved = hs[HS_TO_MOVE]
     hs[HS_TO_MOVE] = p
-    fill_view(view, hs, pile, game_info, es[ES_DECISION] if deciding else DEC_OVER)
+    fill_view(view, hs, table.pile, table.game_info, es[ES_DECISION] if deciding else DEC_OVER)
     hs[HS_TO_MOVE] = saved
     return hidden
 
 
 @kernel
-def observe_seat(seat: int, rules: np.ndarray, hs: np.ndarray, pile: np.ndarray,
-                 game_info: np.ndarray, view: np.ndarray, es: np.ndarray,
+def observe_seat(seat: int, rules: np.ndarray, table: Table, es: np.ndarray, view: np.ndarray,
                  obs: np.ndarray) -> None:
     """The observation of any seat now (:func:`fill_seat_view`): a seat outside the hand gets
     the captain's public view with the hand plane empty."""
-    hidden = fill_seat_view(seat, rules, hs, pile, game_info, view, es)
+    hidden = fill_seat_view(seat, rules, table, es, view)
     encode_observation(view, obs, hidden)
 
 
@@ -319,9 +315,9 @@ def public_view(view: np.ndarray) -> None:
 
 
 @kernel
-def seat_view(seat: int, rules: np.ndarray, hs: np.ndarray, pile: np.ndarray,
-              game_info: np.ndarray, view: np.ndarray, es: np.ndarray) -> None:
+def seat_view(seat: int, rules: np.ndarray, table: Table, es: np.ndarray,
+              view: np.ndarray) -> None:
     """The engine's view array of any seat now (:func:`fill_seat_view`), in ``view``: a seat
     outside the hand gets the captain's :func:`public_view`."""
-    if fill_seat_view(seat, rules, hs, pile, game_info, view, es):
+    if fill_seat_view(seat, rules, table, es, view):
         public_view(view)

@@ -31,7 +31,6 @@ from sim.env.core import (
     ES_ROLES,
     ES_SEAT,
     ES_STATUS,
-    OPT_CONTROLLED,
     OPT_EPISODE_HAND,
     OPT_LEN,
     OPT_REWARD,
@@ -40,6 +39,7 @@ from sim.env.core import (
     ST_EPISODE_OVER,
     ST_ERROR,
     ST_HAND_DONE,
+    EnvBuffers,
     game_is_over,
     new_game,
     observe_seat,
@@ -49,7 +49,7 @@ from sim.env.core import (
 )
 from sim.env.encoding import N_ACTIONS, OBS_LEN, action_name
 from sim.play.driver import Seeds, StrategyError, check_seed, strategy_answer
-from sim.play.step import seat_arrays, table_buffers
+from sim.play.step import Seating, Table, seat_arrays, table_buffers
 from sim.records.log import LogWriter, check_log_target, hand_record
 from sim.records.schema import HandRecord
 from strategies.registry import (
@@ -119,7 +119,9 @@ class EnvTable:
         self.controlled = sorted(set(controlled))
         self.specs = list(specs)
         self.rules_array = rules.to_array()
-        self.ids, self.params = seat_arrays(self.specs, self.controlled)
+        ids, params = seat_arrays(self.specs, self.controlled)
+        self.seating = Seating(self.rules_array, ids, params,
+                               sum(1 << s for s in self.controlled))
         self.python: dict[int, Any] = {}
         for seat, spec in enumerate(self.specs):
             if spec is None or seat in self.controlled or spec.compiled:
@@ -131,22 +133,17 @@ class EnvTable:
             self.python[seat] = build_strategy(spec, seat)
         self.seat_names = [AGENT_NAME if s in self.controlled or self.specs[s] is None
                            else self.specs[s].text for s in range(self.players)]  # type: ignore[union-attr]  # None is an agent seat
-        self.opts = np.zeros(OPT_LEN, np.int64)
-        self.opts[OPT_CONTROLLED] = sum(1 << s for s in self.controlled)
-        self.opts[OPT_EPISODE_HAND] = check_choice("episode", episode, EPISODES) == "hand"
-        self.opts[OPT_REWARD] = REWARDS.index(check_choice("reward", reward, REWARDS))
+        opts = np.zeros(OPT_LEN, np.int64)
+        opts[OPT_EPISODE_HAND] = check_choice("episode", episode, EPISODES) == "hand"
+        opts[OPT_REWARD] = REWARDS.index(check_choice("reward", reward, REWARDS))
         self.log_path = check_log_path(log_path)
-        self.opts[OPT_STOP_AT_HAND_END] = log_path is not None
+        opts[OPT_STOP_AT_HAND_END] = log_path is not None
         self._writer: LogWriter | None = None
         self._log_games = -1  # games begun in the log: its "game" numbers
-        (self.gs, self.hs, self.pile, self.deck, self.after, self.moves, self.view,
-         self.game_info, self.mem, self.scratch, self.rng) = table_buffers(
-            self.rules_array, log=log_path is not None)
-        self.obs_view = np.zeros_like(self.view)
-        self.buf = np.zeros(64, np.int64)
-        self.es = np.zeros(ES_LEN, np.int64)
-        self.rewards = np.zeros(3, np.float64)
-        self.mask = np.zeros(N_ACTIONS, np.int8)
+        self.bufs = table_buffers(self.rules_array, log=log_path is not None)
+        self.env = EnvBuffers(opts, np.zeros(ES_LEN, np.int64), np.zeros(3, np.float64),
+                              np.zeros(N_ACTIONS, np.int8), np.zeros(64, np.int64))
+        self.obs_view = np.zeros_like(self.bufs.player_view)
         self.seeds: Seeds | None = None
         self.seed: int | None = None
         self.py_rng = np.random.default_rng(0)
@@ -157,7 +154,7 @@ class EnvTable:
 
     @property
     def game(self) -> int:
-        return int(self.es[ES_GAME])
+        return int(self.env.es[ES_GAME])
 
     def start(self, seed: int | None) -> None:
         """Start an episode. With a seed: game 0 of that seed. Without: the next hand of the
@@ -169,42 +166,36 @@ class EnvTable:
         elif self.seeds is None:
             self.start(new_seed())
             return
-        elif self.status == ST_EPISODE_OVER and not game_is_over(self.gs):
+        elif self.status == ST_EPISODE_OVER and not game_is_over(self.bufs.gs):
             self._next_hand()  # the game goes on
         else:
             self._new_game(self.game + 1)
         while self.advance() == ST_EPISODE_OVER:  # over before any controlled seat decided
-            self._new_game(self.game + 1) if game_is_over(self.gs) else self._next_hand()
+            self._new_game(self.game + 1) if game_is_over(self.bufs.gs) else self._next_hand()
         self.take_rewards()  # nothing a controlled seat did: not its reward
 
     def _next_hand(self) -> None:
         """Let advance() deal the game's next hand (as after a hand no one controlled)."""
-        self.es[ES_STATUS] = ST_HAND_DONE
-        self.es[ES_ACTED] = 0
+        self.env.es[ES_STATUS] = ST_HAND_DONE
+        self.env.es[ES_ACTED] = 0
 
     def _new_game(self, game: int) -> None:
         assert self.seeds is not None
-        new_game(self.rules_array, self.seeds.deck, self.seeds.strategy, game, self.gs, self.hs,
-                 self.pile, self.deck, self.game_info, self.mem, self.rng, self.es)
-        self.py_rng = np.random.default_rng(int(self.rng[1]))
-        self.rewards[:] = 0
+        new_game(self.rules_array, self.seeds.streams(), game, self.bufs, self.env.es)
+        self.py_rng = np.random.default_rng(int(self.bufs.rng[1]))
+        self.env.rewards[:] = 0
         self._started: set[int] = set()
 
     def advance(self) -> int:
         """Play on to the next decision of a controlled seat, or the end of the episode;
         plain-Python opponents are asked here, finished hands logged."""
-        return self._settle(settle_table(*self._arrays()))
-
-    def _arrays(self) -> tuple[np.ndarray, ...]:
-        return (self.rules_array, self.ids, self.params, self.opts, self.gs, self.hs,
-                self.pile, self.deck, self.after, self.moves, self.view, self.game_info,
-                self.mem, self.scratch, self.rng, self.es, self.rewards, self.mask, self.buf)
+        return self._settle(settle_table(self.seating, self.bufs, self.env))
 
     def _settle(self, status: int) -> int:
         """Handle what the compiled code stopped for until a controlled seat decides or the
         episode ends: a hand to log, a plain-Python opponent's decision."""
         while True:
-            self.seat = int(self.es[ES_SEAT])
+            self.seat = int(self.env.es[ES_SEAT])
             if status == ST_HAND_DONE:
                 self._log_hand()
                 self._started = set()
@@ -215,16 +206,16 @@ class EnvTable:
             else:
                 self.status = status
                 return status
-            status = settle_table(*self._arrays())
+            status = settle_table(self.seating, self.bufs, self.env)
 
     def _python_move(self) -> None:
         seat = self.seat
         player = self.python[seat]
         spec = self.specs[seat]
         assert spec is not None
-        decision = int(self.es[ES_DECISION])
-        view = View.from_arrays(self.view, self.pile, self.py_rng)
-        key = int(self.es[ES_HAND]) * 2 + int(self.es[ES_PLAYER])
+        decision = int(self.env.es[ES_DECISION])
+        view = View.from_arrays(self.bufs.player_view, self.bufs.pile, self.py_rng)
+        key = int(self.env.es[ES_HAND]) * 2 + int(self.env.es[ES_PLAYER])
         try:
             if key not in self._started and hasattr(player, "start_hand"):
                 player.start_hand(view)
@@ -234,14 +225,14 @@ class EnvTable:
         except Exception as exc:
             raise StrategyError(f"strategy {spec.text!r} (seat {seat}) raised "
                                 f"{type(exc).__name__}: {exc}") from exc
-        err = play_move(move, self.hs, self.pile, self.deck, self.after, self.moves, self.es)
+        err = play_move(move, self.bufs, self.env.es)
         if err != 0:
             raise StrategyError(f"strategy {spec.text!r} (seat {seat}) made an illegal move in "
                                 f"game {self.game}: {ERROR_TEXT[err]}")
 
     def step(self, action: int) -> int:
         """Play the deciding seat's action and advance; the new status."""
-        status = step_table(int(action), *self._arrays())
+        status = step_table(int(action), self.seating, self.bufs, self.env)
         if status >= 0:
             return self._settle(status)
         err = -1 - status
@@ -249,7 +240,7 @@ class EnvTable:
             raise ValueError("no seat is deciding now: the episode is over (reset the "
                              "environment)")
         if err == ERR_MASKED:
-            legal = ", ".join(action_name(int(a)) for a in np.flatnonzero(self.mask))
+            legal = ", ".join(action_name(int(a)) for a in np.flatnonzero(self.env.mask))
             what = action_name(action) if 0 <= int(action) < N_ACTIONS else str(action)
             raise ValueError(f"action {int(action)} ({what}) is not legal now: legal actions "
                              f"are {legal}")
@@ -257,27 +248,26 @@ class EnvTable:
 
     def abandon(self) -> None:
         """Give up the game (after an illegal action): the next start() begins a new game."""
-        self.es[ES_STATUS] = self.status = ST_ERROR
-        self.mask[:] = 0
-        self.rewards[:] = 0
+        self.env.es[ES_STATUS] = self.status = ST_ERROR
+        self.env.mask[:] = 0
+        self.env.rewards[:] = 0
 
     def take_rewards(self) -> np.ndarray:
         """Each seat's reward since the last call (and reset them)."""
-        out = self.rewards[: self.players].copy()
-        self.rewards[:] = 0
+        out = self.env.rewards[: self.players].copy()
+        self.env.rewards[:] = 0
         return out
 
     def observe(self, seat: int) -> np.ndarray:
         """The observation of ``seat`` now (float32, ``OBS_LEN``)."""
         obs = np.empty(OBS_LEN, np.float32)
-        observe_seat(seat, self.rules_array, self.hs, self.pile, self.game_info, self.obs_view,
-                     self.es, obs)
+        observe_seat(seat, self.rules_array, self.bufs, self.env.es, self.obs_view, obs)
         return obs
 
     def action_mask(self, seat: int) -> np.ndarray:
         """The legal actions of ``seat`` now (int8; all zero unless it is deciding)."""
         if self.status == ST_DECIDE and self.seat == seat:
-            return self.mask.copy()
+            return self.env.mask.copy()
         return np.zeros(N_ACTIONS, np.int8)
 
     # -------------------------------------------------------------------------- the log
@@ -286,11 +276,10 @@ class EnvTable:
         if self._writer is None:
             assert self.log_path is not None
             self._writer = LogWriter(self.log_path).__enter__()
-        hand = int(self.es[ES_HAND])
+        hand = int(self.env.es[ES_HAND])
         if hand == 0:
             self._log_games += 1
-        self._writer.write(env_record(self, self._log_games, self.es, self.deck, self.hs,
-                                      self.moves, self.gs))
+        self._writer.write(env_record(self, self._log_games, self.bufs, self.env.es))
 
     def close(self) -> None:
         """Finish the hand log (it appears, complete, only now)."""
@@ -299,16 +288,18 @@ class EnvTable:
             writer.__exit__(None, None, None)
 
 
-def env_record(table: EnvTable, log_game: int, es: np.ndarray, deck: np.ndarray, hs: np.ndarray,
-               moves: np.ndarray, gs: np.ndarray) -> HandRecord:
+def env_record(table: Any, log_game: int, bufs: Table, es: np.ndarray) -> HandRecord:
     """The hand-log line of a finished hand of a table (the line ``ginbox play --log`` writes).
 
     ``game`` numbers the games in the log's order (an environment may be reset to a seed
     again); the extra keys ``env_seed`` and ``env_game`` say which game of which seed it was
-    (game ``env_game`` of ``ginbox play --seed env_seed`` deals the same cards).
+    (game ``env_game`` of ``ginbox play --seed env_seed`` deals the same cards). ``table``
+    is the :class:`EnvTable` or vector environment (its rules, seat names and seed), ``bufs``
+    and ``es`` the finished game's buffers and env state.
     """
     record = hand_record(table.rules, table.seat_names, log_game, int(es[ES_HAND]),
-                         [int(r) for r in es[ES_ROLES:ES_ROLES + 3]], deck, hs, moves, gs)
+                         [int(r) for r in es[ES_ROLES:ES_ROLES + 3]], bufs.deck, bufs.hs,
+                         bufs.moves, bufs.gs)
     record["env_seed"] = table.seed
     record["env_game"] = int(es[ES_GAME])
     return record

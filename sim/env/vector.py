@@ -1,17 +1,17 @@
 """The compiled vector environment: N games stepped together inside one compiled call.
 
-Each game is a table of :mod:`sim.env.core` (the buffers of :func:`sim.play.step.new_tables`,
-one row per game); one call of :func:`vector_run` plays every game's learner action, the
-built-in opponents' moves up to the learner's next decision (through the batch loop's step,
-:func:`sim.play.step.seat_move`), and encodes the observations and action masks: numpy
-arrays in, numpy arrays out, no Python per game.
+Each game is a table of :mod:`sim.env.core` (a row of a :func:`sim.play.step.new_tables`
+record, with its row of :class:`sim.env.core.EnvBuffers`); one call of :func:`vector_run`
+plays every game's learner action, the built-in opponents' moves up to the learner's next
+decision (through the one game loop, :func:`sim.env.core.advance_table`), and encodes the
+observations and action masks: numpy arrays in, numpy arrays out, no Python per game.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import gymnasium
 import numpy as np
@@ -35,8 +35,10 @@ from sim.env.core import (
     ST_EPISODE_OVER,
     ST_ERROR,
     ST_HAND_DONE,
+    EnvBuffers,
     act,
     advance_table,
+    env_row,
     game_is_over,
     new_game,
     observe_seat,
@@ -59,7 +61,7 @@ from sim.env.env_table import (
     opponent_specs,
 )
 from sim.play.driver import Seeds, check_seed
-from sim.play.step import table_buffers
+from sim.play.step import Seating, Streams, Table, table_buffers, table_row
 from sim.records.log import LogWriter
 from sim.records.schema import HandRecord
 
@@ -72,101 +74,106 @@ OBSERVATIONS = ("planes", "view")
 """The observations: the encoded float vectors, or the engine's view arrays."""
 
 
+class VectorStep(NamedTuple):
+    """What one call of :func:`vector_run` reads and writes besides the tables and their env
+    buffers (a row per game)."""
+
+    actions: np.ndarray  # each row's learner action
+    started: np.ndarray  # 1 once the row's learner has decided in its episode
+    obs: np.ndarray  # the encoded observations (when not raw)
+    views: np.ndarray  # the learners' view arrays (when raw)
+    out_rewards: np.ndarray  # the learner's reward of this step
+    terms: np.ndarray  # the row's episode ended
+    pending: np.ndarray  # the row stopped at a hand end to be logged
+    error: np.ndarray  # (row, code) of the first refused action
+    learner: int  # the learner's seat
+    raw: bool  # observations are view arrays
+
+
 @kernel
-def _next_episode(rules: np.ndarray, deck_base: np.uint64, strategy_base: np.uint64,
-                  n: int, gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
-                  game_info: np.ndarray, mem: np.ndarray, rng: np.ndarray,
+def _next_episode(rules: np.ndarray, streams: Streams, n: int, table: Table,
                   es: np.ndarray) -> None:
     """Autoreset one row: the game's next hand (episodes of one hand), else the row's next
     game (game numbers step by ``n``, so row i plays games i, i + n, i + 2n, ...)."""
-    if gs[GS_OVER]:
-        new_game(rules, deck_base, strategy_base, es[ES_GAME] + n, gs, hs, pile, deck,
-                 game_info, mem, rng, es)
+    if table.gs[GS_OVER]:
+        new_game(rules, streams, es[ES_GAME] + n, table, es)
     else:
         es[ES_STATUS] = ST_HAND_DONE
         es[ES_ACTED] = 0
 
 
 @kernel
-def vector_run(mode: int, first_game: int, actions: np.ndarray, rules: np.ndarray,
-               ids: np.ndarray, params: np.ndarray, opts: np.ndarray, deck_base: np.uint64,
-               strategy_base: np.uint64, learner: int, gs: np.ndarray, hs: np.ndarray,
-               pile: np.ndarray, deck: np.ndarray, after: np.ndarray, moves: np.ndarray,
-               view: np.ndarray, game_info: np.ndarray, mem: np.ndarray, scratch: np.ndarray,
-               rng: np.ndarray, es: np.ndarray, rewards: np.ndarray, started: np.ndarray,
-               buf: np.ndarray, raw: bool, obs: np.ndarray, views: np.ndarray,
-               masks: np.ndarray, out_rewards: np.ndarray, terms: np.ndarray,
-               pending: np.ndarray, error: np.ndarray) -> None:
-    """One vector step (``mode`` M_*) over every row; fills obs (or, when ``raw``, the
-    learners' view arrays ``views``), masks, rewards, terms.
+def vector_run(mode: int, first_game: int, seating: Seating, streams: Streams, tables: Table,
+               envs: EnvBuffers, step: VectorStep) -> None:
+    """One vector step (``mode`` M_*) over every row; fills ``step``'s observations (or, when
+    ``step.raw``, the learners' view arrays), the masks (``envs.mask``), rewards and terms.
 
     A row whose episode ended last step is reset instead of acting (Gymnasium's next-step
-    autoreset). ``pending`` marks rows stopped at a hand end to be logged (only when
-    ``opts`` asks for it): call again with M_CONTINUE after logging them. ``error`` gets
-    (row, code) of the first illegal action, and the call stops there.
+    autoreset). ``step.pending`` marks rows stopped at a hand end to be logged (only when
+    the options ask for it): call again with M_CONTINUE after logging them. ``step.error``
+    gets (row, code) of the first illegal action, and the call stops there.
     """
-    n = gs.shape[0]
+    rules = seating.rules
+    learner = step.learner
+    n = tables.gs.shape[0]
     for i in range(n):
+        table = table_row(tables, i)
+        env = env_row(envs, i)
+        es, rewards, mask = env.es, env.rewards, env.mask
         if mode == M_CONTINUE:
-            if not pending[i]:
+            if not step.pending[i]:
                 continue
-            pending[i] = 0
+            step.pending[i] = 0
         else:
-            out_rewards[i] = 0.0
-            terms[i] = False
+            step.out_rewards[i] = 0.0
+            step.terms[i] = False
             if mode == M_RESET:
-                new_game(rules, deck_base, strategy_base, first_game + i, gs[i], hs[i],
-                         pile[i], deck[i], game_info[i], mem[i], rng[i], es[i])
-                started[i] = 0
-            elif es[i, ES_STATUS] == ST_EPISODE_OVER:
-                _next_episode(rules, deck_base, strategy_base, n, gs[i], hs[i], pile[i],
-                              deck[i], game_info[i], mem[i], rng[i], es[i])
-                started[i] = 0
+                new_game(rules, streams, first_game + i, table, es)
+                step.started[i] = 0
+            elif es[ES_STATUS] == ST_EPISODE_OVER:
+                _next_episode(rules, streams, n, table, es)
+                step.started[i] = 0
             else:
-                err = act(actions[i], masks[i], hs[i], pile[i], deck[i], after[i], moves[i],
-                          es[i])
+                err = act(step.actions[i], table, env)
                 if err != OK:
-                    error[0] = i
-                    error[1] = err
+                    step.error[0] = i
+                    step.error[1] = err
                     return
         while True:
-            status = advance_table(rules, ids, params, opts, gs[i], hs[i], pile[i], deck[i],
-                                   after[i], moves[i], view[i], game_info[i], mem[i], scratch,
-                                   rng[i], es[i], rewards[i])
+            status = advance_table(seating, table, env)
             if status == ST_HAND_DONE:
-                pending[i] = 1
+                step.pending[i] = 1
                 break
             if status == ST_ERROR:
-                error[0] = i
-                error[1] = ERR_ENGINE
+                step.error[0] = i
+                step.error[1] = ERR_ENGINE
                 return
-            if status == ST_EPISODE_OVER and not started[i]:
+            if status == ST_EPISODE_OVER and not step.started[i]:
                 # the game ended before the learner's first decision: not its episode
                 for s in range(3):
-                    rewards[i, s] = 0.0
-                _next_episode(rules, deck_base, strategy_base, n, gs[i], hs[i], pile[i],
-                              deck[i], game_info[i], mem[i], rng[i], es[i])
+                    rewards[s] = 0.0
+                _next_episode(rules, streams, n, table, es)
                 continue
-            out_rewards[i] += rewards[i, learner]
+            step.out_rewards[i] += rewards[learner]
             for s in range(3):  # the opponents' rewards are not reported
-                rewards[i, s] = 0.0
+                rewards[s] = 0.0
+            view = table.player_view
             if status == ST_DECIDE:
-                started[i] = 1
-                if not raw:
-                    encode_observation(view[i], obs[i], False)
-                fill_action_mask(view[i], after[i], buf, masks[i])
+                step.started[i] = 1
+                if not step.raw:
+                    encode_observation(view, step.obs[i], False)
+                fill_action_mask(view, table.after, envs.buf, mask)
             else:  # the episode is over: the learner's last view, no legal action
-                terms[i] = True
-                if raw:
-                    seat_view(learner, rules, hs[i], pile[i], game_info[i], view[i], es[i])
+                step.terms[i] = True
+                if step.raw:
+                    seat_view(learner, rules, table, es, view)
                 else:
-                    observe_seat(learner, rules, hs[i], pile[i], game_info[i], view[i],
-                                 es[i], obs[i])
+                    observe_seat(learner, rules, table, es, view, step.obs[i])
                 for j in range(N_ACTIONS):
-                    masks[i, j] = 0
-            if raw:
-                for j in range(views.shape[1]):
-                    views[i, j] = view[i, j]
+                    mask[j] = 0
+            if step.raw:
+                for j in range(step.views.shape[1]):
+                    step.views[i, j] = view[j]
             break
 
 
@@ -224,46 +231,41 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.single_action_space = spaces.Discrete(N_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
-        (self._gs, self._hs, self._pile, self._deck, self._after, self._moves, self._view,
-         self._game_info, self._mem, self._scratch, self._rng) = table_buffers(
-            self._proto.rules_array, log=log_path is not None, tables=n)
-        self._es = np.zeros((n, ES_LEN), np.int64)
-        self._rewards = np.zeros((n, 3), np.float64)
-        self._started = np.zeros(n, np.int64)
-        self._buf = np.zeros(64, np.int64)
-        self._obs = np.zeros((n, OBS_LEN if not self.raw else 0), np.float32)
-        self._views = np.zeros((n, V_LEN if self.raw else 0), np.int64)
+        self._tables = table_buffers(self._proto.rules_array, log=log_path is not None,
+                                     tables=n)
         self.action_masks = np.zeros((n, N_ACTIONS), np.int8)
-        self._out_rewards = np.zeros(n, np.float64)
-        self._terms = np.zeros(n, np.bool_)
+        self._envs = EnvBuffers(self._proto.env.opts, np.zeros((n, ES_LEN), np.int64),
+                                np.zeros((n, 3), np.float64), self.action_masks,
+                                np.zeros(64, np.int64))
+        self._step = VectorStep(
+            actions=np.zeros(n, np.int64), started=np.zeros(n, np.int64),
+            obs=np.zeros((n, OBS_LEN if not self.raw else 0), np.float32),
+            views=np.zeros((n, V_LEN if self.raw else 0), np.int64),
+            out_rewards=np.zeros(n, np.float64), terms=np.zeros(n, np.bool_),
+            pending=np.zeros(n, np.int64), error=np.full(2, -1, np.int64), learner=self.seat,
+            raw=self.raw)
         self._truncs = np.zeros(n, np.bool_)
-        self._pending = np.zeros(n, np.int64)
-        self._error = np.full(2, -1, np.int64)
-        self._actions = np.zeros(n, np.int64)
         self.seeds: Seeds | None = None
 
     def _run(self, mode: int, first_game: int = 0) -> None:
-        self._error[:] = -1
-        p = self._proto
+        step = self._step
+        step.error[:] = -1
+        assert self.seeds is not None  # reset() made them
+        streams = self.seeds.streams()
         while True:
-            vector_run(mode, first_game, self._actions, p.rules_array, p.ids, p.params, p.opts,
-                       self.seeds.deck, self.seeds.strategy, self.seat,  # type: ignore[union-attr]  # reset() made them
-                       self._gs, self._hs, self._pile, self._deck, self._after, self._moves,
-                       self._view, self._game_info, self._mem, self._scratch, self._rng,
-                       self._es, self._rewards, self._started, self._buf, self.raw,
-                       self._obs, self._views, self.action_masks, self._out_rewards,
-                       self._terms, self._pending, self._error)
-            if self._error[0] >= 0:
+            vector_run(mode, first_game, self._proto.seating, streams, self._tables,
+                       self._envs, step)
+            if step.error[0] >= 0:
                 self._raise()
-            if not self._pending.any():
+            if not step.pending.any():
                 return
             self._log_pending()
             mode = M_CONTINUE
 
     def _raise(self) -> None:
-        row, code = int(self._error[0]), int(self._error[1])
+        row, code = int(self._step.error[0]), int(self._step.error[1])
         if code == ERR_MASKED:
-            action = int(self._actions[row])
+            action = int(self._step.actions[row])
             what = action_name(action) if 0 <= action < N_ACTIONS else "out of range"
             raise ValueError(f"action {action} ({what}) of env {row} is not legal now "
                              "(see action_masks)")
@@ -276,13 +278,13 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         if self._writer is None:
             # called only when the environment was given a log_path
             self._writer = LogWriter(self.log_path).__enter__()  # type: ignore[arg-type]
-        for i in np.flatnonzero(self._pending):
+        for i in np.flatnonzero(self._step.pending):
             held = self._held.setdefault(int(i), [])
-            if self._es[i, ES_HAND] == 0:
+            if self._envs.es[i, ES_HAND] == 0:
                 held.clear()  # a game abandoned by reset() was flushed already
-            held.append(env_record(self._proto, 0, self._es[i], self._deck[i], self._hs[i],
-                                   self._moves[i], self._gs[i]))
-            if game_is_over(self._gs[i]):
+            row = self._tables.row(int(i))
+            held.append(env_record(self._proto, 0, row, self._envs.es[i]))
+            if game_is_over(row.gs):
                 self._flush(int(i))
 
     def _flush(self, row: int) -> None:
@@ -294,7 +296,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                 self._writer.write(record)
 
     def _observations(self) -> np.ndarray:
-        return self._views if self.raw else self._obs
+        return self._step.views if self.raw else self._step.obs
 
     def _out(self, a: np.ndarray) -> np.ndarray:
         return a.copy() if self.copy else a
@@ -307,12 +309,12 @@ class VectorEnv(gymnasium.vector.VectorEnv):
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """New games in every row: games 0..num_envs-1 of ``seed`` (without a seed: the next
         num_envs games of the last seed, or of a fresh one)."""
-        first = int(self._es[:, ES_GAME].max()) + 1  # past every game played so far
+        first = int(self._envs.es[:, ES_GAME].max()) + 1  # past every game played so far
         if seed is not None or self.seeds is None:
             self._proto.seed = check_seed(seed if seed is not None else new_seed())
             self.seeds = Seeds.from_seed(self._proto.seed)
             first = 0
-        self._rewards[:] = 0
+        self._envs.rewards[:] = 0
         for row in sorted(self._held):  # the games reset() abandons
             self._flush(row)
         self._run(M_RESET, first)
@@ -326,10 +328,10 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         a = np.asarray(actions)
         if a.shape != (self.num_envs,):
             raise ValueError(f"actions have shape {a.shape}: expected ({self.num_envs},)")
-        self._actions[:] = a
+        self._step.actions[:] = a
         self._run(M_STEP)
-        return (self._out(self._observations()), self._out(self._out_rewards),
-                self._out(self._terms),
+        return (self._out(self._observations()), self._out(self._step.out_rewards),
+                self._out(self._step.terms),
                 self._out(self._truncs), self._infos())
 
     def close_extras(self, **kwargs: Any) -> None:

@@ -66,6 +66,12 @@ class Table(NamedTuple):
     scratch: np.ndarray  # a decision's workspace
     rng: np.ndarray  # [deck stream, strategy stream]
 
+    def row(self, i: int) -> Table:
+        """Game ``i`` of a record of many (its rows; the shared scratch), from Python:
+        compiled code calls :func:`table_row`."""
+        return Table(*(a if name == "scratch" else a[i]
+                       for name, a in zip(Table._fields, self, strict=True)))
+
 
 class Seating(NamedTuple):
     """Who plays a game, passed whole to the compiled step: the rules array
@@ -187,7 +193,4 @@ def table_buffers(rules: np.ndarray, log: bool = False, tables: int | None = Non
     """A :class:`Table` for one game (``tables=None``) or ``tables`` games, with a move log
     if ``log``: what the driver, the environments and any new front end play in."""
     bufs = new_tables(1 if tables is None else tables, move_rows(rules, log))
-    if tables is None:  # the one table's rows (the shared scratch has no table axis)
-        return bufs._replace(**{name: getattr(bufs, name)[0] for name in Table._fields
-                                if name != "scratch"})
-    return bufs
+    return bufs.row(0) if tables is None else bufs
