@@ -66,12 +66,15 @@ OPTION_VALUES = frozenset((6,))
 
 
 @kernel(inline="always")
-def consensus_decide(captain_id: int, advisor_id: int, decision: int,
-                     captain_params: np.ndarray, advisor_params: np.ndarray,
-                     view: np.ndarray, after: np.ndarray, mem: np.ndarray,
-                     rng: np.ndarray, scratch: np.ndarray) -> int:
+def consensus_decide(team_ids: tuple[int, int], decision: int,
+                     team_params: tuple[np.ndarray, np.ndarray], view: np.ndarray,
+                     after: np.ndarray, mem: np.ndarray, rng: np.ndarray,
+                     scratch: np.ndarray) -> int:
     """The captain's move scored by both seats' option values, when captain and
-    advisor are the same strategy with option values; ``NOT_A_MOVE`` otherwise."""
+    advisor (``team_ids``, ``team_params``: the captain's, then the advisor's) are the
+    same strategy with option values; ``NOT_A_MOVE`` otherwise."""
+    captain_id, advisor_id = team_ids
+    captain_params, advisor_params = team_params
     if captain_id == 6 and advisor_id == 6:  # mc
         return consensus(decision, captain_params, advisor_params, view, after, mem,
                          rng, scratch)

@@ -158,6 +158,7 @@ from strategies.mc_worlds import (
     S_UNSEEN,
     S_VALUES,
     VALUE_ONE,
+    inference,
     load_belief_odds,
     sample_world,
 )
@@ -556,16 +557,15 @@ def score(net: np.ndarray, decision: int, params: np.ndarray, view: np.ndarray,
     sq = S_DIFF + MAX_CANDIDATES * MAX_CANDIDATES
     rollout = params[P_ROLLOUT] if _kind_in(params[P_ROLLOUT_FOR], decision) else ROLLOUT_FAST
     _prepare_rollouts(rollout, params, view, scratch)
-    belief = params[P_BELIEF]
-    if belief > 0 and not known:
+    how = inference(params[P_INFER], params[P_DEVELOP], params[P_UNKNOCKED],
+                    params[P_OPP_KNOCK_AT], params[P_BELIEF], params[P_OPP_MODEL])
+    if how.belief > 0 and not known:
         load_belief_odds(view, scratch)
     scratch[S_PASSED_KNOCK] = 0  # the true deal (known) has no guessed knock model
     done = 0
     for k in range(samples):
         if not known:
-            sample_world(view, scratch, stream_seed(base, k), params[P_INFER],
-                         params[P_DEVELOP], params[P_UNKNOCKED], params[P_OPP_KNOCK_AT],
-                         belief, params[P_OPP_MODEL])
+            sample_world(view, scratch, stream_seed(base, k), how)
         for i in range(n_cand):
             v = _rollout_value(net, view, scratch, params, scratch[S_CAND + i], rollout)
             scratch[S_VALUES + i] = v

@@ -8,6 +8,8 @@ search itself reads the layout below.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
@@ -194,12 +196,32 @@ def load_belief_odds(view: np.ndarray, scratch: np.ndarray) -> None:
     belief_odds(BELIEF_WEIGHTS, view, scratch, S_BELIEF, BELIEF_WORK_AT)
 
 
+class Inference(NamedTuple):
+    """How :func:`sample_world` draws the opponent's hand: ``mc``'s parameters of the same
+    names (made by :func:`inference`, which gives the defaults)."""
+
+    infer: int
+    develop: int
+    unknocked: int
+    knock_at: int
+    belief: int
+    opp_model: int
+
+
+@kernel(inline="always")
+def inference(infer: int = 0, develop: int = 0, unknocked: int = 0, knock_at: int = -1,
+              belief: int = 0, opp_model: int = 0) -> Inference:
+    """An :class:`Inference` (from compiled code too; none of it by default: uniform
+    draws)."""
+    return Inference(infer, develop, unknocked, knock_at, belief, opp_model)
+
+
 @kernel
-def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: int,
-                 develop: int, unknocked: int = 0, knock_at: int = -1,
-                 belief: int = 0, opp_model: int = 0) -> None:
+def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64,
+                 how: Inference) -> None:
     """Deal one world consistent with the view into the base buffers of ``scratch``: the
-    opponent's hand (his known cards plus unseen ones) and the stock order.
+    opponent's hand (his known cards plus unseen ones) and the stock order, drawn as ``how``
+    says.
 
     Inference: a hand that melds a card he discarded or declined is redrawn with chance
     ``infer`` percent; a hand he would have knocked with on his last turn, knocking at
@@ -216,6 +238,7 @@ def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64, infer: 
     ``opp_model > 0``: ``scratch[S_PASSED_KNOCK]`` says whether the world's opponent hand
     would have let him knock on his last turn (at the knock limit): he did not, so in this
     world he is waiting for more (his rollouts then play for gin); else 0."""
+    infer, develop, unknocked, knock_at, belief, opp_model = how
     known = opponent_known(view)
     unseen = FULL_MASK & ~view[V_HAND] & ~view[V_PILE_MASK] & ~known
     n = 0

@@ -23,16 +23,16 @@ MC_ID = BUILTINS["mc"].strategy_id
 
 
 @kernel
-def team_decide(captain_id: int, advisor_id: int, decision: int, captain_params: np.ndarray,
-                advisor_params: np.ndarray, view: np.ndarray, after: np.ndarray,
+def team_decide(team_ids: tuple[int, int], decision: int,
+                team_params: tuple[np.ndarray, np.ndarray], view: np.ndarray, after: np.ndarray,
                 mem: np.ndarray, rng: np.ndarray, scratch: np.ndarray) -> int:
-    """The captain's move under ``consensus``: both strategies' option values combined when
-    they can be, else the captain's own decision."""
-    move = consensus_decide(captain_id, advisor_id, decision, captain_params, advisor_params,
-                            view, after, mem, rng, scratch)
+    """The captain's move under ``consensus`` (``team_ids`` and ``team_params``: the
+    captain's, then the advisor's): both strategies' option values combined when they can
+    be, else the captain's own decision."""
+    move = consensus_decide(team_ids, decision, team_params, view, after, mem, rng, scratch)
     if move != NOT_A_MOVE:
         return move
-    return decide(captain_id, decision, captain_params, view, after, mem, rng, scratch)
+    return decide(team_ids[0], decision, team_params[0], view, after, mem, rng, scratch)
 
 
 def has_option_values(strategy_id: int | None) -> bool:

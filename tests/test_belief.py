@@ -21,6 +21,7 @@ from strategies.mc_belief import BELIEF_FILE, BELIEF_META, BELIEF_WEIGHTS, logit
 from strategies.mc_worlds import (
     S_BELIEF,
     S_PASSED_KNOCK,
+    inference,
     knock_bar,
     sample_world,
     world_opponent,
@@ -83,7 +84,7 @@ def test_belief_worlds_follow_the_odds_and_the_facts(shard) -> None:  # type: ig
     scratch = np.zeros(SCRATCH_LEN, np.int64)
     _odds(scratch, {sure: 1e12, never: 0.0}, 1.0)
     for k in range(50):
-        sample_world(view, scratch, np.uint64(stream_seed(np.uint64(9), k)), 0, 0, 0, -1, 1)
+        sample_world(view, scratch, np.uint64(stream_seed(np.uint64(9), k)), inference(belief=1))
         opp = world_opponent(view, scratch)
         assert popcount(opp) == 10 and opp & known == known
         assert opp & (int(view[V_HAND]) | int(view[V_PILE_MASK])) == 0
@@ -96,8 +97,8 @@ def test_a_world_says_whether_its_opponent_passed_a_knock(shard) -> None:  # typ
     for r, view in enumerate(shard.views):
         limit = int(knock_bar(view, -1))
         for k in range(3):
-            sample_world(view, scratch, np.uint64(stream_seed(np.uint64(4), 8 * r + k)), 0, 40,
-                         0, -1, 0, 1)
+            sample_world(view, scratch, np.uint64(stream_seed(np.uint64(4), 8 * r + k)),
+                         inference(develop=40, opp_model=1))
             passed = limit >= 0 and min_deadwood_mask(world_opponent(view, scratch)) <= limit
             assert scratch[S_PASSED_KNOCK] == int(passed)
             seen.add(bool(passed))

@@ -54,6 +54,7 @@ from strategies.mc_worlds import (
     S_BASE_PILE,
     S_DECK,
     S_DIFF,
+    inference,
     load_truth,
     sample_world,
 )
@@ -148,7 +149,7 @@ def test_the_truth_differs_from_a_sampled_world_only_in_the_hidden_cards() -> No
     for hs, pile, deck, _, view in _positions(4):
         me = int(hs[HS_TO_MOVE])
         load_truth(truth, hs, pile, deck)
-        sample_world(view, sampled, np.uint64(checked), 0, 40)
+        sample_world(view, sampled, np.uint64(checked), inference(develop=40))
         a, b = truth[S_BASE:S_BASE + HS_STATE_LEN], sampled[S_BASE:S_BASE + HS_STATE_LEN]
         differ = [j for j in range(HS_STATE_LEN) if a[j] != b[j]]
         assert set(differ) <= {HS_HAND + 1 - me, *hidden_fields}
@@ -275,7 +276,7 @@ def test_sees_hand_deals_the_opponent_his_true_hand_in_every_world() -> None:
     clairvoyant_move(NET_WEIGHTS, DEC_DRAW, params, view, after, np.zeros(MEM_LEN, np.int64),
                      np.array([3], np.uint64), scratch, hs, pile, deck, SEES_HAND, seen)
     assert scratch[S_COUNT + 1] == 16
-    sample_world(seen, scratch, np.uint64(9), 0, 40)
+    sample_world(seen, scratch, np.uint64(9), inference(develop=40))
     assert scratch[S_BASE + HS_HAND + 1] == _mask(NONDEALER_HAND)
     stock = sorted(int(c) for c in scratch[S_DECK + 22:S_DECK + 52])
     assert stock == sorted(int(c) for c in deck[22:])

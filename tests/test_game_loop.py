@@ -110,8 +110,8 @@ class _TeamCheck(GameListener):
         together = -1
         if ids[sitter] >= 0:
             b = state.bufs
-            together = int(team_decide(ids[captain], ids[sitter], state.decision_code,
-                                       params[captain], params[sitter],
+            together = int(team_decide((ids[captain], ids[sitter]), state.decision_code,
+                                       (params[captain], params[sitter]),
                                        state.view_array.copy(), state.after.copy(),
                                        state.memory.copy(), b.rng[1:2].copy(),
                                        b.scratch.copy()))

@@ -56,8 +56,6 @@ ALLOCATING = {
     # the network's inputs for training, and the recorded self-play of ginbox train
     "strategies.net.encode_batch",
     "sim.learn.selfplay.record_games",
-    "sim.learn.selfplay._record",
-    "sim.learn.selfplay._hand_outcomes",
     # mc's belief: its inputs and logits for a batch of positions (training and scoring), the
     # recorded games of its training, and develop's marginals it is scored against
     "strategies.mc_belief.encode_batch",
@@ -75,7 +73,8 @@ def test_hot_path_compiles_without_reference_counting() -> None:
     for name in ("sim.engine.hand.apply_move", "sim.engine.hand.advance",
                  "sim.engine.view.fill_view",
                  "strategies._dispatch.decide", "sim.engine.melds._best_discard_from",
-                 "sim.engine.showdown.settle_kernel", "sim.play.batch.play_batch_into"):
+                 "sim.engine.showdown.settle_kernel", "sim.play.loop.play_game",
+                 "sim.play.loop.play_hand"):
         assert name in found
     for name, dispatcher in found.items():
         nrt = dispatcher.targetoptions.get("_nrt", True)

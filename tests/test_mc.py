@@ -54,7 +54,7 @@ from strategies import game_value as gv
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
 from strategies.mc import P_FUTILE, S_CAND, S_COUNT, S_SUM, base_move, mc_decide
 from strategies.mc_options import option_values
-from strategies.mc_worlds import S_BASE, knock_bar, sample_world
+from strategies.mc_worlds import S_BASE, inference, knock_bar, sample_world
 from strategies.net import NET_WEIGHTS
 from strategies.registry import parse_strategy
 from strategies.tuned import (
@@ -190,9 +190,9 @@ def test_unknocked_worlds_hold_no_hand_he_would_have_knocked_with() -> None:
         scratch = np.zeros(SCRATCH_LEN, np.int64)
         for k in range(8):
             seed = np.uint64(stream_seed(np.uint64(17), k))
-            sample_world(view, scratch, seed, 0, 40, 100, 8)
+            sample_world(view, scratch, seed, inference(0, 40, 100, 8))
             assert min_deadwood_mask(int(scratch[S_BASE + HS_HAND + opp])) > 8
-            sample_world(view, scratch, seed, 0, 40, 0, 8)
+            sample_world(view, scratch, seed, inference(0, 40, 0, 8))
             seen_low_without += min_deadwood_mask(int(scratch[S_BASE + HS_HAND + opp])) <= 8
             checked += 1
     assert checked > 100

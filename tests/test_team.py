@@ -49,7 +49,7 @@ def test_consensus_adds_both_option_values() -> None:
     view = _knocked_view(OPP, MINE, PILE, DEC_DISCARD)
     a = parse_strategy("mc:samples=3,stop=0").params_array()
     b = parse_strategy("mc:samples=5,stop=0,develop=0").params_array()
-    move = team_decide(MC_ID, MC_ID, DEC_DISCARD, a, b, view, new_after(),
+    move = team_decide((MC_ID, MC_ID), DEC_DISCARD, (a, b), view, new_after(),
                        np.zeros(MEM_LEN, np.int64), np.array([1], np.uint64),
                        np.zeros(SCRATCH_LEN, np.int64))
     values = {o.code: o.value for o in option_values(view, "mc:samples=3,stop=0")}

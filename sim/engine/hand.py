@@ -451,7 +451,7 @@ def settle_declared_hand(hs: np.ndarray, knocker_melds: np.ndarray, n_knocker: i
     work = hs[HS_SHOWDOWN_WORK:]
     outcome, points, k_dw, d_dw, layoff = settle_declared_kernel(
         hs[HS_KNOCKER_HAND], hs[HS_DEFENDER_HAND], knocker_melds, n_knocker, defender_melds,
-        n_defender, hs[HS_KNOCK_LIMIT], hs[HS_GIN_BONUS], hs[HS_UNDERCUT_BONUS], work)
+        n_defender, (hs[HS_KNOCK_LIMIT], hs[HS_GIN_BONUS], hs[HS_UNDERCUT_BONUS]), work)
     if outcome < 0:
         return outcome
     _record_result(hs, outcome, points, k_dw, d_dw, layoff)

@@ -336,10 +336,11 @@ def _declared_melded(hand: int, melds: np.ndarray, n_melds: int) -> int:
 @kernel
 def settle_declared_kernel(
     knocker: int, defender: int, knocker_melds: np.ndarray, n_knocker: int,
-    defender_melds: np.ndarray, n_defender: int, knock_limit: int, gin_bonus: int,
-    undercut_bonus: int, grown: np.ndarray,
+    defender_melds: np.ndarray, n_defender: int, terms: tuple[int, int, int],
+    grown: np.ndarray,
 ) -> tuple[int, int, int, int, int]:
-    """Settle a knock the EAAI framework's way, on the melds each player declared (masks).
+    """Settle a knock the EAAI framework's way, on the melds each player declared (masks),
+    under the hand's ``terms``: (knock limit, gin bonus, undercut bonus).
 
     Returns (outcome, points, knocker deadwood, defender deadwood, layoff mask). The knocker's
     deadwood is what his melds leave; on gin nothing is laid off; otherwise the defender's
@@ -348,6 +349,7 @@ def settle_declared_kernel(
     OUTCOME_ILLEGAL when the knocker's melds are not legal or leave more than the knock limit,
     OUTCOME_DEFENDER_ILLEGAL when the defender's are not legal: the framework's forfeits.
     """
+    knock_limit, gin_bonus, undercut_bonus = terms
     k_melded = _declared_melded(knocker, knocker_melds, n_knocker)
     if k_melded < 0:
         return OUTCOME_ILLEGAL, 0, 0, 0, 0
@@ -395,7 +397,7 @@ def settle_eaai_kernel(
         d_masks[i] = SEARCH_MELDS[work[SW_DEFENDER_MELDS + i]]
     grown = work[SW_OPTIONS + MAX_DEPTH + MAX_MELDS:SW_OPTIONS + MAX_DEPTH + 2 * MAX_MELDS]
     outcome, points, k_dw, d_dw, layoff = settle_declared_kernel(
-        knocker, defender, k_masks, n_k, d_masks, n_d, knock_limit, gin_bonus, undercut_bonus,
+        knocker, defender, k_masks, n_k, d_masks, n_d, (knock_limit, gin_bonus, undercut_bonus),
         grown)
     if outcome < 0:
         return OUTCOME_ILLEGAL, 0, 0, 0, 0, 0, 0
@@ -453,8 +455,8 @@ def settle(
         )
     k_melds = [int(SEARCH_MELDS[j]) for j in work[SW_KNOCKER_MELDS:SW_KNOCKER_MELDS + n_k]]
     d_melds = [int(SEARCH_MELDS[j]) for j in work[SW_DEFENDER_MELDS:SW_DEFENDER_MELDS + n_d]]
-    return _showdown(k_mask, d_mask, k_melds, d_melds, outcome, points * multiplier, k_dw, d_dw,
-                     layoff)
+    return _showdown(k_mask, d_mask, k_melds, d_melds, (outcome, points, k_dw, d_dw, layoff),
+                     multiplier)
 
 
 class IllegalMelds(ValueError):
@@ -496,12 +498,11 @@ def settle_declared(
         raise IllegalMelds("knocker", f"they leave {left} ({int(mask_value(k_left))}), above "
                                       f"the knock limit {limit}")
     d_melds = _declared_masks("defender", defender_melds, d_mask)
-    outcome, points, k_dw, d_dw, layoff = settle_declared_kernel(
+    settled = settle_declared_kernel(
         k_mask, d_mask, np.array(k_melds + [0], np.int64), len(k_melds),
-        np.array(d_melds + [0], np.int64), len(d_melds), limit, rules.gin_bonus,
-        rules.undercut_bonus, np.zeros(len(k_melds) + 1, np.int64))
-    return _showdown(k_mask, d_mask, k_melds, d_melds, outcome, points * multiplier, k_dw, d_dw,
-                     layoff)
+        np.array(d_melds + [0], np.int64), len(d_melds),
+        (limit, rules.gin_bonus, rules.undercut_bonus), np.zeros(len(k_melds) + 1, np.int64))
+    return _showdown(k_mask, d_mask, k_melds, d_melds, settled, multiplier)
 
 
 def bot_declared_melds(cards: str | Iterable[str | int]) -> list[list[str]]:
@@ -566,9 +567,12 @@ def _showdown_terms(
             int(multiplier))
 
 
-def _showdown(knocker: int, defender: int, k_melds: list[int], d_melds: list[int], outcome: int,
-              points: int, k_dw: int, d_dw: int, layoff: int) -> Showdown:
-    """The Showdown of a settled knock from masks (melds as meld masks)."""
+def _showdown(knocker: int, defender: int, k_melds: list[int], d_melds: list[int],
+              settled: tuple[int, int, int, int, int], multiplier: int) -> Showdown:
+    """The Showdown of a settled knock from masks (melds as meld masks): ``settled`` is the
+    kernel's (outcome, points, knocker deadwood, defender deadwood, layoff mask), the points
+    times the hand's ``multiplier``."""
+    outcome, points, k_dw, d_dw, layoff = settled
     return Showdown(
         *_describe_masks(knocker, defender, k_melds, d_melds, int(layoff)),
         knocker_deadwood=int(k_dw),
@@ -576,7 +580,7 @@ def _showdown(knocker: int, defender: int, k_melds: list[int], d_melds: list[int
         gin=outcome == OUTCOME_GIN,
         undercut=outcome == OUTCOME_UNDERCUT,
         winner="defender" if outcome == OUTCOME_UNDERCUT else "knocker",
-        points=int(points),
+        points=int(points) * int(multiplier),
     )
 
 

@@ -197,7 +197,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int, rules: Rules | str | Mapping[str, Any] | None = None,
-                 opponents: Any = "random", seat: int = 0, episode: str = "game",
+                 opponents: Any = "random", seat: int = 0, *, episode: str = "game",
                  reward: str = "game", log_path: str | os.PathLike[str] | None = None,
                  copy: bool = True, observation: str = "planes") -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or not (

@@ -47,7 +47,7 @@ from sim.learn.belief_model import (
 )
 from sim.learn.belief_spec import BeliefSpec
 from strategies.builtin import SCRATCH_LEN
-from strategies.mc_worlds import S_BASE, sample_world
+from strategies.mc_worlds import S_BASE, inference, sample_world
 
 BINS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0)
 """The reliability table's bins of predicted chance."""
@@ -153,7 +153,8 @@ def develop_marginals(views: np.ndarray, develop: int, samples: int,
     scratch = np.zeros(SCRATCH_LEN, np.int64)
     for r in range(n):
         for k in range(samples):
-            sample_world(views[r], scratch, stream_seed(seed, r * samples + k), 0, develop)
+            sample_world(views[r], scratch, stream_seed(seed, r * samples + k),
+                         inference(develop=develop))
             m = scratch[S_BASE + HS_HAND + 1 - views[r, V_ROLE]]
             for c in range(64):
                 if (m >> c) & 1:

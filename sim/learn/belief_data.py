@@ -17,16 +17,18 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from sim.engine.game import GS_OVER, GS_ROLE_SEAT, end_hand, game_init, start_hand
-from sim.engine.hand import DEC_OVER, HS_HAND, HS_TO_MOVE, OK, advance, apply_move
-from sim.engine.jit import allocating
-from sim.engine.rng import seed_words, stream_seed
+from sim.engine.game import GO_LEN, GS_ROLE_SEAT
+from sim.engine.hand import HS_HAND, HS_TO_MOVE
+from sim.engine.jit import allocating, kernel
+from sim.engine.rng import seed_words
 from sim.engine.rules import Rules
 from sim.engine.view import V_LEN
-from sim.play.step import clear_memory, new_tables, seat_arrays, seat_move
+from sim.play.loop import play_game, register_hooks
+from sim.play.step import Seating, Streams, Table, new_tables, seat_arrays, table_row
 from strategies.registry import resolve
 
 ROWS_PER_GAME = 2000
@@ -38,63 +40,85 @@ the table's population."""
 M_GAME, M_HAND, M_DECISION, M_OPPONENT = range(len(META))
 
 
+class BeliefRecorder(NamedTuple):
+    """The recorder's hooks into the one game loop (:mod:`sim.play.loop`): which decisions to
+    keep, the seats' population indices, the record arrays and the counters (``B_*``)."""
+
+    every: int
+    who: np.ndarray
+    views: np.ndarray
+    hands: np.ndarray
+    meta: np.ndarray
+    counters: np.ndarray
+
+
+B_ROWS, B_COUNT, B_GAME, B_HAND, B_OVERFLOW = range(5)
+"""The recorder's counters: rows written, decisions seen (from the game number, so the first
+decision kept differs between games), the game and hand numbers, and whether the game
+overflowed the room for rows."""
+
+
+@kernel
+def _keep_every(rec: BeliefRecorder, seating: Seating, table: Table, decision: int,
+                seat: int, move: int) -> int:
+    """Keep every ``every``-th decision: the mover's view (the step filled it), the
+    opponent's true hand and who he is; the built-in's move is played as chosen."""
+    c = rec.counters
+    c[B_COUNT] += 1
+    if c[B_COUNT] % rec.every == 0:
+        n = c[B_ROWS]
+        if n < rec.views.shape[0]:
+            view = table.player_view
+            for j in range(view.shape[0]):
+                rec.views[n, j] = view[j]
+            p = table.hs[HS_TO_MOVE]
+            rec.hands[n] = table.hs[HS_HAND + 1 - p]
+            m = rec.meta[n]
+            m[M_GAME], m[M_HAND], m[M_DECISION] = c[B_GAME], c[B_HAND], decision
+            m[M_OPPONENT] = rec.who[table.gs[GS_ROLE_SEAT + 1 - p]]
+            c[B_ROWS] = n + 1
+        else:
+            c[B_OVERFLOW] = 1
+    return move
+
+
+@kernel
+def _next_hand_number(rec: BeliefRecorder, seating: Seating, table: Table) -> None:
+    rec.counters[B_HAND] += 1
+
+
+register_hooks(BeliefRecorder, on_decision=_keep_every, on_hand_end=_next_hand_number)
+
+
 @allocating
-def record_beliefs(rules: np.ndarray, ids: np.ndarray, params: np.ndarray,
-                   who: np.ndarray, deck_base: np.uint64, strategy_base: np.uint64,
-                   first_game: int, games: int, every: int
+def record_beliefs(seating: Seating, who: np.ndarray, streams: Streams, first_game: int,
+                   games: int, every: int
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Play games ``first_game ..`` (``games`` of them) with the built-ins ``ids`` /
-    ``params`` in the seats; keep every ``every``-th decision: the mover's view, the
-    opponent's true hand (a mask) and the meta row (``who[seat]``: the seat's population
-    index). Return the views, hands, meta and the games kept."""
-    gs, hs, pile, deck, after, moves, view, game_info, mem, scratch, rng = new_tables(1, 0)
-    gs, hs, pile, deck, after = gs[0], hs[0], pile[0], deck[0], after[0]
-    moves, view, game_info, mem, rng = moves[0], view[0], game_info[0], mem[0], rng[0]
+    """Play games ``first_game ..`` (``games`` of them) with the built-ins of ``seating``;
+    keep every ``every``-th decision: the mover's view, the opponent's true hand (a mask) and
+    the meta row (``who[seat]``: the seat's population index). Return the views, hands, meta
+    and the games kept. The games are the one game loop's
+    (:func:`sim.play.loop.play_game`), the recorder a hook of it."""
+    table = table_row(new_tables(1, 0), 0)
     rows = games * ROWS_PER_GAME
-    views = np.zeros((rows, V_LEN), np.int64)
-    hands = np.zeros(rows, np.int64)
-    meta = np.zeros((rows, len(META)), np.int64)
-    n = 0
+    rec = BeliefRecorder(every, who, np.zeros((rows, V_LEN), np.int64),
+                         np.zeros(rows, np.int64), np.zeros((rows, len(META)), np.int64),
+                         np.zeros(5, np.int64))
+    row = np.zeros(GO_LEN, np.int64)
+    c = rec.counters
     kept = 0
     for i in range(games):
         g = first_game + i
-        rng[0] = stream_seed(deck_base, g)
-        rng[1] = stream_seed(strategy_base, g)
-        game_init(gs, rules, rng[0:1], g)
-        game_start = n
-        hand = 0
-        count = g  # the first decision kept differs between games
-        overflow = False
-        while not gs[GS_OVER]:
-            start_hand(gs, hs, pile, deck, rules, rng[0:1], game_info)
-            clear_memory(mem)
-            while True:
-                decision = advance(hs, pile, deck, after, moves)
-                if decision == DEC_OVER:
-                    break
-                p = hs[HS_TO_MOVE]
-                _, move = seat_move(decision, rules, ids, params, 0, gs, hs, pile, game_info,
-                                    view, after, mem, rng[1:2], scratch)
-                count += 1
-                if count % every == 0:
-                    if n < rows:
-                        views[n] = view
-                        hands[n] = hs[HS_HAND + 1 - p]
-                        m = meta[n]
-                        m[M_GAME], m[M_HAND], m[M_DECISION] = g, hand, decision
-                        m[M_OPPONENT] = who[gs[GS_ROLE_SEAT + 1 - p]]
-                        n += 1
-                    else:
-                        overflow = True
-                if apply_move(hs, pile, deck, after, moves, move) != OK:
-                    raise RuntimeError("a built-in played an illegal move")
-            end_hand(gs, hs, rules)
-            hand += 1
-        if overflow:
-            n = game_start
+        game_start = c[B_ROWS]
+        c[B_COUNT], c[B_GAME], c[B_HAND], c[B_OVERFLOW] = g, g, 0, 0
+        if not play_game(seating, table, rec, streams, g, row):
+            raise RuntimeError("a built-in played an illegal move")
+        if c[B_OVERFLOW]:
+            c[B_ROWS] = game_start
             continue
         kept += 1
-    return views[:n], hands[:n], meta[:n], kept
+    n = c[B_ROWS]
+    return rec.views[:n], rec.hands[:n], rec.meta[:n], kept
 
 
 def chunk_lineup(seed: int, table_index: int, chunk: int, population: tuple[str, ...],
@@ -140,7 +164,8 @@ def play_chunk(seed: int, table: str, table_index: int, chunk: int, chunk_size: 
     specs = resolve([population[i] for i in lineup], rules)
     ids, params = seat_arrays(specs)
     who = np.array(lineup + [-1] * (3 - len(lineup)), np.int64)
-    views, hands, meta, kept = record_beliefs(
-        rules.to_array(), ids, params, who, np.uint64(seed_words(seed, table_index, 0)),
-        np.uint64(seed_words(seed, table_index, 1)), chunk * chunk_size, chunk_size, every)
+    streams = Streams(np.uint64(seed_words(seed, table_index, 0)),
+                      np.uint64(seed_words(seed, table_index, 1)), True)
+    views, hands, meta, kept = record_beliefs(Seating(rules.to_array(), ids, params, 0), who,
+                                              streams, chunk * chunk_size, chunk_size, every)
     return BeliefShard(table, tuple(lineup), views, hands, meta, kept)

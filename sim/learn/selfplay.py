@@ -16,26 +16,16 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from sim.engine.game import GS_OVER, GS_ROLE_SEAT, GS_WINNER, end_hand, game_init, start_hand
-from sim.engine.hand import (
-    DEC_OVER,
-    END_DRAW,
-    END_TURN_LIMIT,
-    HS_END,
-    HS_POINTS,
-    HS_TO_MOVE,
-    HS_WINNER,
-    OK,
-    advance,
-    apply_move,
-)
-from sim.engine.jit import allocating
-from sim.engine.rng import stream_seed
+from sim.engine.game import GO_LEN, GS_ROLE_SEAT, GS_WINNER
+from sim.engine.hand import END_DRAW, END_TURN_LIMIT, HS_END, HS_POINTS, HS_TO_MOVE, HS_WINNER
+from sim.engine.jit import allocating, kernel
 from sim.engine.view import V_LEN, legal_moves
-from sim.play.step import clear_memory, new_tables, seat_move
+from sim.play.loop import play_game, register_hooks
+from sim.play.step import Seating, Streams, Table, new_tables, table_row
 from strategies.mc import search_with
 from strategies.mc_worlds import MAX_CANDIDATES, S_CAND, S_COUNT, S_SUM, VALUE_ONE
 
@@ -56,95 +46,73 @@ then the outcomes for the owner: the hand (1 won, 0 lost, -1 drawn or cut off), 
  M_POINTS, M_GAME_WON) = range(len(META))
 
 
-@allocating
-def record_games(rules: np.ndarray, params: np.ndarray, net: np.ndarray, deck_base: np.uint64,
-                 strategy_base: np.uint64, first_game: int, games: int
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-    """Play games ``first_game ..`` (``games`` of them) with the expert (``mc`` with
-    ``params``, searching with ``net``) in every seat; return the records (views, meta,
-    candidate moves, candidate values) and how many games were kept."""
-    gs, hs, pile, deck, after, moves, view, game_info, mem, scratch, rng = new_tables(1, 0)
-    gs, hs, pile, deck, after = gs[0], hs[0], pile[0], deck[0], after[0]
-    moves, view, game_info, mem, rng = moves[0], view[0], game_info[0], mem[0], rng[0]
-    rows = games * ROWS_PER_GAME
-    views = np.zeros((rows, V_LEN), np.int64)
-    meta = np.zeros((rows, len(META)), np.int64)
-    cands = np.full((rows, MAX_CANDIDATES), -1, np.int64)
-    values = np.zeros((rows, MAX_CANDIDATES), np.float32)
-    ids = np.full(3, -1, np.int64)
-    seat_params = np.zeros((3, params.shape[0]), np.int64)
-    legal = np.zeros(16, np.int64)
-    n = 0
-    kept = 0
-    for i in range(games):
-        g = first_game + i
-        rng[0] = stream_seed(deck_base, g)
-        rng[1] = stream_seed(strategy_base, g)
-        game_init(gs, rules, rng[0:1], g)
-        game_start = n
-        hand = 0
-        overflow = False
-        while not gs[GS_OVER]:
-            start_hand(gs, hs, pile, deck, rules, rng[0:1], game_info)
-            clear_memory(mem)
-            hand_start = n
-            while True:
-                decision = advance(hs, pile, deck, after, moves)
-                if decision == DEC_OVER:
-                    break
-                p = hs[HS_TO_MOVE]
-                owner = gs[GS_ROLE_SEAT + p]
-                seat, _ = seat_move(decision, rules, ids, seat_params, ALL_SEATS, gs, hs, pile,
-                                    game_info, view, after, mem, rng[1:2], scratch)
-                best = search_with(net, decision, params, view, after, mem[p], rng[1:2],
-                                   scratch)
-                move = scratch[S_CAND + best]
-                if legal_moves(view, after, legal) > 1:
-                    if n < rows:
-                        _record(views, meta, cands, values, n, view, scratch, g, hand, seat,
-                                owner, decision, move)
-                        n += 1
-                    else:
-                        overflow = True
-                if apply_move(hs, pile, deck, after, moves, move) != OK:
-                    raise RuntimeError("the expert played an illegal move")
-            _hand_outcomes(meta, hand_start, n, gs, hs)
-            end_hand(gs, hs, rules)
-            hand += 1
-        if overflow:
-            n = game_start  # a game cut short would teach wrong outcomes: drop it whole
-            continue
-        for r in range(game_start, n):
-            meta[r, M_GAME_WON] = 1 if gs[GS_WINNER] == meta[r, M_OWNER] else 0
-        kept += 1
-    return views[:n], meta[:n], cands[:n], values[:n], kept
+class ExpertRecorder(NamedTuple):
+    """The recorder's hooks into the one game loop (:mod:`sim.play.loop`): the expert's
+    parameters and network, the record arrays, a workspace for the legal moves and the
+    counters (``R_*``)."""
+
+    params: np.ndarray
+    net: np.ndarray
+    views: np.ndarray
+    meta: np.ndarray
+    cands: np.ndarray
+    values: np.ndarray
+    legal: np.ndarray
+    counters: np.ndarray
 
 
-@allocating
-def _record(views: np.ndarray, meta: np.ndarray, cands: np.ndarray, values: np.ndarray,
-            n: int, view: np.ndarray, scratch: np.ndarray, game: int, hand: int, seat: int,
+R_ROWS, R_HAND_START, R_GAME, R_HAND, R_OVERFLOW = range(5)
+"""The recorder's counters: rows written, the first row of the hand being played, the game
+and hand numbers, and whether the game overflowed the room for rows."""
+
+
+@kernel
+def _expert_decides(rec: ExpertRecorder, seating: Seating, table: Table, decision: int,
+                    seat: int, move: int) -> int:
+    """The expert's move (every seat is the caller's: the step filled the view), and the
+    decision recorded when it had more than one legal move."""
+    hs, view, after, scratch = table.hs, table.player_view, table.after, table.scratch
+    p = hs[HS_TO_MOVE]
+    best = search_with(rec.net, decision, rec.params, view, after, table.mem[p],
+                       table.rng[1:2], scratch)
+    move = scratch[S_CAND + best]
+    if legal_moves(view, after, rec.legal) > 1:
+        c = rec.counters
+        n = c[R_ROWS]
+        if n < rec.views.shape[0]:
+            _record(rec, n, view, scratch, seat, table.gs[GS_ROLE_SEAT + p], decision, move)
+            c[R_ROWS] = n + 1
+        else:
+            c[R_OVERFLOW] = 1
+    return move
+
+
+@kernel
+def _record(rec: ExpertRecorder, n: int, view: np.ndarray, scratch: np.ndarray, seat: int,
             owner: int, decision: int, move: int) -> None:
     """Row ``n``: the view, who decided and played what, and the search's candidates."""
-    views[n] = view
+    for j in range(view.shape[0]):
+        rec.views[n, j] = view[j]
     count = scratch[S_COUNT]
     worlds = scratch[S_COUNT + 1]
-    m = meta[n]
-    m[M_GAME], m[M_HAND], m[M_SEAT], m[M_OWNER] = game, hand, seat, owner
+    m = rec.meta[n]
+    m[M_GAME], m[M_HAND] = rec.counters[R_GAME], rec.counters[R_HAND]
+    m[M_SEAT], m[M_OWNER] = seat, owner
     m[M_DECISION], m[M_MOVE], m[M_CANDIDATES], m[M_WORLDS] = decision, move, count, worlds
     for i in range(count):
-        cands[n, i] = scratch[S_CAND + i]
+        rec.cands[n, i] = scratch[S_CAND + i]
         if worlds > 0:
-            values[n, i] = scratch[S_SUM + i] / VALUE_ONE / worlds
+            rec.values[n, i] = scratch[S_SUM + i] / VALUE_ONE / worlds
 
 
-@allocating
-def _hand_outcomes(meta: np.ndarray, start: int, stop: int, gs: np.ndarray,
-                   hs: np.ndarray) -> None:
+@kernel
+def _hand_outcomes(rec: ExpertRecorder, seating: Seating, table: Table) -> None:
     """The ended hand's result and points for the owner of each of its rows (before
     ``end_hand`` moves the roles)."""
+    gs, hs, meta, c = table.gs, table.hs, rec.meta, rec.counters
     end = hs[HS_END]
     winner = -1 if end == END_DRAW or end == END_TURN_LIMIT else gs[GS_ROLE_SEAT + hs[HS_WINNER]]
-    for r in range(start, stop):
+    for r in range(c[R_HAND_START], c[R_ROWS]):
         if winner < 0:
             meta[r, M_HAND_RESULT] = -1
         elif winner == meta[r, M_OWNER]:
@@ -153,6 +121,50 @@ def _hand_outcomes(meta: np.ndarray, start: int, stop: int, gs: np.ndarray,
         else:
             meta[r, M_HAND_RESULT] = 0
             meta[r, M_POINTS] = -hs[HS_POINTS]
+    c[R_HAND] += 1
+    c[R_HAND_START] = c[R_ROWS]
+
+
+register_hooks(ExpertRecorder, on_decision=_expert_decides, on_hand_end=_hand_outcomes)
+
+
+@allocating
+def record_games(rules: np.ndarray, params: np.ndarray, net: np.ndarray, deck_base: np.uint64,
+                 strategy_base: np.uint64, first_game: int, games: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Play games ``first_game ..`` (``games`` of them) with the expert (``mc`` with
+    ``params``, searching with ``net``) in every seat; return the records (views, meta,
+    candidate moves, candidate values) and how many games were kept.
+
+    The games are the one game loop's (:func:`sim.play.loop.play_game`), every seat the
+    caller's, with the recorder's hooks choosing and recording the expert's moves."""
+    table = table_row(new_tables(1, 0), 0)
+    rows = games * ROWS_PER_GAME
+    rec = ExpertRecorder(params, net, np.zeros((rows, V_LEN), np.int64),
+                         np.zeros((rows, len(META)), np.int64),
+                         np.full((rows, MAX_CANDIDATES), -1, np.int64),
+                         np.zeros((rows, MAX_CANDIDATES), np.float32), np.zeros(16, np.int64),
+                         np.zeros(5, np.int64))
+    seating = Seating(rules, np.full(3, -1, np.int64), np.zeros((3, params.shape[0]), np.int64),
+                      ALL_SEATS)
+    streams = Streams(deck_base, strategy_base, True)
+    row = np.zeros(GO_LEN, np.int64)
+    c = rec.counters
+    kept = 0
+    for i in range(games):
+        g = first_game + i
+        game_start = c[R_ROWS]
+        c[R_GAME], c[R_HAND], c[R_HAND_START], c[R_OVERFLOW] = g, 0, game_start, 0
+        if not play_game(seating, table, rec, streams, g, row):
+            raise RuntimeError("the expert played an illegal move")
+        if c[R_OVERFLOW]:
+            c[R_ROWS] = game_start  # a game cut short would teach wrong outcomes: drop it whole
+            continue
+        for r in range(game_start, c[R_ROWS]):
+            rec.meta[r, M_GAME_WON] = 1 if table.gs[GS_WINNER] == rec.meta[r, M_OWNER] else 0
+        kept += 1
+    n = c[R_ROWS]
+    return rec.views[:n], rec.meta[:n], rec.cands[:n], rec.values[:n], kept
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,7 @@ from sim.records.replay import deck_of, game_state_before, scores_before
 from sim.records.schema import HandRecord
 from strategies._dispatch import decide
 from strategies.builtin import SCRATCH_LEN
-from strategies.mc_worlds import S_UNSEEN, opponent_known, sample_world
+from strategies.mc_worlds import S_UNSEEN, inference, opponent_known, sample_world
 from strategies.registry import StrategySpec, parse_strategy, resolve
 
 #: Role names by role index, three-handed (the box deals, the captain is the non-dealer).
@@ -597,7 +597,7 @@ class GameState:
             return world
         b = world.bufs
         scratch = np.zeros(SCRATCH_LEN, np.int64)
-        sample_world(b.player_view, scratch, np.uint64(seed), 0, 0)
+        sample_world(b.player_view, scratch, np.uint64(seed), inference())
         other = known = int(opponent_known(b.player_view))
         unseen, need = scratch[S_UNSEEN:S_UNSEEN + 52], 10 - bin(known).count("1")
         for c in unseen[:need]:
@@ -614,7 +614,7 @@ class GameState:
         if self._seat < 0:
             raise ValueError("no decision waits: there is no seat's view to resample from")
         b, scratch, deck = self.bufs, np.zeros(SCRATCH_LEN, np.int64), self._dealt.copy()
-        sample_world(b.player_view.copy(), scratch, np.uint64(seed), 0, 0)
+        sample_world(b.player_view.copy(), scratch, np.uint64(seed), inference())
         known = int(opponent_known(b.player_view))
         hidden = int(b.hs[HS_HAND + 1 - int(b.hs[HS_TO_MOVE])]) & ~known
         top, need = int(b.hs[HS_STOCK_TOP]), bin(hidden).count("1")

@@ -120,8 +120,9 @@ def seat_move(decision: int, seating: Seating, table: Table) -> tuple[int, int]:
     if p == CAPTAIN and rules[RI_TEAM_CONSENSUS] and rules[RI_PLAYERS] == 3:
         sitter = table.gs[GS_ROLE_SEAT + SITTER]
         if ids[sitter] >= 0 and not (controlled >> sitter) & 1:
-            return seat, team_decide(ids[seat], ids[sitter], decision, params[seat],
-                                     params[sitter], view, after, table.mem[p], rng, scratch)
+            return seat, team_decide((ids[seat], ids[sitter]), decision,
+                                     (params[seat], params[sitter]), view, after,
+                                     table.mem[p], rng, scratch)
     return seat, decide(ids[seat], decision, params[seat], view, after, table.mem[p], rng,
                         scratch)
 

@@ -57,12 +57,14 @@ from sim.engine.game import (
     GO_WINNER,
 )
 from sim.engine.rules import Rules
+from sim.engine.view import V_LEN
 from sim.io.files import atomic_write_bytes, atomic_write_text
 from sim.play.driver import Seeds, iter_games
+from sim.play.step import Seating
 from sim.runs.progress import Progress
 from strategies.net import NET_WEIGHTS, load_net
 from strategies.registry import StrategySpec, parse_strategy, resolve
-from studies.ceiling.play import N_COUNTS, SEES_ALL, SEES_HAND, play_clairvoyant
+from studies.ceiling.play import N_COUNTS, SEES_ALL, SEES_HAND, Clairvoyant, play_clairvoyant
 
 MATCHES = (
     ("eaai", ("simple",), "vs simple"),
@@ -126,12 +128,12 @@ def seat_rows(player: Player, rules: Rules, others: Sequence[str], seat: int, ga
                    + [0] * (3 - len(specs)), np.int64)
     params = np.stack([s.params_array() for s in specs]
                       + [specs[0].params_array()] * (3 - len(specs)))
-    mc_params = specs[seat].params_array()
-    rules_array = rules.to_array()
+    seating = Seating(rules.to_array(), ids, params, 1 << seat)
+    seer = Clairvoyant(specs[seat].params_array(), player.net, player.sees,
+                       np.zeros(V_LEN, np.int64), counts)
     for start in range(0, games, BATCH):
         out = np.zeros((min(BATCH, games - start), GO_LEN), np.int64)
-        play_clairvoyant(rules_array, ids, params, mc_params, player.net, seat, seeds.deck,
-                         seeds.strategy, start, player.sees, out, counts)
+        play_clairvoyant(seating, seer, seeds.streams(rotate=True), start, out)
         if out[:, GO_ERROR].any():
             raise RuntimeError("the clairvoyant seat played an illegal move")
         yield out

@@ -1,10 +1,11 @@
-"""The clairvoyant seat: ``mc``'s own search whose every world is the true deal, and the
-compiled game loop that plays it against built-in strategies.
+"""The clairvoyant seat: ``mc``'s own search whose every world is the true deal, played
+against built-in strategies by the one game loop.
 
-Why a loop of its own: a strategy sees only its view, so no strategy can be clairvoyant; the
-loop holds the true hand state and hands it to the search at each of the seat's decisions.
-Everything else is the engine's and the strategies': :func:`sim.play.step.seat_move` plays
-the other seats (and fills the clairvoyant seat's view), and the search is ``mc``'s
+Why a hook of the game loop: a strategy sees only its view, so no strategy can be
+clairvoyant; the loop (:func:`sim.play.loop.play_game`) holds the true hand state, and the
+hook hands it to the search at each of the seat's decisions. Everything else is the engine's
+and the strategies': the seat step plays the other seats (and fills the clairvoyant seat's
+view), and the search is ``mc``'s
 (:func:`strategies.mc.shortlist`, :func:`strategies.mc.score`,
 :func:`strategies.mc_choice.choose`) with :func:`strategies.mc_worlds.load_truth` putting the
 true deal where a sampled world would go.
@@ -12,24 +13,16 @@ true deal where a sampled world would go.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from sim.engine.game import (
-    GO_ERROR,
-    GO_LEN,
-    GS_OVER,
-    end_hand,
-    game_init,
-    record_game,
-    record_hand,
-    start_hand,
-)
-from sim.engine.hand import DEC_OVER, HS_HAND, HS_TO_MOVE, OK, advance, apply_move
+from sim.engine.hand import HS_HAND, HS_TO_MOVE
 from sim.engine.jit import allocating, kernel
-from sim.engine.rng import next_u64, stream_seed
+from sim.engine.rng import next_u64
 from sim.engine.view import V_LEN, V_OPP_TOOK, V_ROLE
-from sim.play.step import CALLER, new_tables, seat_move
-from strategies.builtin import MEM_LEN
+from sim.play.loop import play_game, register_hooks
+from sim.play.step import CALLER, Seating, Streams, Table, new_tables, table_row
 from strategies.mc import P_TRUST, S_CAND, S_COUNT, score, shortlist
 from strategies.mc_choice import choose
 from strategies.mc_worlds import load_truth
@@ -73,56 +66,50 @@ def clairvoyant_move(net: np.ndarray, decision: int, params: np.ndarray, view: n
     return scratch[S_CAND + best]
 
 
+class Clairvoyant(NamedTuple):
+    """The clairvoyant seat as hooks of the one game loop (:mod:`sim.play.loop`): ``mc``'s
+    parameters and network, what it sees (``SEES_*``), a view workspace and its decision
+    counts (``C_*``)."""
+
+    params: np.ndarray
+    net: np.ndarray
+    sees: int
+    seen: np.ndarray
+    counts: np.ndarray
+
+
+@kernel
+def _clairvoyant_decides(seer: Clairvoyant, seating: Seating, table: Table, decision: int,
+                         seat: int, move: int) -> int:
+    """The clairvoyant's move at its own decisions (the caller's, to the seat step), the
+    built-ins' moves as they chose them."""
+    if move != CALLER:
+        return move
+    scratch = table.scratch
+    move = clairvoyant_move(seer.net, decision, seer.params, table.player_view, table.after,
+                            table.mem[table.hs[HS_TO_MOVE]], table.rng[1:2], scratch, table.hs,
+                            table.pile, table.deck, seer.sees, seer.seen)
+    seer.counts[C_DECISIONS] += 1
+    if scratch[S_COUNT] > 1:
+        seer.counts[C_SEARCHED] += 1
+    if move != scratch[S_CAND]:
+        seer.counts[C_OVERRIDDEN] += 1
+    return move
+
+
+register_hooks(Clairvoyant, on_decision=_clairvoyant_decides)
+
+
 @allocating
-def play_clairvoyant(rules: np.ndarray, ids: np.ndarray, params: np.ndarray,
-                     mc_params: np.ndarray, net: np.ndarray, seat: int, deck_base: np.uint64,
-                     strategy_base: np.uint64, first_game: int, sees: int, out: np.ndarray,
-                     counts: np.ndarray) -> None:
-    """Play games ``first_game .. first_game + len(out) - 1`` with the clairvoyant ``mc``
-    (``mc_params``, ``net``, seeing ``sees``) in ``seat`` and the built-ins ``ids``/``params``
-    in the others, seated by the rotation; each game's statistics row to ``out`` (as the
-    batch loop's, with ``GO_ERROR`` set and the game abandoned on an illegal move); add the
-    seat's decisions to ``counts`` (``C_*``). Game ``g`` deals from stream ``g`` of
-    ``deck_base`` and the strategies draw from stream ``g`` of ``strategy_base``, as in every
-    ginbox run, so its deals are those of any other lineup on the same seed."""
-    gs, hs, pile, deck, after, moves, view, game_info, mem, scratch, rng = new_tables(1, 0)
-    gs, hs, pile, deck, after = gs[0], hs[0], pile[0], deck[0], after[0]
-    moves, view, game_info, mem, rng = moves[0], view[0], game_info[0], mem[0], rng[0]
-    controlled = 1 << seat
-    seen = np.zeros(V_LEN, np.int64)
+def play_clairvoyant(seating: Seating, seer: Clairvoyant, streams: Streams, first_game: int,
+                     out: np.ndarray) -> None:
+    """Play games ``first_game .. first_game + len(out) - 1`` with the clairvoyant ``seer``
+    in the seats ``seating`` leaves to the caller and its built-ins in the others, seated as
+    ``streams`` says; each game's statistics row to ``out`` (as the batch loop's, with
+    ``GO_ERROR`` set and the game abandoned on an illegal move); the seat's decisions added
+    to ``seer.counts`` (``C_*``). The games are the one game loop's
+    (:func:`sim.play.loop.play_game`), so their deals are those of any other lineup on the
+    same seeds."""
+    table = table_row(new_tables(1, 0), 0)
     for i in range(out.shape[0]):
-        g = first_game + i
-        rng[0] = stream_seed(deck_base, g)
-        rng[1] = stream_seed(strategy_base, g)
-        row = out[i]
-        for j in range(GO_LEN):
-            row[j] = 0
-        game_init(gs, rules, rng[0:1], g)
-        while not gs[GS_OVER] and not row[GO_ERROR]:
-            start_hand(gs, hs, pile, deck, rules, rng[0:1], game_info)
-            for j in range(MEM_LEN):
-                mem[0, j] = 0
-                mem[1, j] = 0
-            while True:
-                decision = advance(hs, pile, deck, after, moves)
-                if decision == DEC_OVER:
-                    break
-                _, move = seat_move(decision, rules, ids, params, controlled, gs, hs, pile,
-                                    game_info, view, after, mem, rng[1:2], scratch)
-                if move == CALLER:
-                    move = clairvoyant_move(net, decision, mc_params, view, after,
-                                            mem[hs[HS_TO_MOVE]], rng[1:2], scratch, hs, pile,
-                                            deck, sees, seen)
-                    counts[C_DECISIONS] += 1
-                    if scratch[S_COUNT] > 1:
-                        counts[C_SEARCHED] += 1
-                    if move != scratch[S_CAND]:
-                        counts[C_OVERRIDDEN] += 1
-                if apply_move(hs, pile, deck, after, moves, move) != OK:
-                    row[GO_ERROR] = 1
-                    break
-            if row[GO_ERROR]:
-                break
-            record_hand(row, gs, hs)
-            end_hand(gs, hs, rules)
-        record_game(row, gs)
+        play_game(seating, table, seer, streams, first_game + i, out[i])

@@ -27,7 +27,7 @@ from sim.engine.rng import stream_seed
 from sim.engine.rules import Rules
 from sim.play.driver import Seeds, iter_games
 from strategies.builtin import SCRATCH_LEN
-from strategies.mc_worlds import load_belief_odds, sample_world, world_opponent
+from strategies.mc_worlds import inference, load_belief_odds, sample_world, world_opponent
 
 DEVELOP = (0, 5, 10, 20, 40)
 BELIEF_DEVELOP = (0, 2, 3, 5, 10)
@@ -93,7 +93,8 @@ def measure(hands: int, opponent: str, seed: int = 2026,
                 load_belief_odds(view, scratch)
             for i, develop in enumerate(develops):
                 world_seed = np.uint64(stream_seed(np.uint64(seed + 1), h * 64 + turn))
-                sample_world(view, scratch, world_seed, 0, develop, 0, -1, int(belief))
+                sample_world(view, scratch, world_seed,
+                             inference(develop=develop, belief=int(belief)))
                 sums[i + 1, turn] += min_deadwood_mask(world_opponent(view, scratch))
     return sums, counts
 
