@@ -308,7 +308,8 @@ def env_record(table: EnvTable, log_game: int, es: np.ndarray, deck: np.ndarray,
     (game ``env_game`` of ``ginbox play --seed env_seed`` deals the same cards).
     """
     record = hand_record(table.rules, table.seat_names, log_game, int(es[ES_HAND]),
-                         [int(r) for r in es[ES_ROLES:ES_ROLES + 3]], deck, hs, moves, gs)
+                         [int(r) for r in es[ES_ROLES:ES_ROLES + 3]], dealt=deck, hs=hs,
+                         moves=moves, gs=gs)
     record["env_seed"] = table.seed
     record["env_game"] = int(es[ES_GAME])
     return record

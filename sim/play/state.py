@@ -523,8 +523,8 @@ class GameState:
         self._last = (self.hand, self.roles, b.hs.copy(), self.scores)
         self._last_result = None
         if self.log:
-            record = hand_record(self.rules, self.lineup.names, self.game, self.hand,
-                                 self.roles, self._dealt, b.hs, b.moves, b.gs)
+            record = hand_record(self.rules, self.lineup.names, self.game, self.hand, self.roles,
+                                 dealt=self._dealt, hs=b.hs, moves=b.moves, gs=b.gs)
             if self._declared is not None:
                 record["declared"] = self._declared
             self.records.append(record)
