@@ -40,7 +40,7 @@ from sim.env.encoding import (
 from sim.env.policy import NumpyPolicy, choose, load_policy, save_policy
 from sim.env.vector import VectorEnv, random_actions
 from sim.play.driver import play_games
-from sim.play.step import Table
+from sim.play.step import GameBuffers
 from sim.records.log import read_log
 from sim.records.replay import replay_log
 
@@ -127,10 +127,10 @@ def test_a_seeded_game_deals_the_cards_of_ginbox_play(tmp_path: Path) -> None:
     assert env_first["seats"] == ["agent", "agent"]
 
 
-def _copies(table: Any, mask: np.ndarray) -> tuple[Table, EnvBuffers]:
+def _copies(table: Any, mask: np.ndarray) -> tuple[GameBuffers, EnvBuffers]:
     """Copies of an environment's table and env buffers, with the action mask ``mask``."""
     env = table.env
-    return (Table(*(a.copy() for a in table.bufs)),
+    return (GameBuffers(*(a.copy() for a in table.bufs)),
             EnvBuffers(env.opts, env.es.copy(), env.rewards.copy(), mask, env.buf.copy()))
 
 

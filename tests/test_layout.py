@@ -186,3 +186,44 @@ def test_one_class_per_name() -> None:
             if isinstance(node, ast.ClassDef):
                 seen.setdefault(node.name, []).append(module)
     assert {name: where for name, where in seen.items() if len(where) > 1} == {}
+
+
+MAX_POSITIONAL = 8
+
+def _positional_counts(source: str) -> dict[str, int]:
+    """Each function's positional parameters (positional-only and regular, a method's
+    ``self``/``cls`` not counted), by qualified name (``Class.method``, ``outer.inner``)."""
+    counts: dict[str, int] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                params = [*child.args.posonlyargs, *child.args.args]
+                bound = isinstance(node, ast.ClassDef) and bool(params) \
+                    and params[0].arg in ("self", "cls")
+                counts[prefix + child.name] = len(params) - bound
+                visit(child, f"{prefix}{child.name}.")
+            elif isinstance(child, ast.ClassDef):
+                visit(child, f"{prefix}{child.name}.")
+            else:
+                visit(child, prefix)
+
+    visit(ast.parse(source), "")
+    return counts
+
+
+def test_positional_counts_read_methods_nested_functions_and_keyword_only() -> None:
+    """The scan counts what a caller may pass by position, and nothing else."""
+    source = ("def f(a, b, /, c, *args, d, **kw):\n    def g(x, y=1): pass\n"
+              "class C:\n    def m(self, a): pass\n    @classmethod\n    def k(cls): pass\n"
+              "def self_free(self, x): pass\n")
+    assert _positional_counts(source) == {"f": 3, "f.g": 2, "C.m": 1, "C.k": 0,
+                                          "self_free": 2}
+
+
+def test_no_function_takes_more_than_8_positional_parameters() -> None:
+    """Past eight, positional arguments are passed in the wrong order unseen: options go by
+    keyword (``*``) and parameters that travel together go in a record."""
+    counts = {f"{path.relative_to(ROOT)}:{name}": n for path in _modules().values()
+              for name, n in _positional_counts(path.read_text()).items()}
+    assert {where: n for where, n in counts.items() if n > MAX_POSITIONAL} == {}

@@ -133,7 +133,7 @@ def test_every_legal_move_of_a_played_game_round_trips() -> None:
     while not state.game_over and seen != set(KINDS):
         legal = state.legal_moves()
         names = [move_str(Move.of_code(m)) for m in legal]
-        assert state.legal_move_names() == names == state.view().legal_move_names()
+        assert state.legal_move_names() == names
         for code in legal:
             seen.add(Move.of_code(code).kind)
             assert parse_move(move_name(code)).code == code

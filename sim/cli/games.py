@@ -158,7 +158,7 @@ def warm_up_engine(strategies: Sequence[str], rules: Rules, log: bool = False) -
                      COMPILE_NOTICE_AFTER)
 
 
-def _play(specs: list[StrategySpec], rules: Rules, games: int, seed: int, log: bool,
+def _play(specs: list[StrategySpec], rules: Rules, games: int, seed: int, *, log: bool,
           quiet: bool, on_records: Any = None, keep_games: bool = True,
           decision_timeout: float | None = None) -> tuple[PlayResult, float]:
     """Play ``specs`` (parsed once, by the caller), timing the games alone: the engine is
@@ -203,16 +203,16 @@ def cmd_play(args: argparse.Namespace) -> int:
     args.games = args.games or DEFAULT_GAMES
     options = {"keep_games": False, "decision_timeout": args.decision_timeout}
     if args.log is None:
-        result, seconds = _play(specs, rules, args.games, args.seed, False,
-                                args.quiet, **options)
+        result, seconds = _play(specs, rules, args.games, args.seed, log=False,
+                                quiet=args.quiet, **options)
         print(format_summary(result, seconds, args.seed))
         return 0
     try:
         # The temporary file is created first, so an unwritable destination fails before
         # any game is played; it replaces FILE only when every line is written.
         with LogWriter(args.log) as writer:
-            result, seconds = _play(specs, rules, args.games, args.seed, True,
-                                    args.quiet, on_records=writer.write_all, **options)
+            result, seconds = _play(specs, rules, args.games, args.seed, log=True,
+                                    quiet=args.quiet, on_records=writer.write_all, **options)
     except OSError as exc:
         raise UsageError(f"cannot write the log {args.log}: {exc.strerror or exc}") from None
     print(format_summary(result, seconds, args.seed))
@@ -396,7 +396,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
           f"(seed {DEMO_SEED})")
     print()
     result, seconds = _play(parse_strategies(DEMO_STRATEGIES), rules, DEMO_GAMES, DEMO_SEED,
-                            True, True)
+                            log=True, quiet=True)
     print(format_summary(result, seconds, DEMO_SEED))
     records = result.log or []
     i = _interesting(records)

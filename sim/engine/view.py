@@ -37,7 +37,6 @@ from sim.engine.hand import (
     HS_UNDERCUT_BONUS,
     HS_UPCARD,
     HS_WALL,
-    MOVE_NAMES,
     MOVE_NO_KNOCK,
     MOVE_PASS,
     OK,
@@ -336,11 +335,6 @@ class View:
         out = np.zeros(N_CODES, np.int64)
         n = legal_moves(self.to_array(), new_after(), out)
         return [int(m) for m in out[:n]]
-
-    def legal_move_names(self) -> list[str]:
-        """:meth:`legal_moves` as text: ``pass``, ``draw_discard``, ``draw_stock``, ``knock``,
-        ``no_knock``, or a card such as ``'TD'`` at a discard."""
-        return [MOVE_NAMES[m] if m >= N_CODES else card_str(m) for m in self.legal_moves()]
 
     @property
     def hand_str(self) -> list[str]:

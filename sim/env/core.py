@@ -1,6 +1,6 @@
 """The compiled table every environment plays on: one game, stepped one decision at a time.
 
-A *table* is a :class:`sim.play.step.Table` (the game's buffers, which every loop plays in)
+A *table* is a :class:`sim.play.step.GameBuffers` (the game's buffers, which every loop plays in)
 played by a :class:`sim.play.step.Seating`, plus :class:`EnvBuffers`: the table's options, a
 small env state ``es`` (``ES_*``: who decides what now, the hand's roles, whether a learning
 seat has acted in this hand), the rewards and the action mask. :func:`advance_table` plays
@@ -54,7 +54,7 @@ from sim.env.encoding import (
     first_move,
 )
 from sim.play.loop import NO_HOOKS, begin_hand, play_hand
-from sim.play.step import Seating, Streams, Table
+from sim.play.step import GameBuffers, Seating, Streams
 
 # The env state of one table, declared once (offsets computed by Layout).
 ES_LAYOUT = Layout("ES_", [
@@ -73,7 +73,7 @@ ES_LAYOUT = Layout("ES_", [
 ES_LAYOUT.check(globals())
 ES_LEN = ES_LAYOUT.length
 
-# Table statuses.
+# GameBuffers statuses.
 ST_RUNNING = 0  # play can go on: call advance_table
 ST_DECIDE = 1  # ES_SEAT must decide ES_DECISION (a controlled seat or a Python strategy)
 ST_HAND_DONE = 2  # a hand ended and was scored (still readable for its log line)
@@ -101,7 +101,7 @@ ERR_MASKED = 101  # the action is not legal now (masked out)
 
 
 class EnvBuffers(NamedTuple):
-    """What an environment keeps beside its :class:`sim.play.step.Table` (or, in the vector
+    """What an environment keeps beside its :class:`sim.play.step.GameBuffers` (or, in the vector
     environment, beside N of them: a leading axis on all but ``opts`` and ``buf``)."""
 
     opts: np.ndarray  # the table's options (OPT_*)
@@ -118,7 +118,7 @@ def env_row(envs: EnvBuffers, i: int) -> EnvBuffers:
 
 
 @kernel
-def next_hand(rules: np.ndarray, table: Table, es: np.ndarray) -> None:
+def next_hand(rules: np.ndarray, table: GameBuffers, es: np.ndarray) -> None:
     """Deal the game's next hand, as every loop does (:func:`sim.play.loop.begin_hand`)."""
     begin_hand(rules, table)
     es[ES_HAND] += 1
@@ -129,7 +129,7 @@ def next_hand(rules: np.ndarray, table: Table, es: np.ndarray) -> None:
 
 
 @kernel
-def new_game(rules: np.ndarray, streams: Streams, game: int, table: Table,
+def new_game(rules: np.ndarray, streams: Streams, game: int, table: GameBuffers,
              es: np.ndarray) -> None:
     """Start game number ``game`` of ``streams``: its streams, initial roles and first deal
     (as :func:`sim.play.loop.play_game` starts it)."""
@@ -143,7 +143,7 @@ def new_game(rules: np.ndarray, streams: Streams, game: int, table: Table,
 
 
 @kernel(inline="always")
-def _finish_hand(rules: np.ndarray, table: Table, env: EnvBuffers) -> None:
+def _finish_hand(rules: np.ndarray, table: GameBuffers, env: EnvBuffers) -> None:
     """Score the hand through the engine and add each seat's reward."""
     gs, hs, es, rewards = table.gs, table.hs, env.es, env.rewards
     scorer = end_hand(gs, hs, rules)
@@ -169,7 +169,7 @@ def _finish_hand(rules: np.ndarray, table: Table, env: EnvBuffers) -> None:
 
 
 @kernel
-def advance_table(seating: Seating, table: Table, env: EnvBuffers) -> int:
+def advance_table(seating: Seating, table: GameBuffers, env: EnvBuffers) -> int:
     """Play on until a decision that is not a built-in's, a logged hand end or the episode end.
 
     The hands are played by the one game loop (:func:`sim.play.loop.play_hand`, through the
@@ -205,7 +205,7 @@ def advance_table(seating: Seating, table: Table, env: EnvBuffers) -> int:
 
 
 @kernel
-def act(action: int, table: Table, env: EnvBuffers) -> int:
+def act(action: int, table: GameBuffers, env: EnvBuffers) -> int:
     """Play ``action`` for the deciding seat: OK, or an error code and nothing changed.
 
     ``env.mask`` is the action mask of this decision
@@ -229,7 +229,7 @@ def act(action: int, table: Table, env: EnvBuffers) -> int:
 
 
 @kernel
-def settle_table(seating: Seating, table: Table, env: EnvBuffers) -> int:
+def settle_table(seating: Seating, table: GameBuffers, env: EnvBuffers) -> int:
     """:func:`advance_table`, then the action mask of the decision it stops at (all zero if
     none): one compiled call for the Python-driven environments."""
     status = advance_table(seating, table, env)
@@ -242,7 +242,7 @@ def settle_table(seating: Seating, table: Table, env: EnvBuffers) -> int:
 
 
 @kernel
-def step_table(action: int, seating: Seating, table: Table, env: EnvBuffers) -> int:
+def step_table(action: int, seating: Seating, table: GameBuffers, env: EnvBuffers) -> int:
     """:func:`act`, then :func:`settle_table`: the new status, or ``-1 - error`` when the
     action was refused (nothing changed then)."""
     err = act(action, table, env)
@@ -252,7 +252,7 @@ def step_table(action: int, seating: Seating, table: Table, env: EnvBuffers) -> 
 
 
 @kernel
-def play_move(move: int, table: Table, es: np.ndarray) -> int:
+def play_move(move: int, table: GameBuffers, es: np.ndarray) -> int:
     """Play an engine move (``MOVE_*`` or a card) for a plain-Python strategy's seat."""
     if es[ES_STATUS] != ST_DECIDE:
         return ERR_NOT_DECIDING
@@ -273,7 +273,7 @@ def seat_scores(gs: np.ndarray, players: int) -> list[int]:
 
 
 @kernel
-def fill_seat_view(seat: int, rules: np.ndarray, table: Table, es: np.ndarray,
+def fill_seat_view(seat: int, rules: np.ndarray, table: GameBuffers, es: np.ndarray,
                    view: np.ndarray) -> bool:
     """Fill ``view`` with what ``seat`` sees now: its own view if it plays this hand (the
     advisor sees the captain's), else the captain's, and then True: the caller must hide that
@@ -297,7 +297,7 @@ def fill_seat_view(seat: int, rules: np.ndarray, table: Table, es: np.ndarray,
 
 
 @kernel
-def observe_seat(seat: int, rules: np.ndarray, table: Table, es: np.ndarray, view: np.ndarray,
+def observe_seat(seat: int, rules: np.ndarray, table: GameBuffers, es: np.ndarray, view: np.ndarray,
                  obs: np.ndarray) -> None:
     """The observation of any seat now (:func:`fill_seat_view`): a seat outside the hand gets
     the captain's public view with the hand plane empty."""
@@ -315,7 +315,7 @@ def public_view(view: np.ndarray) -> None:
 
 
 @kernel
-def seat_view(seat: int, rules: np.ndarray, table: Table, es: np.ndarray,
+def seat_view(seat: int, rules: np.ndarray, table: GameBuffers, es: np.ndarray,
               view: np.ndarray) -> None:
     """The engine's view array of any seat now (:func:`fill_seat_view`), in ``view``: a seat
     outside the hand gets the captain's :func:`public_view`."""

@@ -49,7 +49,7 @@ from sim.env.core import (
 )
 from sim.env.encoding import N_ACTIONS, OBS_LEN, action_name
 from sim.play.driver import Seeds, StrategyError, check_seed, strategy_answer
-from sim.play.step import Seating, Table, seat_arrays, table_buffers
+from sim.play.step import GameBuffers, Seating, seat_arrays, table_buffers
 from sim.records.log import LogWriter, check_log_target, hand_record
 from sim.records.schema import HandRecord
 from strategies.registry import (
@@ -288,7 +288,7 @@ class EnvTable:
             writer.__exit__(None, None, None)
 
 
-def env_record(table: Any, log_game: int, bufs: Table, es: np.ndarray) -> HandRecord:
+def env_record(table: Any, log_game: int, bufs: GameBuffers, es: np.ndarray) -> HandRecord:
     """The hand-log line of a finished hand of a table (the line ``ginbox play --log`` writes).
 
     ``game`` numbers the games in the log's order (an environment may be reset to a seed
@@ -298,8 +298,8 @@ def env_record(table: Any, log_game: int, bufs: Table, es: np.ndarray) -> HandRe
     and ``es`` the finished game's buffers and env state.
     """
     record = hand_record(table.rules, table.seat_names, log_game, int(es[ES_HAND]),
-                         [int(r) for r in es[ES_ROLES:ES_ROLES + 3]], bufs.deck, bufs.hs,
-                         bufs.moves, bufs.gs)
+                         [int(r) for r in es[ES_ROLES:ES_ROLES + 3]], dealt=bufs.deck,
+                         hs=bufs.hs, moves=bufs.moves, gs=bufs.gs)
     record["env_seed"] = table.seed
     record["env_game"] = int(es[ES_GAME])
     return record

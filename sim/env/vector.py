@@ -61,7 +61,7 @@ from sim.env.env_table import (
     opponent_specs,
 )
 from sim.play.driver import Seeds, check_seed
-from sim.play.step import Seating, Streams, Table, table_buffers, table_row
+from sim.play.step import GameBuffers, Seating, Streams, table_buffers, table_row
 from sim.records.log import LogWriter
 from sim.records.schema import HandRecord
 
@@ -91,7 +91,7 @@ class VectorStep(NamedTuple):
 
 
 @kernel
-def _next_episode(rules: np.ndarray, streams: Streams, n: int, table: Table,
+def _next_episode(rules: np.ndarray, streams: Streams, n: int, table: GameBuffers,
                   es: np.ndarray) -> None:
     """Autoreset one row: the game's next hand (episodes of one hand), else the row's next
     game (game numbers step by ``n``, so row i plays games i, i + n, i + 2n, ...)."""
@@ -103,7 +103,7 @@ def _next_episode(rules: np.ndarray, streams: Streams, n: int, table: Table,
 
 
 @kernel
-def vector_run(mode: int, first_game: int, seating: Seating, streams: Streams, tables: Table,
+def vector_run(mode: int, first_game: int, seating: Seating, streams: Streams, tables: GameBuffers,
                envs: EnvBuffers, step: VectorStep) -> None:
     """One vector step (``mode`` M_*) over every row; fills ``step``'s observations (or, when
     ``step.raw``, the learners' view arrays), the masks (``envs.mask``), rewards and terms.

@@ -137,7 +137,7 @@ def plan(spec: LeagueSpec, out: str | Path | None = None) -> dict[str, Any]:
             "games_to_play": todo_games + len(new) * spec.games}
 
 
-def run_league(source: LeagueSpec | str | Path | dict[str, Any], games: int | None = None,
+def run_league(source: LeagueSpec | str | Path | dict[str, Any], *, games: int | None = None,
                seed: int | None = None, jobs: int | None = None, backend: str = "loky",
                scheduler: Any = None, out: str | Path | None = None, quiet: bool = False,
                bootstrap: int | None = None, if_cluster_lost: str = "stop") -> LeagueResult:

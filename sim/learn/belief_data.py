@@ -28,7 +28,7 @@ from sim.engine.rng import seed_words
 from sim.engine.rules import Rules
 from sim.engine.view import V_LEN
 from sim.play.loop import play_game, register_hooks
-from sim.play.step import Seating, Streams, Table, new_tables, seat_arrays, table_row
+from sim.play.step import GameBuffers, Seating, Streams, new_tables, seat_arrays, table_row
 from strategies.registry import resolve
 
 ROWS_PER_GAME = 2000
@@ -59,7 +59,7 @@ overflowed the room for rows."""
 
 
 @kernel
-def _keep_every(rec: BeliefRecorder, seating: Seating, table: Table, decision: int,
+def _keep_every(rec: BeliefRecorder, seating: Seating, table: GameBuffers, decision: int,
                 seat: int, move: int) -> int:
     """Keep every ``every``-th decision: the mover's view (the step filled it), the
     opponent's true hand and who he is; the built-in's move is played as chosen."""
@@ -83,7 +83,7 @@ def _keep_every(rec: BeliefRecorder, seating: Seating, table: Table, decision: i
 
 
 @kernel
-def _next_hand_number(rec: BeliefRecorder, seating: Seating, table: Table) -> None:
+def _next_hand_number(rec: BeliefRecorder, seating: Seating, table: GameBuffers) -> None:
     rec.counters[B_HAND] += 1
 
 

@@ -294,7 +294,7 @@ def _check_out(out: Path, spec: TrainingSpec, resume: bool, force: bool) -> None
         weights = str(round_dir(out, r) / "net.npz")
 
 
-def run_training(source: TrainingSpec | str | Path | Mapping[str, Any],
+def run_training(source: TrainingSpec | str | Path | Mapping[str, Any], *,
                  out: str | Path | None = None, jobs: int | None = None,
                  backend: str = "loky", scheduler: Any = None, resume: bool = False,
                  force: bool = False, quiet: bool = False,

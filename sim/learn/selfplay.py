@@ -25,7 +25,7 @@ from sim.engine.hand import END_DRAW, END_TURN_LIMIT, HS_END, HS_POINTS, HS_TO_M
 from sim.engine.jit import allocating, kernel
 from sim.engine.view import V_LEN, legal_moves
 from sim.play.loop import play_game, register_hooks
-from sim.play.step import Seating, Streams, Table, new_tables, table_row
+from sim.play.step import GameBuffers, Seating, Streams, new_tables, table_row
 from strategies.mc import search_with
 from strategies.mc_worlds import MAX_CANDIDATES, S_CAND, S_COUNT, S_SUM, VALUE_ONE
 
@@ -67,7 +67,7 @@ and hand numbers, and whether the game overflowed the room for rows."""
 
 
 @kernel
-def _expert_decides(rec: ExpertRecorder, seating: Seating, table: Table, decision: int,
+def _expert_decides(rec: ExpertRecorder, seating: Seating, table: GameBuffers, decision: int,
                     seat: int, move: int) -> int:
     """The expert's move (every seat is the caller's: the step filled the view), and the
     decision recorded when it had more than one legal move."""
@@ -106,7 +106,7 @@ def _record(rec: ExpertRecorder, n: int, view: np.ndarray, scratch: np.ndarray, 
 
 
 @kernel
-def _hand_outcomes(rec: ExpertRecorder, seating: Seating, table: Table) -> None:
+def _hand_outcomes(rec: ExpertRecorder, seating: Seating, table: GameBuffers) -> None:
     """The ended hand's result and points for the owner of each of its rows (before
     ``end_hand`` moves the roles)."""
     gs, hs, meta, c = table.gs, table.hs, rec.meta, rec.counters

@@ -424,7 +424,7 @@ class PlayResult:
                 "undercut": s["undercuts"], "draw": s["draws"], "turn_limit": s["turn_limits"]}
 
 
-def iter_games(rules: Rules, strategies: Sequence[Any], games: int, seeds: Seeds,
+def iter_games(rules: Rules, strategies: Sequence[Any], games: int, seeds: Seeds, *,
                first_game: int = 0, log: bool = False, batch: int = 1000,
                rotate: bool = False, timer: DecisionTimer | None = None,
                ) -> Iterator[tuple[np.ndarray, list[HandRecord]]]:
@@ -460,7 +460,7 @@ def iter_games(rules: Rules, strategies: Sequence[Any], games: int, seeds: Seeds
         yield np.array(rows, np.int64).reshape(-1, GO_LEN), records
 
 
-def play_games(strategies: Sequence[Any] | str, rules: Rules | str | None = None,
+def play_games(strategies: Sequence[Any] | str, rules: Rules | str | None = None, *,
                games: int = 1, seed: int = 0, log: bool = False,
                progress: Callable[[int], None] | None = None,
                on_records: Callable[[list[HandRecord]], None] | None = None,

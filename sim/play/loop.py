@@ -42,7 +42,7 @@ from sim.engine.game import (
 from sim.engine.hand import DEC_OVER, OK, advance, apply_move, deal
 from sim.engine.jit import kernel
 from sim.engine.rng import stream_seed
-from sim.play.step import CALLER, Seating, Streams, Table, clear_memory, seat_move
+from sim.play.step import CALLER, GameBuffers, Seating, Streams, clear_memory, seat_move
 
 
 class NoHooks(NamedTuple):
@@ -57,14 +57,14 @@ _HOOKS: dict[type, tuple[Callable[..., Any], Callable[..., Any]]] = {}
 
 
 @kernel(inline="always")
-def _keep_move(hooks: Any, seating: Seating, table: Table, decision: int, seat: int,
+def _keep_move(hooks: Any, seating: Seating, table: GameBuffers, decision: int, seat: int,
                move: int) -> int:
     """The default ``on_decision``: the seat step's move."""
     return move
 
 
 @kernel(inline="always")
-def _nothing_at_hand_end(hooks: Any, seating: Seating, table: Table) -> None:
+def _nothing_at_hand_end(hooks: Any, seating: Seating, table: GameBuffers) -> None:
     """The default ``on_hand_end``."""
 
 
@@ -85,13 +85,13 @@ def _hooks_of(hooks: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
     return _HOOKS[hooks.instance_class]
 
 
-def on_decision(hooks: Any, seating: Seating, table: Table, decision: int, seat: int,
+def on_decision(hooks: Any, seating: Seating, table: GameBuffers, decision: int, seat: int,
                 move: int) -> int:
     """The move to play at a decision (compiled code only: resolved by the hook's class)."""
     raise NotImplementedError("on_decision is called from compiled code only")
 
 
-def on_hand_end(hooks: Any, seating: Seating, table: Table) -> None:
+def on_hand_end(hooks: Any, seating: Seating, table: GameBuffers) -> None:
     """What a hook does as a hand ends (compiled code only)."""
     raise NotImplementedError("on_hand_end is called from compiled code only")
 
@@ -117,7 +117,7 @@ def _on_hand_end_overload(hooks: Any, seating: Any, table: Any) -> Callable[...,
 
 
 @kernel(inline="always")
-def begin_hand(rules: np.ndarray, table: Table, shuffle: bool = True) -> None:
+def begin_hand(rules: np.ndarray, table: GameBuffers, shuffle: bool = True) -> None:
     """Deal the game's next hand and forget the strategies' per-hand memory: how every loop
     starts a hand. ``shuffle``: from the deck stream; else from ``table.deck`` as the caller
     set it (a logged deal replayed)."""
@@ -129,7 +129,7 @@ def begin_hand(rules: np.ndarray, table: Table, shuffle: bool = True) -> None:
 
 
 @kernel
-def play_hand(seating: Seating, table: Table, hooks: Any) -> tuple[int, int, int]:
+def play_hand(seating: Seating, table: GameBuffers, hooks: Any) -> tuple[int, int, int]:
     """Play the hand on through the seat step (and ``hooks``) up to the next decision that is
     the caller's, in one compiled call: ``(decision, seat, OK)`` with the seat's view filled,
     ``(DEC_OVER, -1, OK)`` when the hand is over, or ``(decision, seat, error)`` when the
@@ -149,7 +149,7 @@ def play_hand(seating: Seating, table: Table, hooks: Any) -> tuple[int, int, int
 
 
 @kernel
-def play_game(seating: Seating, table: Table, hooks: Any, streams: Streams, game: int,
+def play_game(seating: Seating, table: GameBuffers, hooks: Any, streams: Streams, game: int,
               row: np.ndarray) -> bool:
     """Play game number ``game`` of ``streams`` whole, every decision through the seat step
     and ``hooks``, its statistics to ``row`` (``GO_*``, :func:`sim.engine.game.record_game`).

@@ -371,8 +371,8 @@ def forfeit(state: GameState | None, rules: Rules, names: Sequence[str], game: i
     records = list(state.records)
     scores = [int(gs[GS_SCORE + s]) for s in range(rules.players)]
     if state.in_hand:
-        record = hand_record(rules, names, game, state.hand, state.roles, b.deck, b.hs,
-                             b.moves, gs)
+        record = hand_record(rules, names, game, state.hand, state.roles, dealt=b.deck,
+                             hs=b.hs, moves=b.moves, gs=gs)
         record["result"] = {"end": FORFEIT, "knocker": None, "knocker_melds": [],
                             "knocker_deadwood": None, "defender_melds": [], "layoffs": [],
                             "defender_deadwood": None, "winner": None, "points": 0}

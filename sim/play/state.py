@@ -69,7 +69,7 @@ from sim.play.events import (
 )
 from sim.play.loop import NO_HOOKS, begin_hand, play_hand
 from sim.play.seating import Lineup, Seeds, check_seed
-from sim.play.step import CALLER, Table, seat_move, table_buffers
+from sim.play.step import CALLER, GameBuffers, seat_move, table_buffers
 from sim.records.log import hand_record, hand_result, rules_of, settle_declared_in
 from sim.records.replay import deck_of, game_state_before, scores_before
 from sim.records.schema import HandRecord
@@ -512,8 +512,8 @@ class GameState:
         self._last = (self.hand, self.roles, b.hs.copy(), self.scores)
         self._last_result = None
         if self.log:
-            record = hand_record(self.rules, self.lineup.names, self.game, self.hand,
-                                 self.roles, self._dealt, b.hs, b.moves, b.gs)
+            record = hand_record(self.rules, self.lineup.names, self.game, self.hand, self.roles,
+                                 dealt=self._dealt, hs=b.hs, moves=b.moves, gs=b.gs)
             if self._declared is not None:
                 record["declared"] = self._declared
             self.records.append(record)
@@ -556,7 +556,7 @@ class GameState:
         """An independent copy: every buffer copied, the settings shared (they never change);
         the listener is not copied (set one on the copy if it should be watched)."""
         twin = copy.copy(self)
-        twin.bufs = Table(*(a.copy() for a in self.bufs))
+        twin.bufs = GameBuffers(*(a.copy() for a in self.bufs))
         twin.listener = None
         twin.roles = self.roles
         twin.history = list(self.history)

@@ -1,6 +1,6 @@
 """One seat's move, written once, and the typed records every game is played in.
 
-A game is played in a :class:`Table` (its buffers: game and hand state, pile, deck, view,
+A game is played in a :class:`GameBuffers` (its buffers: game and hand state, pile, deck, view,
 the strategies' memory and workspace, the random streams) by a :class:`Seating` (the rules
 and who sits where): two records passed whole to every compiled function of a game, so
 adding a buffer never means editing a list of parameters. :class:`Streams` says which deals
@@ -48,9 +48,9 @@ from strategies.registry import StrategySpec
 from strategies.team import team_decide
 
 
-class Table(NamedTuple):
+class GameBuffers(NamedTuple):
     """The buffers of one game (or, from :func:`new_tables`, of many: a leading axis on all
-    but ``scratch``). The offsets inside ``gs``, ``hs``, ``view`` and ``game_info`` are the
+    but ``scratch``). The offsets inside ``gs``, ``hs``, ``player_view`` and ``game_info`` are the
     engine's (``sim.engine.layout``); code outside the kernels reads them through the typed
     records of the engine or :class:`sim.play.state.GameState`."""
 
@@ -66,11 +66,11 @@ class Table(NamedTuple):
     scratch: np.ndarray  # a decision's workspace
     rng: np.ndarray  # [deck stream, strategy stream]
 
-    def row(self, i: int) -> Table:
+    def row(self, i: int) -> GameBuffers:
         """Game ``i`` of a record of many (its rows; the shared scratch), from Python:
         compiled code calls :func:`table_row`."""
-        return Table(*(a if name == "scratch" else a[i]
-                       for name, a in zip(Table._fields, self, strict=True)))
+        return GameBuffers(*(a if name == "scratch" else a[i]
+                       for name, a in zip(GameBuffers._fields, self, strict=True)))
 
 
 class Seating(NamedTuple):
@@ -100,7 +100,7 @@ CALLER = -1
 
 
 @kernel(inline="always")
-def seat_move(decision: int, seating: Seating, table: Table) -> tuple[int, int]:
+def seat_move(decision: int, seating: Seating, table: GameBuffers) -> tuple[int, int]:
     """``(seat, move)`` for the decision ``advance`` stopped at: the seat that decides (the
     advisor when it decides for the captain), with its view filled in ``table.player_view``,
     and the built-in's move, or :data:`CALLER` when the seat is controlled or not a built-in.
@@ -162,8 +162,8 @@ def move_rows(rules: np.ndarray, log: bool) -> int:
 
 
 @allocating
-def new_tables(tables: int, rows: int) -> Table:
-    """A :class:`Table` for ``tables`` games side by side (a leading axis on every buffer but
+def new_tables(tables: int, rows: int) -> GameBuffers:
+    """A :class:`GameBuffers` for ``tables`` games side by side (a leading axis on every buffer but
     ``scratch``); ``rows`` of move log per game (:func:`move_rows`).
 
     Compiled, so the compiled loops allocate through it too (one table, its rows taken by
@@ -174,7 +174,7 @@ def new_tables(tables: int, rows: int) -> Table:
     after = np.zeros((tables, AFTER_LEN), np.int64)
     for t in range(tables):
         forget_after(after[t])
-    return Table(np.zeros((tables, GS_LEN), np.int64), np.zeros((tables, HS_LEN), np.int64),
+    return GameBuffers(np.zeros((tables, GS_LEN), np.int64), np.zeros((tables, HS_LEN), np.int64),
                  np.zeros((tables, 52), np.int64), np.zeros((tables, 52), np.int64), after,
                  np.zeros((tables, rows, 2), np.int64), np.zeros((tables, V_LEN), np.int64),
                  np.zeros((tables, GI_LEN), np.int64),
@@ -183,15 +183,15 @@ def new_tables(tables: int, rows: int) -> Table:
 
 
 @kernel(inline="always")
-def table_row(tables: Table, i: int) -> Table:
+def table_row(tables: GameBuffers, i: int) -> GameBuffers:
     """Game ``i`` of a :func:`new_tables` record (its rows; the shared scratch)."""
-    return Table(tables.gs[i], tables.hs[i], tables.pile[i], tables.deck[i], tables.after[i],
+    return GameBuffers(tables.gs[i], tables.hs[i], tables.pile[i], tables.deck[i], tables.after[i],
                  tables.moves[i], tables.player_view[i], tables.game_info[i],
                  tables.mem[i], tables.scratch, tables.rng[i])
 
 
-def table_buffers(rules: np.ndarray, log: bool = False, tables: int | None = None) -> Table:
-    """A :class:`Table` for one game (``tables=None``) or ``tables`` games, with a move log
+def table_buffers(rules: np.ndarray, log: bool = False, tables: int | None = None) -> GameBuffers:
+    """A :class:`GameBuffers` for one game (``tables=None``) or ``tables`` games, with a move log
     if ``log``: what the driver, the environments and any new front end play in."""
     bufs = new_tables(1 if tables is None else tables, move_rows(rules, log))
     return bufs.row(0) if tables is None else bufs

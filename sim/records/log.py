@@ -292,11 +292,12 @@ def write_log(path: str | os.PathLike[str], records: Iterable[Mapping[str, Any]]
 
 
 def hand_record(rules: Rules, seat_names: Sequence[str], game: int, hand: int,
-                roles: Sequence[int], dealt: np.ndarray, hs: np.ndarray, moves: np.ndarray,
+                roles: Sequence[int], *, dealt: np.ndarray, hs: np.ndarray, moves: np.ndarray,
                 gs: np.ndarray) -> HandRecord:
     """One line of the hand log from a finished, scored hand (format: docs/cli.md, "The hand
     log"): ``roles`` are the seats of the box (dealer), captain and sitter during the hand,
-    ``dealt`` the deck it was dealt from, ``gs`` the game state after ``end_hand``. Written
+    ``dealt`` the deck it was dealt from, ``gs`` the game state after ``end_hand``. The
+    arrays are keyword-only: four int64 buffers are easy to pass in the wrong order. Written
     here, beside the readers, for every front end (``sim.play.state.GameState``, the
     learning environments of ``sim.env``), so all of them write the same bytes."""
     hand_seat = list(roles[:2])

@@ -172,7 +172,7 @@ def _prepare_out(out: Path, settings: dict[str, Any], resume: bool, force: bool
 
 
 def review(log: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
-           | Iterable[Mapping[str, Any]],
+           | Iterable[Mapping[str, Any]], *,
            seats: Sequence[int] | None = None, judge: str = DEFAULT_JUDGE, seed: int = 0,
            games: int | None = None, jobs: int = 1, out: str | os.PathLike[str] | None = None,
            resume: bool = False, force: bool = False, quiet: bool = False) -> Review:

@@ -168,7 +168,7 @@ def check_run_options(jobs: int | None, backend: str, scheduler: Any,
         raise ValueError("scheduler is only used with backend='dask' (--backend dask)")
 
 
-def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
+def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any], *,
                    games: int | None = None, seed: int | None = None, jobs: int | None = None,
                    backend: str = "loky", scheduler: Any = None, out: str | Path | None = None,
                    resume: bool = False, force: bool = False, quiet: bool = False,
@@ -242,7 +242,8 @@ def run_experiment(spec_or_path: ExperimentSpec | str | Path | dict[str, Any],
             manifest["hand_logs"] = log
             # an existing Dask cluster's workers decide the parallelism, not jobs
             used = None if backend == "dask" and scheduler is not None else jobs
-            runner = _Session(out, spec, plan, manifest, done, used, backend, quiet, log)
+            runner = _Session(out, spec, plan, manifest, done, jobs=used, backend=backend,
+                              quiet=quiet, log=log)
             runner.lock = held
             runner.run(client, if_cluster_lost, jobs)
     return RunResult(out, manifest)
@@ -252,9 +253,8 @@ class _Session:
     """One invocation of the runner over a directory: plays the pending chunks."""
 
     def __init__(self, out: Path, spec: ExperimentSpec, plan: list[Chunk],
-                 manifest: dict[str, Any], done: dict[Chunk, str], jobs: int | None,
-                 backend: str,
-                 quiet: bool, log: bool = False) -> None:
+                 manifest: dict[str, Any], done: dict[Chunk, str], *, jobs: int | None,
+                 backend: str, quiet: bool, log: bool = False) -> None:
         self.out, self.spec, self.plan, self.manifest = out, spec, plan, manifest
         self.log = log
         self.done, self.jobs, self.backend, self.quiet = done, jobs, backend, quiet

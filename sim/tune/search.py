@@ -299,7 +299,7 @@ class _GamesBar(contextlib.AbstractContextManager["_GamesBar"]):
         self.progress.close()
 
 
-def tune(spec_or_path: TuneSpec | str | Path | dict[str, Any], out: str | Path | None = None,
+def tune(spec_or_path: TuneSpec | str | Path | dict[str, Any], *, out: str | Path | None = None,
          jobs: int | None = None, backend: str = "loky", scheduler: Any = None,
          resume: bool = False, force: bool = False, quiet: bool = False,
          evaluator: Evaluator | None = None, stream: TextIO | None = None) -> TuneResult:

@@ -22,7 +22,7 @@ from sim.engine.jit import allocating, kernel
 from sim.engine.rng import next_u64
 from sim.engine.view import V_LEN, V_OPP_TOOK, V_ROLE
 from sim.play.loop import play_game, register_hooks
-from sim.play.step import CALLER, Seating, Streams, Table, new_tables, table_row
+from sim.play.step import CALLER, GameBuffers, Seating, Streams, new_tables, table_row
 from strategies.mc import P_TRUST, S_CAND, S_COUNT, score, shortlist
 from strategies.mc_choice import choose
 from strategies.mc_worlds import load_truth
@@ -79,7 +79,7 @@ class Clairvoyant(NamedTuple):
 
 
 @kernel
-def _clairvoyant_decides(seer: Clairvoyant, seating: Seating, table: Table, decision: int,
+def _clairvoyant_decides(seer: Clairvoyant, seating: Seating, table: GameBuffers, decision: int,
                          seat: int, move: int) -> int:
     """The clairvoyant's move at its own decisions (the caller's, to the seat step), the
     built-ins' moves as they chose them."""
