@@ -36,6 +36,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -47,20 +48,19 @@ from sim.engine.hand import (
     END_DRAW,
     END_TURN_LIMIT,
     OK,
-    advance,
-    apply_move,
     deal,
     hand_outcome,
     held,
     to_move,
 )
-from sim.engine.jit import allocating
+from sim.engine.jit import allocating, kernel
 from sim.engine.rng import stream_seed
 from sim.engine.rules import Rules
-from sim.engine.view import fill_hand_info, fill_view
+from sim.engine.view import fill_hand_info
 from sim.io.files import atomic_write, atomic_write_bytes, atomic_write_text
-from sim.play.step import new_tables
-from strategies.builtin import MEM_LEN, N_PARAMS, SCRATCH_LEN, simple_decide
+from sim.play.loop import play_hand, register_hooks
+from sim.play.step import GameBuffers, Seating, clear_memory, new_tables, table_row
+from strategies.builtin import N_PARAMS, simple_decide
 from strategies.mc_eval import MODEL_FILE, MODELS, N_FEATURES, eval_features
 from strategies.tuned import N_TUNED_PARAMS, load_table_set, tuned_move
 
@@ -79,6 +79,48 @@ VERSION = 1
 OUT = Path("results/mc_eval")
 
 
+class PositionRecorder(NamedTuple):
+    """The hooks of the one hand loop (:func:`sim.play.loop.play_hand`) that play ``tuned``
+    (and ``simple`` in ``simple_seat``) and keep the features of ``tuned``'s draw
+    decisions: the rows, the mover of each row of the hand, the counters (``P_*``) and the
+    strategies' parameters and workspace."""
+
+    out: np.ndarray
+    movers: np.ndarray
+    counters: np.ndarray
+    tuned_params: np.ndarray
+    tuned_scratch: np.ndarray
+    simple_params: np.ndarray
+
+
+P_ROWS, P_KEPT, P_SIMPLE_SEAT = range(3)
+"""The recorder's counters: rows written, draw decisions kept this hand, and the seat
+``simple`` plays this hand (-1: none)."""
+
+
+@kernel
+def _play_and_keep(rec: PositionRecorder, seating: Seating, table: GameBuffers, decision: int,
+                   seat: int, move: int) -> int:
+    """Keep a draw decision's features (the view, the opponent's hand), then ``tuned``'s
+    move, or ``simple``'s in its seat (drawing from the hand's one stream, as the deal did)."""
+    hs, view, after = table.hs, table.player_view, table.after
+    mover = to_move(hs)
+    c = rec.counters
+    if decision == DEC_DRAW and c[P_KEPT] < MAX_DRAWS_KEPT and mover != c[P_SIMPLE_SEAT]:
+        eval_features(view, held(hs, 1 - mover), rec.out[c[P_ROWS], :N_FEATURES])
+        rec.movers[c[P_KEPT]] = mover
+        c[P_KEPT] += 1
+        c[P_ROWS] += 1
+    if mover == c[P_SIMPLE_SEAT]:
+        return simple_decide(decision, rec.simple_params, view, after, table.mem[mover],
+                             table.rng[0:1], table.scratch)
+    load_table_set(view, rec.tuned_params)
+    return tuned_move(decision, rec.tuned_params, view, after, rec.tuned_scratch)
+
+
+register_hooks(PositionRecorder, on_decision=_play_and_keep)
+
+
 @allocating
 def self_play_positions(rules: np.ndarray, players: int, target: int, hands: int,
                         seed: np.uint64, against_simple: bool = False) -> np.ndarray:
@@ -86,55 +128,40 @@ def self_play_positions(rules: np.ndarray, players: int, target: int, hands: int
     of the mover's view, then his outcome (1 won, 0 lost, -1 drawn) and the points. With
     ``against_simple`` its opponent is ``simple`` (seat 0 in even hands, seat 1 in odd
     ones) and only ``tuned``'s draw decisions are kept: the evaluator of a search that meets
-    ``simple``."""
-    _, hs_, pile_, deck_, after_, moves_, view_, info_, _, _, _ = new_tables(1, 0)  # no log
-    hs, pile, deck, after, moves, view, info = (hs_[0], pile_[0], deck_[0], after_[0],
-                                                moves_[0], view_[0], info_[0])
-    fill_hand_info(info, target, players)
-    params = np.zeros(N_TUNED_PARAMS, np.int64)
-    scratch = np.zeros(64, np.int64)
-    out = np.zeros((hands * MAX_DRAWS_KEPT, N_FEATURES + 2), np.int64)
-    movers = np.zeros(MAX_DRAWS_KEPT, np.int64)
-    rng = np.zeros(1, np.uint64)
-    mem = np.zeros(MEM_LEN, np.int64)
-    sparams = np.zeros(N_PARAMS, np.int64)
-    sscratch = np.zeros(SCRATCH_LEN, np.int64)
-    n = 0
+    ``simple``.
+
+    Each hand is played alone (no game around it: every score 0), by the one hand loop with
+    every seat the recorder's; hand ``g`` deals and ``simple`` draws from stream ``g`` of
+    ``seed``."""
+    table = table_row(new_tables(1, 0), 0)
+    seating = Seating(rules, np.full(3, -1, np.int64), np.zeros((3, N_PARAMS), np.int64),
+                      0b111)
+    rec = PositionRecorder(np.zeros((hands * MAX_DRAWS_KEPT, N_FEATURES + 2), np.int64),
+                           np.zeros(MAX_DRAWS_KEPT, np.int64), np.zeros(3, np.int64),
+                           np.zeros(N_TUNED_PARAMS, np.int64), np.zeros(64, np.int64),
+                           np.zeros(N_PARAMS, np.int64))
+    fill_hand_info(table.game_info, target, players)
+    out, c = rec.out, rec.counters
     for g in range(hands):
-        rng[0] = stream_seed(seed, g)
-        shuffle_deck(deck, rng)
-        deal(hs, pile, deck, rules)
-        mem[:] = 0
-        simple_seat = g % 2 if against_simple else -1
-        first = n
-        kept = 0
-        while True:
-            decision = advance(hs, pile, deck, after, moves)
-            if decision == DEC_OVER:
-                break
-            fill_view(view, hs, pile, info, decision)
-            mover = to_move(hs)
-            if decision == DEC_DRAW and kept < MAX_DRAWS_KEPT and mover != simple_seat:
-                eval_features(view, held(hs, 1 - mover), out[n, :N_FEATURES])
-                movers[kept] = mover
-                kept += 1
-                n += 1
-            if mover == simple_seat:
-                move = simple_decide(decision, sparams, view, after, mem, rng, sscratch)
-            else:
-                load_table_set(view, params)
-                move = tuned_move(decision, params, view, after, scratch)
-            if apply_move(hs, pile, deck, after, moves, move) != OK:
-                raise RuntimeError("illegal move in the evaluator's self-play")
-        end, winner, points = hand_outcome(hs)
+        table.rng[0] = stream_seed(seed, g)
+        shuffle_deck(table.deck, table.rng[0:1])
+        deal(table.hs, table.pile, table.deck, rules)
+        clear_memory(table.mem)
+        c[P_SIMPLE_SEAT] = g % 2 if against_simple else -1
+        first = c[P_ROWS]
+        c[P_KEPT] = 0
+        decision, _, err = play_hand(seating, table, rec)
+        if decision != DEC_OVER or err != OK:
+            raise RuntimeError("illegal move in the evaluator's self-play")
+        end, winner, points = hand_outcome(table.hs)
         drawn = end == END_DRAW or end == END_TURN_LIMIT
-        for r in range(first, n):
+        for r in range(first, c[P_ROWS]):
             if drawn:
                 out[r, N_FEATURES] = -1
             else:
-                out[r, N_FEATURES] = 1 if winner == movers[r - first] else 0
+                out[r, N_FEATURES] = 1 if winner == rec.movers[r - first] else 0
             out[r, N_FEATURES + 1] = 0 if drawn else points
-    return out[:n]
+    return out[:c[P_ROWS]]
 
 
 def chunk(table: str, index: int, hands: int, seed: int, data: Path,
