@@ -31,7 +31,8 @@ CARDS_AND_RULES = {"sim.engine.cards", "sim.engine.rules"}
     ("referee.py", CARDS_AND_RULES),
     ("hollywood.py", {"sim.engine.rules"}),  # the referee's Hollywood score sheet
     # the view's declarations (V_LAYOUT, View), and the game object and step the spy patches
-    ("views.py", CARDS_AND_RULES | {"sim.engine.view", "sim.play.state", "sim.play.step"}),
+    ("views.py", CARDS_AND_RULES | {"sim.engine.view", "sim.play.loop", "sim.play.state",
+                                    "sim.play.step"}),
 ])
 def test_checkers_use_no_engine_rule_kernel(module: str, allowed: set[str]) -> None:
     """Only card parsing and the Rules record come from ``sim``: no rule kernel."""

@@ -157,11 +157,10 @@ def test_builtin_strategy_views(name: str, monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def leak_stock_into_pile_mask(real: Any) -> Any:
-    """``start_hand`` as a deal that also puts the last stock card into the pile mask."""
-    def broken(gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarray,
-               *rest: Any) -> None:
-        real(gs, hs, pile, deck, *rest)
-        hs[HS_PILE_MASK] |= 1 << int(deck[51])
+    """``begin_hand`` as a deal that also puts the last stock card into the pile mask."""
+    def broken(rules: np.ndarray, table: Any, *rest: Any) -> None:
+        real(rules, table, *rest)
+        table.hs[HS_PILE_MASK] |= 1 << int(table.deck[51])
     return broken
 
 
@@ -191,7 +190,7 @@ def _hidden_top(view: np.ndarray, hs: np.ndarray) -> None:
 
 
 BREAKS = {
-    "deal-leaks-stock-into-pile-mask": ("start_hand", leak_stock_into_pile_mask, "V_PILE_MASK"),
+    "deal-leaks-stock-into-pile-mask": ("begin_hand", leak_stock_into_pile_mask, "V_PILE_MASK"),
     "deadwood-of-the-opponent": ("fill_view", lambda _: fill_view_with(_opponent_deadwood),
                                  "V_DEADWOOD"),
     "knock-limit-ignores-upcard": ("fill_view", lambda _: fill_view_with(_fixed_limit),

@@ -87,13 +87,14 @@ def _hooks_of(hooks: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
 
 def on_decision(hooks: Any, seating: Seating, table: GameBuffers, decision: int, seat: int,
                 move: int) -> int:
-    """The move to play at a decision (compiled code only: resolved by the hook's class)."""
-    raise NotImplementedError("on_decision is called from compiled code only")
+    """The move to play at a decision: the hook class's ``on_decision`` (resolved when the
+    loop compiles; from Python, looked up here)."""
+    return int(_HOOKS[type(hooks)][0](hooks, seating, table, decision, seat, move))
 
 
 def on_hand_end(hooks: Any, seating: Seating, table: GameBuffers) -> None:
-    """What a hook does as a hand ends (compiled code only)."""
-    raise NotImplementedError("on_hand_end is called from compiled code only")
+    """What a hook does as a hand ends: the hook class's ``on_hand_end``."""
+    _HOOKS[type(hooks)][1](hooks, seating, table)
 
 
 @overload(on_decision, jit_options={"_nrt": False}, inline="always")

@@ -247,15 +247,18 @@ class ArraySpy:
 
 def python_step(monkeypatch: Any) -> None:
     """Make every ``GameState`` (so ``GameDriver``) run the seat step
-    (``sim.play.step.seat_move``, and the loop over it, ``play_to_decision``) as Python, so
-    the engine pieces and the dispatcher it calls can be spied on or broken by monkeypatching
-    ``sim.play.step`` (the compiled step has them built in)."""
+    (``sim.play.step.seat_move``, and the hand loop over it, ``sim.play.loop.play_hand``) as
+    Python, so the engine pieces and the dispatcher it calls can be spied on or broken by
+    monkeypatching ``sim.play.step`` (the compiled step has them built in)."""
+    import sim.play.loop as loop_mod
     import sim.play.state as state_mod
     import sim.play.step as step_mod
     seat_move = getattr(step_mod.seat_move, "py_func", step_mod.seat_move)  # once per test
     monkeypatch.setattr(step_mod, "seat_move", seat_move)
     monkeypatch.setattr(state_mod, "seat_move", seat_move)
-    monkeypatch.setattr(state_mod, "play_to_decision", step_mod.play_to_decision.py_func)
+    monkeypatch.setattr(loop_mod, "seat_move", seat_move)
+    monkeypatch.setattr(state_mod, "play_hand", getattr(loop_mod.play_hand, "py_func",
+                                                        loop_mod.play_hand))
 
 
 def check_views(records: Sequence[dict[str, Any]],
