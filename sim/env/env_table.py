@@ -22,20 +22,8 @@ from sim.engine.view import View
 from sim.env.core import (
     ERR_MASKED,
     ERR_NOT_DECIDING,
-    ES_ACTED,
-    ES_DECISION,
-    ES_GAME,
-    ES_HAND,
-    ES_LEN,
-    ES_PLAYER,
-    ES_ROLES,
-    ES_SEAT,
-    ES_STATUS,
-    OPT_CONTROLLED,
-    OPT_EPISODE_HAND,
-    OPT_LEN,
-    OPT_REWARD,
-    OPT_STOP_AT_HAND_END,
+    ES_LAYOUT,
+    OPT_LAYOUT,
     ST_DECIDE,
     ST_EPISODE_OVER,
     ST_ERROR,
@@ -131,12 +119,13 @@ class EnvTable:
             self.python[seat] = build_strategy(spec, seat)
         self.seat_names = [AGENT_NAME if s in self.controlled or self.specs[s] is None
                            else self.specs[s].text for s in range(self.players)]  # type: ignore[union-attr]  # None is an agent seat
-        self.opts = np.zeros(OPT_LEN, np.int64)
-        self.opts[OPT_CONTROLLED] = sum(1 << s for s in self.controlled)
-        self.opts[OPT_EPISODE_HAND] = check_choice("episode", episode, EPISODES) == "hand"
-        self.opts[OPT_REWARD] = REWARDS.index(check_choice("reward", reward, REWARDS))
+        self.opts = np.zeros(OPT_LAYOUT.length, np.int64)
+        options = OPT_LAYOUT.record(self.opts)
+        options.controlled = sum(1 << s for s in self.controlled)
+        options.episode_hand = check_choice("episode", episode, EPISODES) == "hand"
+        options.reward = REWARDS.index(check_choice("reward", reward, REWARDS))
         self.log_path = check_log_path(log_path)
-        self.opts[OPT_STOP_AT_HAND_END] = log_path is not None
+        options.stop_at_hand_end = log_path is not None
         self._writer: LogWriter | None = None
         self._log_games = -1  # games begun in the log: its "game" numbers
         (self.gs, self.hs, self.pile, self.deck, self.after, self.moves, self.view,
@@ -144,7 +133,9 @@ class EnvTable:
             self.rules_array, log=log_path is not None)
         self.obs_view = np.zeros_like(self.view)
         self.buf = np.zeros(64, np.int64)
-        self.es = np.zeros(ES_LEN, np.int64)
+        self.es = np.zeros(ES_LAYOUT.length, np.int64)
+        #: ``es`` by name (``env_state.hand``, ``env_state.seat``): the table's progress
+        self.env_state = ES_LAYOUT.record(self.es)
         self.rewards = np.zeros(3, np.float64)
         self.mask = np.zeros(N_ACTIONS, np.int8)
         self.seeds: Seeds | None = None
@@ -157,7 +148,7 @@ class EnvTable:
 
     @property
     def game(self) -> int:
-        return int(self.es[ES_GAME])
+        return int(self.env_state.game)
 
     def start(self, seed: int | None) -> None:
         """Start an episode. With a seed: game 0 of that seed. Without: the next hand of the
@@ -179,8 +170,8 @@ class EnvTable:
 
     def _next_hand(self) -> None:
         """Let advance() deal the game's next hand (as after a hand no one controlled)."""
-        self.es[ES_STATUS] = ST_HAND_DONE
-        self.es[ES_ACTED] = 0
+        self.env_state.status = ST_HAND_DONE
+        self.env_state.acted = 0
 
     def _new_game(self, game: int) -> None:
         assert self.seeds is not None
@@ -204,7 +195,7 @@ class EnvTable:
         """Handle what the compiled code stopped for until a controlled seat decides or the
         episode ends: a hand to log, a plain-Python opponent's decision."""
         while True:
-            self.seat = int(self.es[ES_SEAT])
+            self.seat = int(self.env_state.seat)
             if status == ST_HAND_DONE:
                 self._log_hand()
                 self._started = set()
@@ -222,9 +213,9 @@ class EnvTable:
         player = self.python[seat]
         spec = self.specs[seat]
         assert spec is not None
-        decision = int(self.es[ES_DECISION])
+        decision = int(self.env_state.decision)
         view = View.from_arrays(self.view, self.pile, self.py_rng)
-        key = int(self.es[ES_HAND]) * 2 + int(self.es[ES_PLAYER])
+        key = int(self.env_state.hand) * 2 + int(self.env_state.player)
         try:
             if key not in self._started and hasattr(player, "start_hand"):
                 player.start_hand(view)
@@ -257,7 +248,7 @@ class EnvTable:
 
     def abandon(self) -> None:
         """Give up the game (after an illegal action): the next start() begins a new game."""
-        self.es[ES_STATUS] = self.status = ST_ERROR
+        self.env_state.status = self.status = ST_ERROR
         self.mask[:] = 0
         self.rewards[:] = 0
 
@@ -286,8 +277,7 @@ class EnvTable:
         if self._writer is None:
             assert self.log_path is not None
             self._writer = LogWriter(self.log_path).__enter__()
-        hand = int(self.es[ES_HAND])
-        if hand == 0:
+        if self.env_state.hand == 0:
             self._log_games += 1
         self._writer.write(env_record(self, self._log_games, self.es, self.deck, self.hs,
                                       self.moves, self.gs))
@@ -307,10 +297,11 @@ def env_record(table: EnvTable, log_game: int, es: np.ndarray, deck: np.ndarray,
     again); the extra keys ``env_seed`` and ``env_game`` say which game of which seed it was
     (game ``env_game`` of ``ginbox play --seed env_seed`` deals the same cards).
     """
-    record = hand_record(table.rules, table.seat_names, log_game, int(es[ES_HAND]),
-                         [int(r) for r in es[ES_ROLES:ES_ROLES + 3]], deck, hs, moves, gs)
+    env_state = ES_LAYOUT.record(es)
+    record = hand_record(table.rules, table.seat_names, log_game, int(env_state.hand),
+                         [int(r) for r in env_state.roles], deck, hs, moves, gs)
     record["env_seed"] = table.seed
-    record["env_game"] = int(es[ES_GAME])
+    record["env_game"] = int(env_state.game)
     return record
 
 
