@@ -144,7 +144,8 @@ class Record:
 
     def __init__(self, buffer: np.ndarray) -> None:
         self.buffer = buffer
-        self._slots = buffer.T  # slot k is _slots[k]: a number of one row, a column of rows
+        # slot k is _slots[k]: a number of one array, a column of rows
+        self._slots = buffer.T if buffer.ndim == 2 else buffer
 
     def __repr__(self) -> str:
         values = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.layout.field_names)
