@@ -36,7 +36,7 @@ from sim.engine.hand import (
     deal,
 )
 from sim.engine.jit import kernel
-from sim.engine.layout import Layout
+from sim.engine.layout import Layout, Record
 from sim.engine.rng import below
 from sim.engine.rules import (
     RI_GAME_BONUS,
@@ -88,6 +88,12 @@ GS_LAYOUT = Layout("GS_", [
  GS_HW_FINAL) = GS_LAYOUT.offsets
 GS_LAYOUT.check(globals())
 GS_LEN = GS_LAYOUT.length
+
+
+def game_fields(gs: np.ndarray) -> Record:
+    """The game state by name (``game.score[seat]``, ``game.over``, writable): how Python code
+    reads ``gs``, so the ``GS_*`` offsets stay inside compiled code."""
+    return GS_LAYOUT.record(gs)
 
 # Per-game statistics: one int64 row per game, one column per name below. Seat columns end in
 # the seat number; "pair_*_<b><c>" count hands with seat b in the box and seat c as captain.

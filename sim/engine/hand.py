@@ -17,7 +17,7 @@ import numpy as np
 
 from sim.engine.cards import N_CODES
 from sim.engine.jit import kernel
-from sim.engine.layout import Layout
+from sim.engine.layout import Layout, Record
 from sim.engine.melds import (
     NO_CARD,
     SEARCH_MELDS,
@@ -193,6 +193,17 @@ AF_TABLE, AF_TABLE_KEY, AF_TABLE_FORBIDDEN, AF_KEY, AF_FORBIDDEN, AF_BEST, AF_TI
     AF_LAYOUT.offsets)
 AF_LAYOUT.check(globals())
 AFTER_LEN = AF_LAYOUT.length
+
+
+def hand_fields(hs: np.ndarray) -> Record:
+    """The hand state by name (``hand.to_move``, ``hand.hand[p]``, writable): how Python code
+    reads ``hs``, so the ``HS_*`` offsets stay inside compiled code."""
+    return HS_LAYOUT.record(hs)
+
+
+def after_fields(after: np.ndarray) -> Record:
+    """The turn scratch by name (``scratch.table[card]``, ``scratch.best``), writable."""
+    return AF_LAYOUT.record(after)
 
 
 def new_after() -> np.ndarray:

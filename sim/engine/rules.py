@@ -46,7 +46,7 @@ import numpy as np
 
 from sim.engine.cards import CARD_VALUE
 from sim.engine.jit import kernel
-from sim.engine.layout import Layout
+from sim.engine.layout import Layout, Record
 
 #: Values accepted for ``Rules.team_policy``.
 TEAM_POLICIES: tuple[str, ...] = ("captain", "advisor", "consensus")
@@ -94,6 +94,12 @@ RULES_LAYOUT = Layout("RI_", [(name, size) for name, size, _ in _RULES_ARRAY])
  RI_SHUTOUT_DOUBLING, RI_TEAM_CONSENSUS, RI_SHOWDOWN_EAAI) = RULES_LAYOUT.offsets
 RULES_LAYOUT.check(globals())
 RULES_ARRAY_LEN = RULES_LAYOUT.length
+
+
+def rules_fields(rules_array: np.ndarray) -> Record:
+    """A rules array (:meth:`Rules.to_array`) by name (``rules.max_turns``): how Python code
+    holding only the compiled form reads a rule without ``RI_*`` offsets."""
+    return RULES_LAYOUT.record(rules_array)
 
 #: Cards in the stock after the deal (52 - 2 * 10 - 1 upcard); the wall must leave some to draw.
 STOCK_SIZE = 31

@@ -49,7 +49,7 @@ from sim.engine.hand import (
     stock_count,
 )
 from sim.engine.jit import kernel
-from sim.engine.layout import Layout
+from sim.engine.layout import Layout, Record
 from sim.engine.melds import fill_deadwood_after_discards
 
 # The view array, declared once (offsets computed by Layout).
@@ -119,6 +119,17 @@ GI_LAYOUT = Layout("GI_", [
  GI_OPENED) = GI_LAYOUT.offsets
 GI_LAYOUT.check(globals())
 GI_LEN = GI_LAYOUT.length
+
+
+def view_fields(view: np.ndarray) -> Record:
+    """A view array by name (``seen.hand``, ``seen.decision``, writable), or a 2-D array of
+    views by column: how Python code reads what a player sees without ``V_*`` offsets."""
+    return V_LAYOUT.record(view)
+
+
+def info_fields(game_info: np.ndarray) -> Record:
+    """The game facts a view is filled from, by name (``info.score[p]``, ``info.target``)."""
+    return GI_LAYOUT.record(game_info)
 
 
 @kernel
@@ -315,17 +326,17 @@ class View:
 
     def to_array(self) -> np.ndarray:
         """The facts of the view array that legality depends on (the rest left 0)."""
-        view = np.zeros(V_LEN, np.int64)
-        view[V_HAND] = self.hand_mask
-        view[V_DECISION] = _DECISION_TEXT.index(self.decision)
-        view[V_PILE_LEN] = len(self.discard_pile)
-        view[V_TOP] = self.discard_pile[-1] if self.discard_pile else -1
-        view[V_KNOCKED] = int(self.knocked)
-        view[V_KNOCK_LIMIT] = self.knock_limit
-        view[V_FORBIDDEN] = -1 if self.forbidden is None else self.forbidden
-        view[V_TAKEN] = -1 if self.taken is None else self.taken
-        view[V_DRAWN] = -1 if self.drawn is None else self.drawn
-        return view
+        seen = view_fields(np.zeros(V_LEN, np.int64))
+        seen.hand = self.hand_mask
+        seen.decision = _DECISION_TEXT.index(self.decision)
+        seen.pile_len = len(self.discard_pile)
+        seen.top = self.discard_pile[-1] if self.discard_pile else -1
+        seen.knocked = int(self.knocked)
+        seen.knock_limit = self.knock_limit
+        seen.forbidden = -1 if self.forbidden is None else self.forbidden
+        seen.taken = -1 if self.taken is None else self.taken
+        seen.drawn = -1 if self.drawn is None else self.drawn
+        return seen.buffer
 
     def legal_moves(self) -> list[int]:
         """Every legal answer to this decision as move codes, from the engine's
@@ -356,57 +367,58 @@ class View:
         def opt(x: int) -> int | None:
             return None if x < 0 else int(x)
 
-        decision = int(view[V_DECISION])
+        seen = view_fields(view)
+        decision = int(seen.decision)
         hollywood: dict[str, Any] = {}
-        if view[V_HOLLYWOOD]:
-            def three(at: int) -> tuple[int, ...]:
-                return tuple(int(v) for v in view[at:at + 3])
+        if seen.hollywood:
+            def three(values: np.ndarray) -> tuple[int, ...]:
+                return tuple(int(v) for v in values)
 
             hollywood = {
-                "hollywood": True, "game_scores": three(V_GAME_SCORE_SELF),
-                "opponent_game_scores": three(V_GAME_SCORE_OPP),
-                "other_game_scores": three(V_GAME_SCORE_OTHER),
-                "games_open": tuple(bool(v) for v in view[V_GAME_OPEN:V_GAME_OPEN + 3]),
-                "games_opened": int(view[V_OPENED_SELF]),
-                "opponent_games_opened": int(view[V_OPENED_OPP]),
-                "other_games_opened": int(view[V_OPENED_OTHER]),
+                "hollywood": True, "game_scores": three(seen.game_score_self),
+                "opponent_game_scores": three(seen.game_score_opp),
+                "other_game_scores": three(seen.game_score_other),
+                "games_open": tuple(bool(v) for v in seen.game_open),
+                "games_opened": int(seen.opened_self),
+                "opponent_games_opened": int(seen.opened_opp),
+                "other_games_opened": int(seen.opened_other),
             }
+        hand = int(seen.hand)
         deadwood_after: dict[int, int] = {}
         if DEC_KNOCK <= decision <= DEC_DISCARD:  # 11 cards: what each legal discard leaves
             table = np.empty(N_CODES, np.int64)
-            fill_deadwood_after_discards(int(view[V_HAND]), table)
-            forbidden = int(view[V_FORBIDDEN])
-            deadwood_after = {c: int(table[c]) for c in mask_cards(int(view[V_HAND]))
-                              if c != forbidden}
+            fill_deadwood_after_discards(hand, table)
+            forbidden = int(seen.forbidden)
+            deadwood_after = {c: int(table[c]) for c in mask_cards(hand) if c != forbidden}
         return cls(
-            hand=tuple(mask_cards(int(view[V_HAND]))),
-            role="dealer" if view[V_ROLE] == 0 else "nondealer",
+            hand=tuple(mask_cards(hand)),
+            role="dealer" if seen.role == 0 else "nondealer",
             decision=_DECISION_TEXT[decision],
-            stock_count=int(view[V_STOCK]),
-            turn=int(view[V_TURN]),
-            discard_pile=tuple(int(c) for c in pile[: int(view[V_PILE_LEN])]),
-            opponent_took=tuple(mask_cards(int(view[V_OPP_TOOK]))),
-            opponent_discarded=tuple(mask_cards(int(view[V_OPP_DISCARDED]))),
-            opponent_declined=opt(int(view[V_OPP_DECLINED])),
-            self_declined=opt(int(view[V_SELF_DECLINED])),
-            self_took=tuple(mask_cards(int(view[V_SELF_TOOK]))),
-            self_discarded=tuple(mask_cards(int(view[V_SELF_DISCARDED]))),
-            drawn=opt(int(view[V_DRAWN])),
-            taken=opt(int(view[V_TAKEN])),
-            knock_limit=int(view[V_KNOCK_LIMIT]),
-            upcard=int(view[V_UPCARD]),
-            score=int(view[V_SCORE_SELF]),
-            opponent_score=int(view[V_SCORE_OPP]),
-            other_score=int(view[V_SCORE_OTHER]),
-            target=int(view[V_TARGET]),
-            wall=int(view[V_WALL]),
-            gin_bonus=int(view[V_GIN_BONUS]),
-            undercut_bonus=int(view[V_UNDERCUT_BONUS]),
-            knocked=bool(view[V_KNOCKED]),
-            deadwood=int(view[V_DEADWOOD]),
+            stock_count=int(seen.stock),
+            turn=int(seen.turn),
+            discard_pile=tuple(int(c) for c in pile[: int(seen.pile_len)]),
+            opponent_took=tuple(mask_cards(int(seen.opp_took))),
+            opponent_discarded=tuple(mask_cards(int(seen.opp_discarded))),
+            opponent_declined=opt(int(seen.opp_declined)),
+            self_declined=opt(int(seen.self_declined)),
+            self_took=tuple(mask_cards(int(seen.self_took))),
+            self_discarded=tuple(mask_cards(int(seen.self_discarded))),
+            drawn=opt(int(seen.drawn)),
+            taken=opt(int(seen.taken)),
+            knock_limit=int(seen.knock_limit),
+            upcard=int(seen.upcard),
+            score=int(seen.score_self),
+            opponent_score=int(seen.score_opp),
+            other_score=int(seen.score_other),
+            target=int(seen.target),
+            wall=int(seen.wall),
+            gin_bonus=int(seen.gin_bonus),
+            undercut_bonus=int(seen.undercut_bonus),
+            knocked=bool(seen.knocked),
+            deadwood=int(seen.deadwood),
             deadwood_after=deadwood_after,
             rng=rng,
-            forbidden=opt(int(view[V_FORBIDDEN])),
-            players=int(view[V_PLAYERS]) or 2,
+            forbidden=opt(int(seen.forbidden)),
+            players=int(seen.players) or 2,
             **hollywood,
         )

@@ -34,7 +34,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from sim.engine.rules import Rules
-from sim.env.core import ES_HAND, ST_EPISODE_OVER, seat_scores
+from sim.env.core import ST_EPISODE_OVER, seat_scores
 from sim.env.encoding import N_ACTIONS, OBS_LEN, observation_bounds
 from sim.env.env_table import EnvTable, check_rules
 
@@ -116,7 +116,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for it)
         table = self._table
         scores = ", ".join(f"seat_{s} {v}"
                            for s, v in enumerate(seat_scores(table.bufs.gs, table.players)))
-        lines = [f"game {table.game}, hand {int(table.env.es[ES_HAND])}: scores {scores}"]
+        lines = [f"game {table.game}, hand {int(table.env_state.hand)}: scores {scores}"]
         if not all(self.terminations.values()):
             lines.append(f"{self.agent_selection} to decide")
         text = "\n".join(lines)

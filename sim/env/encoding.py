@@ -47,49 +47,27 @@ from sim.engine.hand import (
     MOVE_PASS,
 )
 from sim.engine.jit import kernel
-from sim.engine.layout import Layout
+from sim.engine.layout import Layout, Record
 from sim.engine.view import (
     DECISION_NAMES,
-    V_DEADWOOD,
     V_DECISION,
-    V_DRAWN,
-    V_FORBIDDEN,
-    V_GAME_OPEN,
-    V_GAME_SCORE_OPP,
-    V_GAME_SCORE_OTHER,
-    V_GAME_SCORE_SELF,
-    V_GIN_BONUS,
     V_HAND,
-    V_HOLLYWOOD,
     V_KNOCK_LIMIT,
     V_KNOCKED,
     V_LEN,
-    V_OPENED_OPP,
-    V_OPENED_OTHER,
-    V_OPENED_SELF,
-    V_OPP_DECLINED,
     V_OPP_DISCARDED,
     V_OPP_TOOK,
-    V_PILE_LEN,
     V_PILE_MASK,
-    V_PLAYERS,
     V_ROLE,
     V_SCORE_OPP,
     V_SCORE_OTHER,
     V_SCORE_SELF,
-    V_SELF_DECLINED,
-    V_SELF_DISCARDED,
-    V_SELF_TOOK,
     V_STOCK,
-    V_TAKEN,
     V_TARGET,
     V_TOP,
-    V_TURN,
-    V_UNDERCUT_BONUS,
-    V_UPCARD,
-    V_WALL,
     View,
     legal_moves,
+    view_fields,
 )
 
 N_CARDS = 52
@@ -130,11 +108,17 @@ OBS_LAYOUT = Layout("O_", [
     ("STOCK", 1),  # cards left in the stock / 31
     ("DECISION", 4),  # one-hot: offer, draw, discard, discard where knocking is legal
     ("KNOCK_LIMIT", 1),  # the hand's knock limit / 10
-])
+], np.float32)
 (O_HAND, O_TOP, O_PILE, O_OPP_HOLDS, O_OPP_DISCARDED, O_UNSEEN, O_ROLE, O_SCORE_SELF,
  O_SCORE_OPP, O_SCORE_OTHER, O_STOCK, O_DECISION, O_KNOCK_LIMIT) = OBS_LAYOUT.offsets
 OBS_LAYOUT.check(globals())
 OBS_LEN = OBS_LAYOUT.length
+
+
+def observation_fields(obs: np.ndarray) -> Record:
+    """An observation (float32, ``OBS_LEN``) by name (``seen.hand[card]``, ``seen.stock``), or
+    a 2-D batch by column: how Python code reads it without ``O_*`` offsets."""
+    return OBS_LAYOUT.record(obs)
 N_PLANES = 6
 #: Index of the one-hot DECISION slot for each engine decision (offer, draw, knock, discard).
 DECISION_SLOT = np.array([0, 1, 3, 2], np.int64)
@@ -284,47 +268,46 @@ def view_array(view: View) -> np.ndarray:
             m |= 1 << int(c)
         return m
 
-    arr = np.zeros(V_LEN, np.int64)
-    arr[V_HAND] = view.hand_mask
-    arr[V_ROLE] = 0 if view.role == "dealer" else 1
-    arr[V_DECISION] = DECISION_NAMES.index(view.decision)
-    arr[V_STOCK] = view.stock_count
-    arr[V_TURN] = view.turn
-    arr[V_PILE_LEN] = len(view.discard_pile)
-    arr[V_TOP] = opt(view.top)
-    arr[V_OPP_TOOK] = mask(view.opponent_took)
-    arr[V_OPP_DISCARDED] = mask(view.opponent_discarded)
-    arr[V_OPP_DECLINED] = opt(view.opponent_declined)
-    arr[V_SELF_DECLINED] = opt(view.self_declined)
-    arr[V_SELF_TOOK] = mask(view.self_took)
-    arr[V_DRAWN] = opt(view.drawn)
-    arr[V_TAKEN] = opt(view.taken)
-    arr[V_KNOCK_LIMIT] = view.knock_limit
-    arr[V_UPCARD] = view.upcard
-    arr[V_SCORE_SELF] = view.score
-    arr[V_SCORE_OPP] = view.opponent_score
-    arr[V_SCORE_OTHER] = view.other_score
-    arr[V_TARGET] = view.target
-    arr[V_WALL] = view.wall
-    arr[V_GIN_BONUS] = view.gin_bonus
-    arr[V_UNDERCUT_BONUS] = view.undercut_bonus
-    arr[V_SELF_DISCARDED] = mask(view.self_discarded)
-    arr[V_KNOCKED] = int(view.knocked)
-    arr[V_DEADWOOD] = view.deadwood
-    arr[V_FORBIDDEN] = opt(view.forbidden)
-    arr[V_PILE_MASK] = mask(view.discard_pile)
-    arr[V_PLAYERS] = view.players
+    seen = view_fields(np.zeros(V_LEN, np.int64))
+    seen.hand = view.hand_mask
+    seen.role = 0 if view.role == "dealer" else 1
+    seen.decision = DECISION_NAMES.index(view.decision)
+    seen.stock = view.stock_count
+    seen.turn = view.turn
+    seen.pile_len = len(view.discard_pile)
+    seen.top = opt(view.top)
+    seen.opp_took = mask(view.opponent_took)
+    seen.opp_discarded = mask(view.opponent_discarded)
+    seen.opp_declined = opt(view.opponent_declined)
+    seen.self_declined = opt(view.self_declined)
+    seen.self_took = mask(view.self_took)
+    seen.drawn = opt(view.drawn)
+    seen.taken = opt(view.taken)
+    seen.knock_limit = view.knock_limit
+    seen.upcard = view.upcard
+    seen.score_self = view.score
+    seen.score_opp = view.opponent_score
+    seen.score_other = view.other_score
+    seen.target = view.target
+    seen.wall = view.wall
+    seen.gin_bonus = view.gin_bonus
+    seen.undercut_bonus = view.undercut_bonus
+    seen.self_discarded = mask(view.self_discarded)
+    seen.knocked = int(view.knocked)
+    seen.deadwood = view.deadwood
+    seen.forbidden = opt(view.forbidden)
+    seen.pile_mask = mask(view.discard_pile)
+    seen.players = view.players
     if view.hollywood:  # left 0 under standard scoring, as the engine leaves them
-        arr[V_HOLLYWOOD] = 1
-        for k in range(3):
-            arr[V_GAME_SCORE_SELF + k] = view.game_scores[k]
-            arr[V_GAME_SCORE_OPP + k] = view.opponent_game_scores[k]
-            arr[V_GAME_SCORE_OTHER + k] = view.other_game_scores[k]
-            arr[V_GAME_OPEN + k] = int(view.games_open[k])
-        arr[V_OPENED_SELF] = view.games_opened
-        arr[V_OPENED_OPP] = view.opponent_games_opened
-        arr[V_OPENED_OTHER] = view.other_games_opened
-    return arr
+        seen.hollywood = 1
+        seen.game_score_self = view.game_scores
+        seen.game_score_opp = view.opponent_game_scores
+        seen.game_score_other = view.other_game_scores
+        seen.game_open = [int(v) for v in view.games_open]
+        seen.opened_self = view.games_opened
+        seen.opened_opp = view.opponent_games_opened
+        seen.opened_other = view.other_games_opened
+    return seen.buffer
 
 
 def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
@@ -332,7 +315,8 @@ def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
     target may pass 1 (a game ends on the hand that reaches it), up to MAX_SCORE_RATIO."""
     low = np.zeros(OBS_LEN, np.float32)
     high = np.ones(OBS_LEN, np.float32)
-    high[O_SCORE_SELF:O_SCORE_OTHER + 1] = MAX_SCORE_RATIO
+    bounds = observation_fields(high)
+    bounds.score_self = bounds.score_opp = bounds.score_other = MAX_SCORE_RATIO
     return low, high
 
 

@@ -22,19 +22,8 @@ from sim.engine.view import View
 from sim.env.core import (
     ERR_MASKED,
     ERR_NOT_DECIDING,
-    ES_ACTED,
-    ES_DECISION,
-    ES_GAME,
-    ES_HAND,
-    ES_LEN,
-    ES_PLAYER,
-    ES_ROLES,
-    ES_SEAT,
-    ES_STATUS,
-    OPT_EPISODE_HAND,
-    OPT_LEN,
-    OPT_REWARD,
-    OPT_STOP_AT_HAND_END,
+    ES_LAYOUT,
+    OPT_LAYOUT,
     ST_DECIDE,
     ST_EPISODE_OVER,
     ST_ERROR,
@@ -133,16 +122,20 @@ class EnvTable:
             self.python[seat] = build_strategy(spec, seat)
         self.seat_names = [AGENT_NAME if s in self.controlled or self.specs[s] is None
                            else self.specs[s].text for s in range(self.players)]  # type: ignore[union-attr]  # None is an agent seat
-        opts = np.zeros(OPT_LEN, np.int64)
-        opts[OPT_EPISODE_HAND] = check_choice("episode", episode, EPISODES) == "hand"
-        opts[OPT_REWARD] = REWARDS.index(check_choice("reward", reward, REWARDS))
+        opts = np.zeros(OPT_LAYOUT.length, np.int64)
+        options = OPT_LAYOUT.record(opts)
+        options.episode_hand = check_choice("episode", episode, EPISODES) == "hand"
+        options.reward = REWARDS.index(check_choice("reward", reward, REWARDS))
         self.log_path = check_log_path(log_path)
-        opts[OPT_STOP_AT_HAND_END] = log_path is not None
+        options.stop_at_hand_end = log_path is not None
         self._writer: LogWriter | None = None
         self._log_games = -1  # games begun in the log: its "game" numbers
         self.bufs = table_buffers(self.rules_array, log=log_path is not None)
-        self.env = EnvBuffers(opts, np.zeros(ES_LEN, np.int64), np.zeros(3, np.float64),
-                              np.zeros(N_ACTIONS, np.int8), np.zeros(64, np.int64))
+        self.env = EnvBuffers(opts, np.zeros(ES_LAYOUT.length, np.int64),
+                              np.zeros(3, np.float64), np.zeros(N_ACTIONS, np.int8),
+                              np.zeros(64, np.int64))
+        #: ``env.es`` by name (``env_state.hand``, ``env_state.seat``): the table's progress
+        self.env_state = ES_LAYOUT.record(self.env.es)
         self.obs_view = np.zeros_like(self.bufs.player_view)
         self.seeds: Seeds | None = None
         self.seed: int | None = None
@@ -154,7 +147,7 @@ class EnvTable:
 
     @property
     def game(self) -> int:
-        return int(self.env.es[ES_GAME])
+        return int(self.env_state.game)
 
     def start(self, seed: int | None) -> None:
         """Start an episode. With a seed: game 0 of that seed. Without: the next hand of the
@@ -176,8 +169,8 @@ class EnvTable:
 
     def _next_hand(self) -> None:
         """Let advance() deal the game's next hand (as after a hand no one controlled)."""
-        self.env.es[ES_STATUS] = ST_HAND_DONE
-        self.env.es[ES_ACTED] = 0
+        self.env_state.status = ST_HAND_DONE
+        self.env_state.acted = 0
 
     def _new_game(self, game: int) -> None:
         assert self.seeds is not None
@@ -195,7 +188,7 @@ class EnvTable:
         """Handle what the compiled code stopped for until a controlled seat decides or the
         episode ends: a hand to log, a plain-Python opponent's decision."""
         while True:
-            self.seat = int(self.env.es[ES_SEAT])
+            self.seat = int(self.env_state.seat)
             if status == ST_HAND_DONE:
                 self._log_hand()
                 self._started = set()
@@ -213,9 +206,9 @@ class EnvTable:
         player = self.python[seat]
         spec = self.specs[seat]
         assert spec is not None
-        decision = int(self.env.es[ES_DECISION])
+        decision = int(self.env_state.decision)
         view = View.from_arrays(self.bufs.player_view, self.bufs.pile, self.py_rng)
-        key = int(self.env.es[ES_HAND]) * 2 + int(self.env.es[ES_PLAYER])
+        key = int(self.env_state.hand) * 2 + int(self.env_state.player)
         try:
             if key not in self._started and hasattr(player, "start_hand"):
                 player.start_hand(view)
@@ -248,7 +241,7 @@ class EnvTable:
 
     def abandon(self) -> None:
         """Give up the game (after an illegal action): the next start() begins a new game."""
-        self.env.es[ES_STATUS] = self.status = ST_ERROR
+        self.env_state.status = self.status = ST_ERROR
         self.env.mask[:] = 0
         self.env.rewards[:] = 0
 
@@ -276,8 +269,7 @@ class EnvTable:
         if self._writer is None:
             assert self.log_path is not None
             self._writer = LogWriter(self.log_path).__enter__()
-        hand = int(self.env.es[ES_HAND])
-        if hand == 0:
+        if self.env_state.hand == 0:
             self._log_games += 1
         self._writer.write(env_record(self, self._log_games, self.bufs, self.env.es))
 
@@ -297,11 +289,12 @@ def env_record(table: Any, log_game: int, bufs: GameBuffers, es: np.ndarray) -> 
     is the :class:`EnvTable` or vector environment (its rules, seat names and seed), ``bufs``
     and ``es`` the finished game's buffers and env state.
     """
-    record = hand_record(table.rules, table.seat_names, log_game, int(es[ES_HAND]),
-                         [int(r) for r in es[ES_ROLES:ES_ROLES + 3]], dealt=bufs.deck,
-                         hs=bufs.hs, moves=bufs.moves, gs=bufs.gs)
+    env_state = ES_LAYOUT.record(es)
+    record = hand_record(table.rules, table.seat_names, log_game, int(env_state.hand),
+                         [int(r) for r in env_state.roles], dealt=bufs.deck, hs=bufs.hs,
+                         moves=bufs.moves, gs=bufs.gs)
     record["env_seed"] = table.seed
-    record["env_game"] = int(es[ES_GAME])
+    record["env_game"] = int(env_state.game)
     return record
 
 

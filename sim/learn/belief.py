@@ -32,7 +32,7 @@ from sim import SOURCE_STAMP, __version__
 from sim.engine.hand import HS_HAND
 from sim.engine.jit import allocating
 from sim.engine.rng import stream_seed
-from sim.engine.view import V_HAND, V_OPP_TOOK, V_PILE_MASK, V_ROLE
+from sim.engine.view import V_ROLE, view_fields
 from sim.io.files import atomic_write_bytes, atomic_write_text
 from sim.learn.belief_data import BeliefShard, play_chunk
 from sim.learn.belief_model import (
@@ -136,7 +136,8 @@ def _log_loss(p: np.ndarray, data: BeliefData) -> np.ndarray:
 
 def uniform_chances(data: BeliefData) -> np.ndarray:
     """Every unseen card alike: his unknown cards over the unseen cards."""
-    known = data.views[:, V_OPP_TOOK] & ~data.views[:, V_PILE_MASK] & ~data.views[:, V_HAND]
+    seen = view_fields(data.views)
+    known = seen.opp_took & ~seen.pile_mask & ~seen.hand
     need = 10 - card_bits(known).sum(1)
     chance = need / np.maximum(data.unseen.sum(1), 1)
     return np.repeat(chance[:, None], 52, axis=1)

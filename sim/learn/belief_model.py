@@ -21,7 +21,7 @@ import torch
 from torch import nn
 
 from sim.engine.cards import FULL_MASK
-from sim.engine.view import V_HAND, V_OPP_TOOK, V_PILE_MASK, V_TURN
+from sim.engine.view import view_fields
 from sim.learn.belief_data import M_GAME, M_OPPONENT, BeliefShard
 from strategies.mc_belief import (
     FEATURE_SCALE,
@@ -106,15 +106,16 @@ def belief_data(shards: Sequence[BeliefShard], tables: Sequence[str]) -> BeliefD
     for shard in shards:
         views = shard.views
         cards, dense, features = encode_batch(views)
-        known = views[:, V_OPP_TOOK] & ~views[:, V_PILE_MASK] & ~views[:, V_HAND]
-        unseen = np.int64(FULL_MASK) & ~views[:, V_HAND] & ~views[:, V_PILE_MASK] & ~known
+        seen = view_fields(views)
+        known = seen.opp_took & ~seen.pile_mask & ~seen.hand
+        unseen = np.int64(FULL_MASK) & ~seen.hand & ~seen.pile_mask & ~known
         t = tables.index(shard.table)
         parts.append(BeliefData(
             views=views, cards=cards, dense=dense, features=features,
             held=card_bits(shard.hands & unseen), unseen=card_bits(unseen),
             game=shard.meta[:, M_GAME] * len(tables) + t,
             opponent=shard.meta[:, M_OPPONENT], table=np.full(len(views), t, np.int64),
-            turn=views[:, V_TURN]))
+            turn=seen.turn))
     if not parts:
         raise ValueError("no recorded positions to train on")
     return BeliefData(**{name: np.concatenate([getattr(p, name) for p in parts])

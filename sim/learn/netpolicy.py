@@ -32,7 +32,7 @@ from sim.engine.hand import (
     MOVE_NO_KNOCK,
     MOVE_PASS,
 )
-from sim.engine.view import V_DECISION, V_KNOCKED
+from sim.engine.view import view_fields
 from sim.env.encoding import (
     A_DISCARD,
     A_DRAW_PILE,
@@ -188,7 +188,7 @@ def act(model: PolicyValueNet, views: np.ndarray, masks: np.ndarray, objective: 
     None plays greedily."""
     rows = np.flatnonzero(masks.any(axis=1))
     views, masks = views[rows], masks[rows]
-    kinds = views[:, V_DECISION]
+    kinds = view_fields(views).decision
     first = encode(views, masks, kinds)
     logits, values = forward(model, first)
     first_slot = choose(logits.numpy(), rng)
@@ -198,8 +198,9 @@ def act(model: PolicyValueNet, views: np.ndarray, masks: np.ndarray, objective: 
     parent = np.flatnonzero(kinds == DEC_KNOCK)
     after = views[parent].copy()  # the view once "knock?" is answered
     knocked = chosen[parent] == KNOCK
-    after[:, V_DECISION] = DEC_DISCARD
-    after[:, V_KNOCKED] = knocked
+    answered = view_fields(after)
+    answered.decision = DEC_DISCARD
+    answered.knocked = knocked
     second = encode(after, masks[parent], np.where(knocked, KNOCKED, DEC_DISCARD))
     second_slot = np.zeros(0, np.int64)
     if len(parent):

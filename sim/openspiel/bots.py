@@ -37,34 +37,9 @@ from sim.engine.melds import min_deadwood_mask, popcount
 from sim.engine.rng import seed_words
 from sim.engine.rules import Rules
 from sim.engine.view import (
-    V_DEADWOOD,
-    V_DECISION,
-    V_DRAWN,
-    V_FORBIDDEN,
-    V_GIN_BONUS,
-    V_HAND,
-    V_KNOCK_LIMIT,
-    V_KNOCKED,
     V_LEN,
-    V_OPP_DECLINED,
-    V_OPP_DISCARDED,
-    V_OPP_TOOK,
-    V_PILE_LEN,
-    V_PILE_MASK,
-    V_PLAYERS,
-    V_ROLE,
-    V_SELF_DECLINED,
-    V_SELF_DISCARDED,
-    V_SELF_TOOK,
-    V_STOCK,
-    V_TAKEN,
-    V_TARGET,
-    V_TOP,
-    V_TURN,
-    V_UNDERCUT_BONUS,
-    V_UPCARD,
-    V_WALL,
     View,
+    view_fields,
 )
 from sim.openspiel.python_game import GinboxState, action_of_move
 from sim.play.driver import strategy_answer
@@ -305,38 +280,38 @@ class GinboxBot(pyspiel.Bot):
         pile = np.zeros(52, np.int64)
         for i, c in enumerate(pile_os):
             pile[i] = CODE_OF_OS[c]
-        view = np.zeros(V_LEN, np.int64)
-        view[V_HAND] = hand
-        view[V_ROLE] = 1 if me == 0 else 0  # OpenSpiel's player 0 acts first: the non-dealer
-        view[V_DECISION] = decision
-        view[V_STOCK] = state.stock_size()
-        view[V_TURN] = t.turns
-        view[V_PILE_LEN] = len(pile_os)
-        view[V_TOP] = pile[len(pile_os) - 1] if pile_os else -1
-        view[V_OPP_TOOK] = t.took[opp]
-        view[V_OPP_DISCARDED] = t.discarded[opp]
-        view[V_OPP_DECLINED] = t.declined[opp]
-        view[V_SELF_DECLINED] = t.declined[me]
-        view[V_SELF_TOOK] = t.took[me]
-        view[V_SELF_DISCARDED] = t.discarded[me]
-        view[V_DRAWN] = drawn if popcount(hand) == 11 else -1
-        view[V_TAKEN] = taken if popcount(hand) == 11 else -1
-        view[V_KNOCK_LIMIT] = state.knock_card()
-        view[V_UPCARD] = t.first_upcard
-        view[V_TARGET] = self.rules.target
-        view[V_WALL] = self.rules.wall
-        view[V_GIN_BONUS] = self.rules.gin_bonus
-        view[V_UNDERCUT_BONUS] = self.rules.undercut_bonus
-        view[V_KNOCKED] = int(knocked)
-        ten = hand & ~(1 << view[V_DRAWN]) if view[V_DRAWN] >= 0 else hand
-        view[V_DEADWOOD] = min_deadwood_mask(ten) if popcount(ten) == 10 else 0
-        view[V_FORBIDDEN] = view[V_TAKEN]
+        seen = view_fields(np.zeros(V_LEN, np.int64))
+        seen.hand = hand
+        seen.role = 1 if me == 0 else 0  # OpenSpiel's player 0 acts first: the non-dealer
+        seen.decision = decision
+        seen.stock = state.stock_size()
+        seen.turn = t.turns
+        seen.pile_len = len(pile_os)
+        seen.top = pile[len(pile_os) - 1] if pile_os else -1
+        seen.opp_took = t.took[opp]
+        seen.opp_discarded = t.discarded[opp]
+        seen.opp_declined = t.declined[opp]
+        seen.self_declined = t.declined[me]
+        seen.self_took = t.took[me]
+        seen.self_discarded = t.discarded[me]
+        seen.drawn = drawn if popcount(hand) == 11 else -1
+        seen.taken = taken if popcount(hand) == 11 else -1
+        seen.knock_limit = state.knock_card()
+        seen.upcard = t.first_upcard
+        seen.target = self.rules.target
+        seen.wall = self.rules.wall
+        seen.gin_bonus = self.rules.gin_bonus
+        seen.undercut_bonus = self.rules.undercut_bonus
+        seen.knocked = int(knocked)
+        ten = hand & ~(1 << seen.drawn) if seen.drawn >= 0 else hand
+        seen.deadwood = min_deadwood_mask(ten) if popcount(ten) == 10 else 0
+        seen.forbidden = seen.taken
         mask = 0
         for c in pile[:len(pile_os)]:
             mask |= 1 << int(c)
-        view[V_PILE_MASK] = mask
-        view[V_PLAYERS] = 2
-        return view, pile
+        seen.pile_mask = mask
+        seen.players = 2
+        return seen.buffer, pile
 
 
 def bot(spec: str, game: pyspiel.Game, player: int, seed: int = 0,

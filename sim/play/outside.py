@@ -19,7 +19,7 @@ from typing import Any, cast
 import numpy as np
 
 from sim.engine.cards import DECK, card_str
-from sim.engine.game import GO_ERROR, GS_OVER, GS_SCORE, GS_WINNER, record_game
+from sim.engine.game import GO_ERROR, game_fields, record_game
 from sim.engine.melds import ALL_MELDS
 from sim.engine.rng import seed_words
 from sim.engine.rules import Rules
@@ -367,9 +367,10 @@ def forfeit(state: GameState | None, rules: Rules, names: Sequence[str], game: i
     winner = awarded_to(state, fault.seat)
     b = state.bufs
     gs = b.gs.copy()
-    gs[GS_OVER], gs[GS_WINNER] = 1, winner
+    ended = game_fields(gs)
+    ended.over, ended.winner = 1, winner
     records = list(state.records)
-    scores = [int(gs[GS_SCORE + s]) for s in range(rules.players)]
+    scores = [int(v) for v in ended.score[:rules.players]]
     if state.in_hand:
         record = hand_record(rules, names, game, state.hand, state.roles, dealt=b.deck,
                              hs=b.hs, moves=b.moves, gs=gs)

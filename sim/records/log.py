@@ -33,37 +33,21 @@ import numpy as np
 from sim.engine import hand as engine_hand
 from sim.engine.cards import card_str, parse_card
 from sim.engine.game import (
-    GS_BONUS,
     GS_HW_FINAL,
     GS_HW_HANDS_WON,
     GS_HW_OPENED,
     GS_HW_SCORE,
     GS_HW_WINNER,
-    GS_OVER,
-    GS_SCORE,
-    GS_WINNER,
     SITTER,
+    game_fields,
 )
 from sim.engine.hand import (
     DISCARD_NAME,
     END_DRAW,
     END_TURN_LIMIT,
-    HS_DEFENDER_DEADWOOD,
-    HS_DEFENDER_HAND,
-    HS_DEFENDER_MELDS,
-    HS_END,
-    HS_KNOCKER,
-    HS_KNOCKER_DEADWOOD,
-    HS_KNOCKER_HAND,
-    HS_KNOCKER_MELDS,
-    HS_LAYOFFS,
-    HS_N_DEFENDER_MELDS,
-    HS_N_KNOCKER_MELDS,
-    HS_N_MOVES,
-    HS_POINTS,
-    HS_WINNER,
     LOG_END_NAMES,
     LOG_MOVE_NAMES,
+    hand_fields,
 )
 from sim.engine.rules import Rules, is_int
 from sim.engine.showdown import describe_layout
@@ -301,8 +285,9 @@ def hand_record(rules: Rules, seat_names: Sequence[str], game: int, hand: int,
     here, beside the readers, for every front end (``sim.play.state.GameState``, the
     learning environments of ``sim.env``), so all of them write the same bytes."""
     hand_seat = list(roles[:2])
+    game_state = game_fields(gs)
     move_list: list[MoveRecord] = []
-    for player, move in moves[: int(hs[HS_N_MOVES])]:
+    for player, move in moves[: int(hand_fields(hs).n_moves)]:
         seat = hand_seat[int(player)]
         move_list.append(cast(MoveRecord, move_record(seat, Move.of_code(int(move)))))
     record: HandRecord = {
@@ -321,18 +306,18 @@ def hand_record(rules: Rules, seat_names: Sequence[str], game: int, hand: int,
         },
         "moves": move_list,
         "result": hand_result(hs, hand_seat),
-        "scores": [int(gs[GS_SCORE + s]) for s in range(rules.players)],
-        "game_over": bool(gs[GS_OVER]),
-        "game_winner": int(gs[GS_WINNER]) if gs[GS_OVER] else None,
+        "scores": [int(v) for v in game_state.score[:rules.players]],
+        "game_over": bool(game_state.over),
+        "game_winner": int(game_state.winner) if game_state.over else None,
         "rules_config": rules.to_dict(),
     }
     if rules.team_policy == "advisor" and rules.players == 3:
         record["advisor"] = int(roles[SITTER])
     if rules.scoring == "hollywood":
         record["hollywood"] = hollywood_record(gs, rules.players)
-    if gs[GS_OVER]:  # hand points plus end-of-game bonuses (classic scoring)
-        record["final_scores"] = [int(gs[GS_SCORE + s] + gs[GS_BONUS + s])
-                                  for s in range(rules.players)]
+    if game_state.over:  # hand points plus end-of-game bonuses (classic scoring)
+        record["final_scores"] = [int(v) for v in (game_state.score + game_state.bonus)[
+            :rules.players]]
     return record
 
 
@@ -341,28 +326,29 @@ def hand_result(hs: np.ndarray, hand_seat: Sequence[int]) -> ResultRecord:
 
     ``hand_seat`` maps hand players (0 the dealer, 1 the non-dealer) to seats.
     """
-    end = int(hs[HS_END])
+    hand = hand_fields(hs)
+    end = int(hand.end)
     name = engine_hand.END_NAMES[end]
     if end == END_DRAW or end == END_TURN_LIMIT:
         return {"end": name, "knocker": None, "knocker_melds": [], "knocker_deadwood": None,
                 "defender_melds": [], "layoffs": [], "defender_deadwood": None,
                 "winner": None, "points": 0}
     k_melds, d_melds, layoffs, _, _ = describe_layout(
-        int(hs[HS_KNOCKER_HAND]), int(hs[HS_DEFENDER_HAND]),
-        [int(j) for j in hs[HS_KNOCKER_MELDS:HS_KNOCKER_MELDS + int(hs[HS_N_KNOCKER_MELDS])]],
-        [int(j) for j in hs[HS_DEFENDER_MELDS:HS_DEFENDER_MELDS + int(hs[HS_N_DEFENDER_MELDS])]],
-        int(hs[HS_LAYOFFS]),
+        int(hand.knocker_hand), int(hand.defender_hand),
+        [int(j) for j in hand.knocker_melds[:int(hand.n_knocker_melds)]],
+        [int(j) for j in hand.defender_melds[:int(hand.n_defender_melds)]],
+        int(hand.layoffs),
     )
     return {
         "end": name,
-        "knocker": hand_seat[int(hs[HS_KNOCKER])],
+        "knocker": hand_seat[int(hand.knocker)],
         "knocker_melds": k_melds,
-        "knocker_deadwood": int(hs[HS_KNOCKER_DEADWOOD]),
+        "knocker_deadwood": int(hand.knocker_deadwood),
         "defender_melds": d_melds,
         "layoffs": layoffs,
-        "defender_deadwood": int(hs[HS_DEFENDER_DEADWOOD]),
-        "winner": hand_seat[int(hs[HS_WINNER])],
-        "points": int(hs[HS_POINTS]),
+        "defender_deadwood": int(hand.defender_deadwood),
+        "winner": hand_seat[int(hand.winner)],
+        "points": int(hand.points),
     }
 
 

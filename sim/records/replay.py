@@ -32,15 +32,9 @@ import numpy as np
 
 from sim.engine.cards import card_str, fan, parse_card, sort_for_display
 from sim.engine.game import (
-    GS_BONUS,
-    GS_HANDS,
-    GS_HW_WINNER,
     GS_LEN,
-    GS_OVER,
-    GS_ROLE_SEAT,
-    GS_SCORE,
-    GS_WINNER,
     end_hand,
+    game_fields,
 )
 from sim.engine.hand import (
     DEC_DISCARD,
@@ -49,9 +43,6 @@ from sim.engine.hand import (
     DEC_OFFER,
     DEC_OVER,
     ERROR_TEXT,
-    HS_KNOCKER,
-    HS_N_MOVES,
-    HS_TO_MOVE,
     MOVE_DRAW_STOCK,
     MOVE_KNOCK,
     MOVE_NO_KNOCK,
@@ -59,6 +50,7 @@ from sim.engine.hand import (
     advance,
     apply_move,
     deal,
+    hand_fields,
     new_hand_buffers,
 )
 from sim.engine.melds import merge_runs
@@ -244,11 +236,12 @@ def _play_moves(record: Mapping[str, Any], rules_array: np.ndarray, deck: np.nda
     hs, pile, after, moves = new_hand_buffers(len(recorded) + 4)
     diffs: list[str] = []
     deal(hs, pile, deck, rules_array)
+    hand = hand_fields(hs)
     i = 0
     while True:
-        n_before = int(hs[HS_N_MOVES])
+        n_before = int(hand.n_moves)
         decision = advance(hs, pile, deck, after, moves)
-        if int(hs[HS_N_MOVES]) > n_before:  # the kernel played a forced move itself
+        if int(hand.n_moves) > n_before:  # the kernel played a forced move itself
             seat = hand_seat[int(moves[n_before, 0])]
             forced = int(moves[n_before, 1])
             assert forced == MOVE_DRAW_STOCK
@@ -264,7 +257,7 @@ def _play_moves(record: Mapping[str, Any], rules_array: np.ndarray, deck: np.nda
                 diffs.append("result.end: recorded forfeit, but the recorded moves end the hand")
                 return None, diffs
             break
-        seat = hand_seat[int(hs[HS_TO_MOVE])]
+        seat = hand_seat[int(hand.to_move)]
         if decision == DEC_KNOCK:
             m = recorded[i] if i < len(recorded) else None
             knocks = m is not None and m["move"] == "knock" and m["seat"] == seat
@@ -338,7 +331,7 @@ def _replay(record: Mapping[str, Any], previous: Mapping[str, Any] | None,
     diffs.extend(move_diffs)
     declared = record.get("declared")
     if hs is not None and declared is not None:  # settled on the melds the players declared
-        if hs[HS_KNOCKER] < 0:
+        if hand_fields(hs).knocker < 0:
             diffs.append("declared: melds are recorded, but the hand did not end with a knock")
         elif settle_declared_in(hs, declared["knocker"], declared["defender"]) < 0:
             diffs.append("declared: melds the EAAI framework refuses (a forfeit, not a result)")
@@ -362,19 +355,20 @@ def _replay(record: Mapping[str, Any], previous: Mapping[str, Any] | None,
         gs = game_state_before(record, previous, prev_scores or [0] * n)
         hollywood = rules.scoring == "hollywood"
         end_hand(gs, hs, rules_array)
-        roles = [int(gs[GS_ROLE_SEAT + r]) for r in range(3)]
+        after_hand = game_fields(gs)
+        roles = [int(r) for r in after_hand.role_seat]
         next_roles = (roles[0], roles[1], roles[2] if n == 3 else None)
         if prev_scores is not None:
-            scores = [int(gs[GS_SCORE + s]) for s in range(n)]
-            game_over = bool(gs[GS_OVER])
-            game_winner = int(gs[GS_WINNER]) if game_over else None
+            scores = [int(v) for v in after_hand.score[:n]]
+            game_over = bool(after_hand.over)
+            game_winner = int(after_hand.winner) if game_over else None
             compared: list[tuple[str, Any, Any]] = [("scores", record["scores"], scores),
                         ("game_over", record["game_over"], game_over),
                         ("game_winner", record["game_winner"], game_winner)]
             if hollywood:
                 compared.append(("hollywood", record.get("hollywood"),
                                  hollywood_record(gs, n)))
-                finals = [int(gs[GS_SCORE + s] + gs[GS_BONUS + s]) for s in range(n)]
+                finals = [int(v) for v in (after_hand.score + after_hand.bonus)[:n]]
                 compared.append(("final_scores", record.get("final_scores"),
                                  finals if game_over else None))
             if ended_by is not None:  # the fault ended the game: checked above
@@ -432,13 +426,13 @@ def game_state_before(record: Mapping[str, Any], previous: Mapping[str, Any] | N
     rules = rules_of(record)
     n = rules.players
     gs = np.zeros(GS_LEN, np.int64)
-    for r, seat in enumerate((record["dealer"], record["nondealer"], record["sitter"])):
-        gs[GS_ROLE_SEAT + r] = -1 if seat is None else seat
-    for s, score in enumerate(scores):
-        gs[GS_SCORE + s] = score
-    gs[GS_HANDS] = record["hand"]
-    gs[GS_WINNER] = -1
-    gs[GS_HW_WINNER:GS_HW_WINNER + 3] = -1
+    game = game_fields(gs)
+    game.role_seat = [-1 if seat is None else seat
+                      for seat in (record["dealer"], record["nondealer"], record["sitter"])]
+    game.score[:len(scores)] = scores
+    game.hands = record["hand"]
+    game.winner = -1
+    game.hw_winner = -1
     if rules.scoring == "hollywood" and previous is not None:
         try:
             load_hollywood(previous.get("hollywood"), gs, n)
