@@ -50,7 +50,8 @@ from sim.engine.melds import (
     popcount,
     search_best_melds,
 )
-from sim.engine.rules import Rules, hand_terms
+from sim.engine.rules import Rules
+from sim.engine.variants.oklahoma import hand_terms
 
 OUTCOME_KNOCK = 0  # the knocker won without gin
 OUTCOME_GIN = 1
