@@ -52,7 +52,6 @@ from sim.engine.rules import (
 from sim.engine.variants import hollywood
 from sim.engine.view import (
     GI_HOLLYWOOD,
-    GI_LEN,
     GI_PLAYERS,
     GI_SCORE,
     GI_SCORE_OTHER,
@@ -192,6 +191,13 @@ def game_init(gs: np.ndarray, rules: np.ndarray, deck_rng: np.ndarray, rotate: i
             seats[r] = -1
         gs[GS_INITIAL_ROLE_SEAT + r] = seats[r]
     gs[GS_WINNER] = -1
+    start_variants(gs)
+
+
+@kernel
+def start_variants(gs: np.ndarray) -> None:
+    """The rules variants' blocks of a new game's state (zeroed before): Hollywood's sheet
+    with every game open. Under standard scoring the sheet stays so, all games open."""
     hollywood.start(gs[GS_HW_OPENED:_SHEET_END])
 
 

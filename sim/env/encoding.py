@@ -48,25 +48,18 @@ from sim.engine.hand import (
 )
 from sim.engine.jit import kernel
 from sim.engine.layout import Layout
+from sim.engine.variants import VARIANTS
 from sim.engine.view import (
     DECISION_NAMES,
     V_DEADWOOD,
     V_DECISION,
     V_DRAWN,
     V_FORBIDDEN,
-    V_GAME_OPEN,
-    V_GAME_SCORE_OPP,
-    V_GAME_SCORE_OTHER,
-    V_GAME_SCORE_SELF,
     V_GIN_BONUS,
     V_HAND,
-    V_HOLLYWOOD,
     V_KNOCK_LIMIT,
     V_KNOCKED,
     V_LEN,
-    V_OPENED_OPP,
-    V_OPENED_OTHER,
-    V_OPENED_SELF,
     V_OPP_DECLINED,
     V_OPP_DISCARDED,
     V_OPP_TOOK,
@@ -88,6 +81,7 @@ from sim.engine.view import (
     V_UNDERCUT_BONUS,
     V_UPCARD,
     V_WALL,
+    VIEW_BLOCKS,
     View,
     legal_moves,
 )
@@ -314,16 +308,9 @@ def view_array(view: View) -> np.ndarray:
     arr[V_FORBIDDEN] = opt(view.forbidden)
     arr[V_PILE_MASK] = mask(view.discard_pile)
     arr[V_PLAYERS] = view.players
-    if view.hollywood:  # left 0 under standard scoring, as the engine leaves them
-        arr[V_HOLLYWOOD] = 1
-        for k in range(3):
-            arr[V_GAME_SCORE_SELF + k] = view.game_scores[k]
-            arr[V_GAME_SCORE_OPP + k] = view.opponent_game_scores[k]
-            arr[V_GAME_SCORE_OTHER + k] = view.other_game_scores[k]
-            arr[V_GAME_OPEN + k] = int(view.games_open[k])
-        arr[V_OPENED_SELF] = view.games_opened
-        arr[V_OPENED_OPP] = view.opponent_games_opened
-        arr[V_OPENED_OTHER] = view.other_games_opened
+    for variant in VARIANTS:  # a variant's block (Hollywood's games), as the engine fills it
+        if variant.view_array is not None:
+            variant.view_array(view, arr[VIEW_BLOCKS[variant.name]])
     return arr
 
 
