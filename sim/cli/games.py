@@ -61,7 +61,7 @@ def format_summary(result: PlayResult, seconds: float, seed: int) -> str:
         lines.append(f"{row.seat:>4}  {row.strategy:<{width}}  {row.games_won:>9}  "
                      f"{row.win_rate:>8.1%}  {lo:>5.1%} - {hi:<6.1%}  {row.hands_won:>9}  "
                      f"{row.points:>6}")
-    for variant in played_by(result.rules):  # its lines (Hollywood's per match)
+    for variant in played_by(result.rules):  # the lines each variant played adds
         lines += variant.summary_lines(table, games, width)
     out = result.outcomes()
     hands = out.pop("hands")

@@ -368,8 +368,10 @@ _CLASSIC: dict[str, Any] = {
     "game_bonus": 100,
     "shutout_bonus": 100,  # a shutout doubles the game bonus
 }
-#: Field overrides of each core preset relative to the defaults.
-_CORE_PRESETS: dict[str, dict[str, Any]] = {
+#: Field overrides of each preset relative to the defaults (the name is added by
+#: Rules.preset): the core's here, then each rules variant's (its declaration's ``presets``),
+#: built on the core preset it names.
+_PRESET_OVERRIDES: dict[str, dict[str, Any]] = {
     "three-handed": {},
     "three-handed-20": {"gin_bonus": 20},
     "classic": _CLASSIC,
@@ -381,13 +383,8 @@ _CORE_PRESETS: dict[str, dict[str, Any]] = {
         "target": 100,
     },
 }
-#: Field overrides of every preset relative to the defaults (the name is added by
-#: Rules.preset): the core's, then each variant's on the core preset it builds on.
-_PRESET_OVERRIDES: dict[str, dict[str, Any]] = {
-    **_CORE_PRESETS,
-    **{name: {**(_CORE_PRESETS[base] if base else {}), **fields}
-       for v in VARIANTS for name, (base, fields) in v.presets.items()},
-}
+_PRESET_OVERRIDES.update({name: {**(_PRESET_OVERRIDES[base] if base else {}), **fields}
+                          for v in VARIANTS for name, (base, fields) in v.presets.items()})
 #: Names accepted by :meth:`Rules.preset`, the default first: the keys of the one preset table.
 PRESETS: tuple[str, ...] = tuple(_PRESET_OVERRIDES)
 

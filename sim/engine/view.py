@@ -349,7 +349,7 @@ class View:
 
         decision = int(view[V_DECISION])
         variant_fields: dict[str, Any] = {}
-        for variant in VARIANTS:  # the fields a variant's block fills (Hollywood's games)
+        for variant in VARIANTS:  # the fields each variant's block fills
             if variant.view_fields is not None:
                 variant_fields |= variant.view_fields(view[VIEW_BLOCKS[variant.name]])
         deadwood_after: dict[int, int] = {}

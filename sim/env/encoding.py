@@ -308,7 +308,7 @@ def view_array(view: View) -> np.ndarray:
     arr[V_FORBIDDEN] = opt(view.forbidden)
     arr[V_PILE_MASK] = mask(view.discard_pile)
     arr[V_PLAYERS] = view.players
-    for variant in VARIANTS:  # a variant's block (Hollywood's games), as the engine fills it
+    for variant in VARIANTS:  # each variant's block, as the engine fills it
         if variant.view_array is not None:
             variant.view_array(view, arr[VIEW_BLOCKS[variant.name]])
     return arr

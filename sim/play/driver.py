@@ -323,7 +323,7 @@ class GameTally:
         self.hands_won = [0] * players
         self.points = [0] * players
         self.final_points = [0] * players  # with the end-of-game bonuses
-        self.games_won = [0] * players  # games of a match won (Hollywood's three)
+        self.games_won = [0] * players  # games of a match won (the games_won_<s> columns)
         self.forfeits = [0] * players  # games lost by the seat's fault (an outside player's)
         self.sums = dict.fromkeys(self._SUMS, 0)
         self._cols = {c: GAME_COLUMNS.index(c) for c in
@@ -416,7 +416,7 @@ class PlayResult:
                 "hands_won": t.hands_won[seat],
                 "points": t.points[seat],
             }
-            for variant in variants:  # its columns (Hollywood's games won and totals)
+            for variant in variants:  # the columns each variant played adds
                 for column, statistic in variant.summary_columns:
                     row[column] = t.seat_totals(statistic)[seat]
             if any(t.forfeits):  # games a seat's fault ended, counted apart

@@ -322,7 +322,7 @@ def hand_record(rules: Rules, seat_names: Sequence[str], game: int, hand: int,
     }
     if rules.team_policy == "advisor" and rules.players == 3:
         record["advisor"] = int(roles[SITTER])
-    for variant in played_by(rules):  # a variant's object (Hollywood's sheet)
+    for variant in played_by(rules):  # each variant's object, after the game's facts
         if variant.record_key is not None and variant.write_record is not None:
             cast(dict[str, Any], record)[variant.record_key] = variant.write_record(
                 gs[STATE_BLOCKS[variant.name]], rules.players)

@@ -76,7 +76,7 @@ def _header_lines(record: Mapping[str, Any], rules: Rules, previous: Mapping[str
     out: list[str] = []
     extras = [f"gin bonus {rules.gin_bonus}", f"undercut bonus {rules.undercut_bonus}",
               f"knock limit {rules.knock_limit}", f"target {rules.target}"]
-    for variant in VARIANTS:  # what a variant changes (Oklahoma's upcard, spade doubling)
+    for variant in VARIANTS:  # what each variant played changes
         extras += variant.rules_notes(rules)
     if n == 3 and rules.team_policy != "captain":  # who decides for the captain
         extras.append(f"team policy {rules.team_policy}")
@@ -177,7 +177,7 @@ def _closing_lines(record: Mapping[str, Any], rules: Rules, who: Any, called: An
     """The scores after the hand, the end of the game or match, or the next hand's roles."""
     out: list[str] = []
     scores = record["scores"]
-    # a variant's object in the record (Hollywood's sheet) tells the scores and the end
+    # a variant's object in the record (a score sheet) tells the scores and the end
     sheet, sheet_variant = next(((record.get(v.record_key), v) for v in played_by(rules)
                                  if v.record_key is not None and v.score_lines is not None),
                                 (None, None))

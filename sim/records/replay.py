@@ -371,7 +371,7 @@ def _replay(record: Mapping[str, Any], previous: Mapping[str, Any] | None,
             compared: list[tuple[str, Any, Any]] = [("scores", record["scores"], scores),
                         ("game_over", record["game_over"], game_over),
                         ("game_winner", record["game_winner"], game_winner)]
-            for variant in played_by(rules):  # a variant's object (Hollywood's sheet)
+            for variant in played_by(rules):  # each variant's object in the record
                 if variant.record_key is not None and variant.write_record is not None:
                     compared.append((variant.record_key, record.get(variant.record_key),
                                      variant.write_record(gs[STATE_BLOCKS[variant.name]], n)))
@@ -441,7 +441,7 @@ def game_state_before(record: Mapping[str, Any], previous: Mapping[str, Any] | N
     gs[GS_HANDS] = record["hand"]
     gs[GS_WINNER] = -1
     start_variants(gs)
-    for variant in played_by(rules):  # the previous hand's object (Hollywood's sheet)
+    for variant in played_by(rules):  # each variant's object the previous hand left
         if previous is not None and variant.record_key is not None and (
                 variant.read_record is not None):
             try:
