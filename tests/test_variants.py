@@ -87,7 +87,7 @@ def test_the_view_fields_and_the_view_block_invert_each_other() -> None:
     assert to_fields is not None and to_block is not None
     fields = to_fields(block)
     assert hw.HV_GAME_OPEN == 10 and fields["games_open"] == (True, True, False)  # 2, 3, 0
-    assert fields["game_scores"] == (1, 2, 3) and fields["other_games_opened"] == 0  # 24 % 4
+    assert fields["game_scores"] == (1, 2, 3) and fields["other_games_opened"] == 3  # slot 15
     back = np.zeros(hw.VIEW.length, np.int64)
     to_block(View(**{**_plain_view_fields(), **fields}), back)  # type: ignore[arg-type]
     assert back.tolist() == [*block[:10].tolist(), 1, 1, 0, *block[13:].tolist()]
