@@ -5,7 +5,9 @@ who scores, the target and end bonuses, and Hollywood scoring's three games at o
 the compiled functions :func:`game_init`, :func:`start_hand` and :func:`end_hand`. Under
 Hollywood scoring the unit played here (a "game" of the tables and logs) is the match of three
 games; its winner has the highest total over the three (docs/rules.md, "Hollywood scoring").
-Two loops use them:
+Hollywood's sheet and kernels are its variant module's (``sim.engine.variants.hollywood``),
+called here behind ``if rules[RI_HOLLYWOOD]`` on its block of the game state. Two loops use
+them:
 
 * ``sim.play.batch.play_batch_kernel`` plays a batch of games inside one compiled call,
   built-in strategies only, recording per-game statistics with :func:`record_hand` and
