@@ -13,6 +13,7 @@ from sim.engine import rules as rules_mod
 from sim.engine import view as view_mod
 from sim.engine.rules import PRESETS, SCORINGS, Rules
 from sim.engine.rules_array import RULES_LAYOUT
+from sim.engine.showdown import settle
 from sim.engine.variants import VARIANTS, played_by
 from sim.engine.variants import hollywood as hw
 from sim.engine.variants.base import Variant
@@ -119,3 +120,14 @@ def test_a_declaration_needs_only_what_it_changes() -> None:
     assert plain.rules_notes(Rules()) == [] and plain.upcard_note(Rules(), 0) == ""
     assert plain.summary_lines(None, 0, 8) == []
     assert plain.write_record is None and plain.game_columns == ()
+
+
+def test_a_settled_hand_needs_the_upcard_only_where_its_terms_come_from_it() -> None:
+    knocker, defender = "AS 2S 3S 4H 5H 6H 7C 8C 9C KD", "AD 2D 3D 4D 5C 6C 7D 8S 9S QH"
+    with pytest.raises(ValueError, match="^oklahoma rules need the hand's upcard to set the "
+                                         "knock limit$"):
+        settle(knocker, defender, rules=Rules(oklahoma=True))
+    plain = settle(knocker, defender, rules=Rules(spade_doubling=True))  # no upcard: not doubled
+    assert plain.points == settle(knocker, defender).points > 0
+    assert settle(knocker, defender, rules=Rules(spade_doubling=True), upcard="TS").points == (
+        2 * plain.points)

@@ -35,6 +35,10 @@ def _no_note(*_: Any) -> str:
     return ""
 
 
+def _nothing_needed(*_: Any) -> str | None:
+    return None
+
+
 @dataclass(frozen=True)
 class Variant:
     """One rules variant's declaration (module docstring: the two kinds of hooks).
@@ -66,6 +70,8 @@ class Variant:
     read_record: Callable[[Any, np.ndarray, int, Callable[[Any], str]], None] | None = None
     #: whether a replay compares the record's ``final_scores`` after every hand
     replays_final_scores: bool = False
+    #: rules -> None, or why a hand settled without its upcard cannot be (its terms need it)
+    upcard_needed: Callable[[Any], str | None] = _nothing_needed
     #: rules -> words for the header of a hand told in words (``["Oklahoma"]``)
     rules_notes: Callable[[Any], list[str]] = _no_lines
     #: (rules, upcard code) -> what the upcard means for the hand (``"; a spade: ..."``)

@@ -6,8 +6,8 @@ the hand's first upcard is its knock limit (an ace: gin only; a face card: 10), 
 on. The whole variant is this module (hook points: :mod:`sim.engine.variants.base`): the
 compiled hook :func:`hand_terms`, which the deal (``sim.engine.hand.deal``), the showdown
 (``sim.engine.showdown.settle``) and ``Rules.hand_knock_limit`` all ask, and its declaration
-:data:`OKLAHOMA`: the preset, the values of its two rules-array slots and its words in a hand
-told in words.
+:data:`OKLAHOMA`: the preset, the values of its two rules-array slots, the upcard a settled
+hand needs, and its words in a hand told in words.
 """
 
 from __future__ import annotations
@@ -62,6 +62,8 @@ OKLAHOMA = Variant(
     rules_slots={"OKLAHOMA": lambda rules: int(rules.oklahoma),
                  "SPADE_DOUBLING": lambda rules: int(rules.spade_doubling)},
     presets={"oklahoma": (None, {"oklahoma": True, "spade_doubling": True})},
+    upcard_needed=lambda rules: ("oklahoma rules need the hand's upcard to set the knock limit"
+                                 if rules.oklahoma else None),
     rules_notes=_rules_notes,
     upcard_note=_upcard_note,
 )
