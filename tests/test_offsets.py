@@ -35,8 +35,7 @@ NOT_YET_TYPED: dict[str, str] = {
     "sim/env/vector.py": "being moved to typed records",
     "strategies/mc_options.py": "being moved to typed records",
     "strategies/mc_worlds.py": "being moved to typed records",
-    "sim/records/log.py::hollywood_record": "Hollywood scoring moves to a declaration of its own",
-    "sim/records/log.py::load_hollywood": "Hollywood scoring moves to a declaration of its own",
+    "sim/engine/variants/hollywood.py": "being moved to typed records",
 }
 
 

@@ -15,6 +15,7 @@ from sim.analysis.formatting import plural
 from sim.analysis.statistics import wilson
 from sim.cli.common import UsageError, add_cwd_to_path, stderr_is_terminal
 from sim.engine.rules import Rules
+from sim.engine.variants import played_by
 from sim.play.driver import (
     PlayResult,
     Seeds,
@@ -60,12 +61,8 @@ def format_summary(result: PlayResult, seconds: float, seed: int) -> str:
         lines.append(f"{row.seat:>4}  {row.strategy:<{width}}  {row.games_won:>9}  "
                      f"{row.win_rate:>8.1%}  {lo:>5.1%} - {hi:<6.1%}  {row.hands_won:>9}  "
                      f"{row.points:>6}")
-    if result.rules.scoring == "hollywood":
-        lines.append("Hollywood scoring: a game above is a match of three games; per match:")
-        for row in table.itertuples():
-            lines.append(f"{row.seat:>4}  {row.strategy:<{width}}  games won "
-                         f"{row.hollywood_games_won / max(games, 1):.2f} of 3, points "
-                         f"{row.final_points / max(games, 1):,.1f} (bonuses included)")
+    for variant in played_by(result.rules):  # the lines each variant played adds
+        lines += variant.summary_lines(table, games, width)
     out = result.outcomes()
     hands = out.pop("hands")
     parts = ", ".join(f"{k} {v} ({v / hands:.1%})" if hands else f"{k} {v}"

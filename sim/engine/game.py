@@ -5,7 +5,9 @@ who scores, the target and end bonuses, and Hollywood scoring's three games at o
 the compiled functions :func:`game_init`, :func:`start_hand` and :func:`end_hand`. Under
 Hollywood scoring the unit played here (a "game" of the tables and logs) is the match of three
 games; its winner has the highest total over the three (docs/rules.md, "Hollywood scoring").
-Two loops use them:
+Hollywood's sheet and kernels are its variant module's (``sim.engine.variants.hollywood``),
+called here behind ``if rules[RI_HOLLYWOOD]`` on its block of the game state. Two loops use
+them:
 
 * ``sim.play.batch.play_batch_kernel`` plays a batch of games inside one compiled call,
   built-in strategies only, recording per-game statistics with :func:`record_hand` and
@@ -49,12 +51,9 @@ from sim.engine.rules import (
     RI_TARGET,
     RI_TEAM_ADVISOR,
 )
+from sim.engine.variants import hollywood
 from sim.engine.view import (
-    GI_GAME_OPEN,
-    GI_GAME_SCORE,
     GI_HOLLYWOOD,
-    GI_LEN,
-    GI_OPENED,
     GI_PLAYERS,
     GI_SCORE,
     GI_SCORE_OTHER,
@@ -76,18 +75,20 @@ GS_LAYOUT = Layout("GS_", [
     ("BONUS", 3),  # by seat: end-of-game bonuses (hand, game, shutout)
     ("INITIAL_ROLE_SEAT", 3),
     ("PREV_BOX", 1),  # statistics bookkeeping: the box seat of the previous hand
-    # Hollywood scoring (zero under standard scoring); "[k, s]" is slot 3 * k + s, game k 0..2
-    ("HW_OPENED", 3),  # by seat: games the seat has opened (its next win opens one more)
-    ("HW_SCORE", 9),  # [game, seat]: hand points entered in the game
-    ("HW_HANDS_WON", 9),  # [game, seat]: hands won entered in the game (its box bonus)
-    ("HW_WINNER", 3),  # by game: the seat that won it, -1 while it is open
-    ("HW_FINAL", 9),  # [game, seat]: points plus that game's bonuses, once it has ended
+    # the rules variants' blocks: Hollywood scoring's sheet (sim.engine.variants.hollywood
+    # .SHEET, as GS_HW_*; zero under standard scoring but for its winners, -1)
+    *(("HW_" + name, size) for name, size in hollywood.SHEET.pieces),
 ])
 (GS_ROLE_SEAT, GS_SCORE, GS_HANDS_WON, GS_HANDS, GS_OVER, GS_WINNER, GS_BONUS,
  GS_INITIAL_ROLE_SEAT, GS_PREV_BOX, GS_HW_OPENED, GS_HW_SCORE, GS_HW_HANDS_WON, GS_HW_WINNER,
  GS_HW_FINAL) = GS_LAYOUT.offsets
 GS_LAYOUT.check(globals())
 GS_LEN = GS_LAYOUT.length
+_SHEET_END = GS_HW_OPENED + hollywood.SHEET.length
+_FACTS_END = GI_HOLLYWOOD + hollywood.FACTS.length
+#: Each rules variant's block of the game state, by variant name (its Python hooks read it:
+#: the hand log's object).
+STATE_BLOCKS: dict[str, slice] = {"hollywood": slice(GS_HW_OPENED, _SHEET_END)}
 
 
 def game_fields(gs: np.ndarray) -> Record:
@@ -141,8 +142,6 @@ GO_PAIR_HANDS = GAME_COLUMNS.index("pair_hands_00")
 GO_PAIR_BOX_WINS = GAME_COLUMNS.index("pair_box_wins_00")
 GO_GAMES_WON = GAME_COLUMNS.index("games_won_0")
 GO_ERROR = GAME_COLUMNS.index("error")
-#: Columns with meaning only under Hollywood scoring: tables of standard play leave them out.
-HOLLYWOOD_COLUMNS: tuple[str, ...] = tuple(f"games_won_{s}" for s in range(3))
 _COLUMN_INDEX = {name: i for i, name in enumerate(GAME_COLUMNS)}
 
 
@@ -200,8 +199,14 @@ def game_init(gs: np.ndarray, rules: np.ndarray, deck_rng: np.ndarray, rotate: i
             seats[r] = -1
         gs[GS_INITIAL_ROLE_SEAT + r] = seats[r]
     gs[GS_WINNER] = -1
-    for k in range(3):
-        gs[GS_HW_WINNER + k] = -1
+    start_variants(gs)
+
+
+@kernel
+def start_variants(gs: np.ndarray) -> None:
+    """The rules variants' blocks of a new game's state (zeroed before): Hollywood's sheet
+    with every game open. Under standard scoring the sheet stays so, all games open."""
+    hollywood.start(gs[GS_HW_OPENED:_SHEET_END])
 
 
 @kernel
@@ -233,40 +238,11 @@ def fill_game_info(gs: np.ndarray, rules: np.ndarray, game_info: np.ndarray) -> 
     game_info[GI_TARGET] = rules[RI_TARGET]
     game_info[GI_PLAYERS] = rules[RI_PLAYERS]
     if rules[RI_HOLLYWOOD]:
-        hollywood_info(gs, game_info)
+        hollywood.fill_facts(gs[GS_HW_OPENED:_SHEET_END], gs[GS_ROLE_SEAT:GS_ROLE_SEAT + 3],
+                             game_info[GI_SCORE:GI_SCORE + 3], game_info[GI_HOLLYWOOD:_FACTS_END])
     elif game_info[GI_HOLLYWOOD]:  # a buffer last used under Hollywood scoring
-        for j in range(GI_HOLLYWOOD, GI_LEN):
+        for j in range(GI_HOLLYWOOD, _FACTS_END):
             game_info[j] = 0
-
-
-@kernel
-def first_open_game(gs: np.ndarray) -> int:
-    """The first Hollywood game still open (3 when all have ended): games end in order."""
-    k = 0
-    while k < 3 and gs[GS_HW_WINNER + k] >= 0:
-        k += 1
-    return k
-
-
-@kernel
-def hollywood_info(gs: np.ndarray, game_info: np.ndarray) -> None:
-    """The Hollywood facts of the views, by role: every game's scores, which games are open
-    and how many each has opened. The plain scores (``GI_SCORE*``) become those of the first
-    open game, the one closest to its end, so score-aware strategies read the live race."""
-    first = first_open_game(gs)
-    game_info[GI_HOLLYWOOD] = 1
-    for k in range(3):
-        game_info[GI_GAME_OPEN + k] = 1 if gs[GS_HW_WINNER + k] < 0 else 0
-    for r in range(3):
-        seat = gs[GS_ROLE_SEAT + r]
-        game_info[GI_OPENED + r] = gs[GS_HW_OPENED + seat] if seat >= 0 else 0
-        for k in range(3):
-            game_info[GI_GAME_SCORE + 3 * k + r] = (gs[GS_HW_SCORE + 3 * k + seat]
-                                                     if seat >= 0 else 0)
-    if first < 3:
-        game_info[GI_SCORE] = game_info[GI_GAME_SCORE + 3 * first]
-        game_info[GI_SCORE + 1] = game_info[GI_GAME_SCORE + 3 * first + 1]
-        game_info[GI_SCORE_OTHER] = game_info[GI_GAME_SCORE + 3 * first + 2]
 
 
 @kernel
@@ -296,8 +272,12 @@ def end_hand(gs: np.ndarray, hs: np.ndarray, rules: np.ndarray) -> int:
     else:  # the deal passes to the other player
         gs[GS_ROLE_SEAT + BOX] = captain
         gs[GS_ROLE_SEAT + CAPTAIN] = box
-    if rules[RI_HOLLYWOOD]:
-        hollywood_enter(gs, rules, scorer, hs[HS_POINTS])
+    if rules[RI_HOLLYWOOD]:  # the hand goes on the sheet, which ends the match
+        sheet = gs[GS_HW_OPENED:_SHEET_END]
+        scores = gs[GS_SCORE:GS_SCORE + 3]
+        if hollywood.enter(sheet, scores, rules, scorer, hs[HS_POINTS]):
+            gs[GS_OVER] = 1
+            gs[GS_WINNER] = hollywood.end_match(sheet, scores, gs[GS_BONUS:GS_BONUS + 3], rules)
         return scorer
     gs[GS_SCORE + scorer] += hs[HS_POINTS]
     if gs[GS_SCORE + scorer] >= rules[RI_TARGET]:
@@ -315,81 +295,6 @@ def end_hand(gs: np.ndarray, hs: np.ndarray, rules: np.ndarray) -> int:
             if rules[RI_SHUTOUT_DOUBLING]:  # the whole total doubles: add it once more
                 gs[GS_BONUS + scorer] += gs[GS_SCORE + scorer] + gs[GS_BONUS + scorer]
     return scorer
-
-
-@kernel
-def hollywood_enter(gs: np.ndarray, rules: np.ndarray, scorer: int, points: int) -> None:
-    """Enter a won hand's points under Hollywood scoring; end games and the match.
-
-    The seat's n-th win opens its n-th game (at most 3) and scores in every open game it has
-    opened; a seat that has opened no game still open (shut out of the games that ended)
-    opens the first open one. ``GS_SCORE`` sums the points entered over the games.
-    """
-    first = first_open_game(gs)
-    if first == 3:
-        return
-    opened = max(gs[GS_HW_OPENED + scorer] + 1, first + 1)
-    if opened > 3:
-        opened = 3
-    gs[GS_HW_OPENED + scorer] = opened
-    for k in range(first, opened):
-        at = GS_HW_SCORE + 3 * k + scorer
-        gs[at] += points
-        gs[GS_HW_HANDS_WON + 3 * k + scorer] += 1
-        gs[GS_SCORE + scorer] += points
-        if gs[at] >= rules[RI_TARGET]:
-            _end_hollywood_game(gs, rules, k, scorer)
-    if gs[GS_HW_WINNER + 2] >= 0:  # games end in order: the third ending ends the match
-        _end_match(gs, rules)
-
-
-@kernel
-def _end_hollywood_game(gs: np.ndarray, rules: np.ndarray, k: int, winner: int) -> None:
-    """Game ``k`` is won: every seat's total for it, with its bonuses (as a standard game's)."""
-    gs[GS_HW_WINNER + k] = winner
-    shutout = True
-    for s in range(rules[RI_PLAYERS]):
-        gs[GS_HW_FINAL + 3 * k + s] = (gs[GS_HW_SCORE + 3 * k + s] + rules[RI_HAND_BONUS]
-                                       * gs[GS_HW_HANDS_WON + 3 * k + s])
-        if s != winner and gs[GS_HW_SCORE + 3 * k + s] > 0:
-            shutout = False
-    at = GS_HW_FINAL + 3 * k + winner
-    gs[at] += rules[RI_GAME_BONUS]
-    if shutout:
-        gs[at] += rules[RI_SHUTOUT_BONUS]
-        if rules[RI_SHUTOUT_DOUBLING]:
-            gs[at] *= 2
-
-
-@kernel
-def hollywood_games_won(gs: np.ndarray, seat: int) -> int:
-    """How many of the Hollywood games ``seat`` has won."""
-    won = 0
-    for k in range(3):
-        if gs[GS_HW_WINNER + k] == seat:
-            won += 1
-    return won
-
-
-@kernel
-def _end_match(gs: np.ndarray, rules: np.ndarray) -> None:
-    """The match is over: the winner has the highest total over the three games, then the
-    most games won, then (a tie on both, practically never seen) the lowest seat number."""
-    gs[GS_OVER] = 1
-    n = rules[RI_PLAYERS]
-    for s in range(n):
-        total = 0
-        for k in range(3):
-            total += gs[GS_HW_FINAL + 3 * k + s]
-        gs[GS_BONUS + s] = total - gs[GS_SCORE + s]
-    best = 0
-    for s in range(1, n):
-        total = gs[GS_SCORE + s] + gs[GS_BONUS + s]
-        best_total = gs[GS_SCORE + best] + gs[GS_BONUS + best]
-        if total > best_total or (total == best_total and hollywood_games_won(gs, s)
-                                  > hollywood_games_won(gs, best)):
-            best = s
-    gs[GS_WINNER] = best
 
 
 @kernel
@@ -427,11 +332,12 @@ def record_game(row: np.ndarray, gs: np.ndarray) -> None:
     """Write a finished game's winner, hands and scores to its statistics row."""
     row[GO_WINNER] = gs[GS_WINNER]
     row[GO_HANDS] = gs[GS_HANDS]
+    sheet = gs[GS_HW_OPENED:_SHEET_END]
     for s in range(3):
         row[GO_SCORE + s] = gs[GS_SCORE + s]
         row[GO_FINAL + s] = gs[GS_SCORE + s] + gs[GS_BONUS + s]
         row[GO_SEAT_HANDS_WON + s] = gs[GS_HANDS_WON + s]
         row[GO_INITIAL_ROLE_SEAT + s] = gs[GS_INITIAL_ROLE_SEAT + s]
-        row[GO_GAMES_WON + s] = hollywood_games_won(gs, s)  # 0 under standard scoring
-    if gs[GS_HW_WINNER + 2] < 0 and gs[GS_WINNER] >= 0:  # standard: the one game
+        row[GO_GAMES_WON + s] = hollywood.games_won(sheet, s)  # 0 under standard scoring
+    if not hollywood.all_games_ended(sheet) and gs[GS_WINNER] >= 0:  # standard: the one game
         row[GO_GAMES_WON + gs[GS_WINNER]] = 1

@@ -33,7 +33,6 @@ from sim.engine.rules import (
     RI_SHOWDOWN_EAAI,
     RI_UNDERCUT_BONUS,
     RI_WALL,
-    hand_terms,
 )
 from sim.engine.showdown import (
     MAX_MELDS,
@@ -48,6 +47,7 @@ from sim.engine.showdown import (
     settle_eaai_kernel,
     settle_kernel,
 )
+from sim.engine.variants.oklahoma import hand_terms
 
 DEALER = 0
 NONDEALER = 1

@@ -6,7 +6,8 @@ Invalid values are rejected when the object is built (``ValueError`` naming the 
 value and what is accepted), so the engine never has to re-check them.
 
 The numba engine cannot take a dataclass, so :meth:`Rules.to_array` packs the rules into a flat
-``int64`` array. Layout (index constant: meaning):
+``int64`` array, declared in :mod:`sim.engine.rules_array` (the slots a rules variant reads are
+valued by its declaration, :mod:`sim.engine.variants`). Layout (index constant: meaning):
 
 ===========================  ==================================================================
 ``RI_PLAYERS``               number of players, 2 or 3
@@ -44,15 +45,38 @@ from typing import Any
 
 import numpy as np
 
-from sim.engine.cards import CARD_VALUE
-from sim.engine.jit import kernel
-from sim.engine.layout import Layout, Record
+from sim.engine.layout import Record
+from sim.engine.rules_array import RI_FORBID_TAKEN_DISCARD as RI_FORBID_TAKEN_DISCARD
+from sim.engine.rules_array import RI_GAME_BONUS as RI_GAME_BONUS
+from sim.engine.rules_array import RI_GIN_BONUS as RI_GIN_BONUS
+from sim.engine.rules_array import RI_HAND_BONUS as RI_HAND_BONUS
+from sim.engine.rules_array import RI_HOLLYWOOD as RI_HOLLYWOOD
+from sim.engine.rules_array import RI_INITIAL_ROLES as RI_INITIAL_ROLES
+from sim.engine.rules_array import RI_KNOCK_LIMIT as RI_KNOCK_LIMIT
+from sim.engine.rules_array import RI_MAX_TURNS as RI_MAX_TURNS
+from sim.engine.rules_array import RI_OKLAHOMA as RI_OKLAHOMA
+from sim.engine.rules_array import RI_PLAYERS as RI_PLAYERS
+from sim.engine.rules_array import RI_SHOWDOWN_EAAI as RI_SHOWDOWN_EAAI
+from sim.engine.rules_array import RI_SHUTOUT_BONUS as RI_SHUTOUT_BONUS
+from sim.engine.rules_array import RI_SHUTOUT_DOUBLING as RI_SHUTOUT_DOUBLING
+from sim.engine.rules_array import RI_SPADE_DOUBLING as RI_SPADE_DOUBLING
+from sim.engine.rules_array import RI_TARGET as RI_TARGET
+from sim.engine.rules_array import RI_TEAM_ADVISOR as RI_TEAM_ADVISOR
+from sim.engine.rules_array import RI_TEAM_CONSENSUS as RI_TEAM_CONSENSUS
+from sim.engine.rules_array import RI_UNDERCUT_BONUS as RI_UNDERCUT_BONUS
+from sim.engine.rules_array import RI_WALL as RI_WALL
+from sim.engine.rules_array import RULES_ARRAY_LEN as RULES_ARRAY_LEN
+from sim.engine.rules_array import RULES_LAYOUT
+from sim.engine.variants import VARIANTS
+from sim.engine.variants.oklahoma import hand_terms
 
 #: Values accepted for ``Rules.team_policy``.
 TEAM_POLICIES: tuple[str, ...] = ("captain", "advisor", "consensus")
 
-#: Values accepted for ``Rules.scoring``: one game to the target, or Hollywood's three at once.
-SCORINGS: tuple[str, ...] = ("standard", "hollywood")
+#: Values accepted for ``Rules.scoring``: one game to the target, or a variant's (Hollywood's
+#: three at once).
+SCORINGS: tuple[str, ...] = ("standard", *(value for v in VARIANTS
+                                            for value in v.field_values.get("scoring", ())))
 
 #: Values accepted for ``Rules.showdown``: ginbox's exact showdown (best melds, best layoffs),
 #: or the EAAI framework's (the melds each player declares, the defender's other cards laid
@@ -61,39 +85,35 @@ SHOWDOWNS: tuple[str, ...] = ("exact", "eaai")
 
 #: Fields added after hand logs and run manifests were first written: ``to_dict`` leaves them
 #: out while they hold these defaults, so records of standard play keep their exact bytes.
-_LATER_DEFAULTS: dict[str, Any] = {"scoring": "standard", "shutout_doubling": False,
-                                   "showdown": "exact"}
+_LATER_DEFAULTS: dict[str, Any] = {"shutout_doubling": False, "showdown": "exact",
+                                   **{k: d for v in VARIANTS for k, d in v.later_defaults.items()}}
 
-# The rules array, declared once: (name, slots, value of a Rules in those slots). The RI_*
-# offsets and Rules.to_array both come from this list (layout in the module docstring).
-_RULES_ARRAY: tuple[tuple[str, int, Callable[[Rules], Any]], ...] = (
-    ("PLAYERS", 1, lambda r: r.players),
-    ("GIN_BONUS", 1, lambda r: r.gin_bonus),
-    ("UNDERCUT_BONUS", 1, lambda r: r.undercut_bonus),
-    ("KNOCK_LIMIT", 1, lambda r: r.knock_limit),
-    ("TARGET", 1, lambda r: r.target),
-    ("WALL", 1, lambda r: r.wall),
-    ("MAX_TURNS", 1, lambda r: r.max_turns),
-    ("FORBID_TAKEN_DISCARD", 1, lambda r: int(r.forbid_taken_discard)),
-    ("OKLAHOMA", 1, lambda r: int(r.oklahoma)),
-    ("SPADE_DOUBLING", 1, lambda r: int(r.spade_doubling)),
-    ("TEAM_ADVISOR", 1, lambda r: int(r.team_policy == "advisor")),
-    ("HAND_BONUS", 1, lambda r: r.hand_bonus),
-    ("GAME_BONUS", 1, lambda r: r.game_bonus),
-    ("SHUTOUT_BONUS", 1, lambda r: r.shutout_bonus),
-    ("INITIAL_ROLES", 3, lambda r: r.initial_roles or ()),  # unused slots stay -1
-    ("HOLLYWOOD", 1, lambda r: int(r.scoring == "hollywood")),
-    ("SHUTOUT_DOUBLING", 1, lambda r: int(r.shutout_doubling)),
-    ("TEAM_CONSENSUS", 1, lambda r: int(r.team_policy == "consensus")),
-    ("SHOWDOWN_EAAI", 1, lambda r: int(r.showdown == "eaai")),
-)
-RULES_LAYOUT = Layout("RI_", [(name, size) for name, size, _ in _RULES_ARRAY])
-(RI_PLAYERS, RI_GIN_BONUS, RI_UNDERCUT_BONUS, RI_KNOCK_LIMIT, RI_TARGET, RI_WALL, RI_MAX_TURNS,
- RI_FORBID_TAKEN_DISCARD, RI_OKLAHOMA, RI_SPADE_DOUBLING, RI_TEAM_ADVISOR, RI_HAND_BONUS,
- RI_GAME_BONUS, RI_SHUTOUT_BONUS, RI_INITIAL_ROLES, RI_HOLLYWOOD,
- RI_SHUTOUT_DOUBLING, RI_TEAM_CONSENSUS, RI_SHOWDOWN_EAAI) = RULES_LAYOUT.offsets
-RULES_LAYOUT.check(globals())
-RULES_ARRAY_LEN = RULES_LAYOUT.length
+# The value of each slot of the rules array (layout: sim.engine.rules_array, tabled in the
+# module docstring): the core's here, each variant's in its declaration.
+_SLOT_VALUES: dict[str, Callable[[Rules], Any]] = {
+    "PLAYERS": lambda r: r.players,
+    "GIN_BONUS": lambda r: r.gin_bonus,
+    "UNDERCUT_BONUS": lambda r: r.undercut_bonus,
+    "KNOCK_LIMIT": lambda r: r.knock_limit,
+    "TARGET": lambda r: r.target,
+    "WALL": lambda r: r.wall,
+    "MAX_TURNS": lambda r: r.max_turns,
+    "FORBID_TAKEN_DISCARD": lambda r: int(r.forbid_taken_discard),
+    "TEAM_ADVISOR": lambda r: int(r.team_policy == "advisor"),
+    "HAND_BONUS": lambda r: r.hand_bonus,
+    "GAME_BONUS": lambda r: r.game_bonus,
+    "SHUTOUT_BONUS": lambda r: r.shutout_bonus,
+    "INITIAL_ROLES": lambda r: r.initial_roles or (),  # unused slots stay -1
+    "SHUTOUT_DOUBLING": lambda r: int(r.shutout_doubling),
+    "TEAM_CONSENSUS": lambda r: int(r.team_policy == "consensus"),
+    "SHOWDOWN_EAAI": lambda r: int(r.showdown == "eaai"),
+    **{slot: value for v in VARIANTS for slot, value in v.rules_slots.items()},
+}
+if sorted(_SLOT_VALUES) != sorted(name for name, _ in RULES_LAYOUT.pieces):
+    raise AssertionError("every slot of the rules array needs exactly one value")
+_SLOTS: tuple[tuple[int, int, Callable[[Rules], Any]], ...] = tuple(
+    (at, size, _SLOT_VALUES[name])
+    for (name, size), at in zip(RULES_LAYOUT.pieces, RULES_LAYOUT.offsets, strict=True))
 
 
 def rules_fields(rules_array: np.ndarray) -> Record:
@@ -337,30 +357,13 @@ class Rules:
     def to_array(self) -> np.ndarray:
         """The rules as a flat ``int64`` array for numba code (layout in the module docstring)."""
         arr = np.full(RULES_ARRAY_LEN, -1, np.int64)
-        for (_, size, value), at in zip(_RULES_ARRAY, RULES_LAYOUT.offsets, strict=True):
+        for at, size, value in _SLOTS:
             if size == 1:
                 arr[at] = value(self)
             else:
                 for i, v in enumerate(value(self)):
                     arr[at + i] = v
         return arr
-
-
-@kernel
-def hand_terms(rules: np.ndarray, upcard: int) -> tuple[int, int]:
-    """(knock limit, points multiplier) of one hand, from the rules array and its upcard.
-
-    The Oklahoma rule (the upcard's value sets the knock limit, an ace meaning gin only) and
-    spade doubling live here alone; ``upcard`` -1 means unknown (neither applies). The deal
-    (``sim.engine.hand.deal``), ``sim.engine.showdown.settle`` and
-    :meth:`Rules.hand_knock_limit` all ask it.
-    """
-    limit = rules[RI_KNOCK_LIMIT]
-    if rules[RI_OKLAHOMA] and upcard >= 0:
-        value = CARD_VALUE[upcard]
-        limit = 0 if value == 1 else value
-    multiplier = 2 if rules[RI_SPADE_DOUBLING] and 0 <= upcard < 16 else 1
-    return limit, multiplier
 
 
 #: Two-player gin with pagat/Bicycle scoring (the ``classic`` preset).
@@ -372,17 +375,9 @@ _CLASSIC: dict[str, Any] = {
     "game_bonus": 100,
     "shutout_bonus": 100,  # a shutout doubles the game bonus
 }
-#: Hollywood scoring and its bonuses per game (docs/rules.md, "Hollywood scoring"): 100 per
-#: game, 20 per hand won in it, a shutout doubling the game's total.
-_HOLLYWOOD: dict[str, Any] = {
-    "hand_bonus": 20,
-    "game_bonus": 100,
-    "shutout_bonus": 0,
-    "scoring": "hollywood",
-    "shutout_doubling": True,
-}
-
-#: Field overrides of each preset relative to the defaults (the name is added by Rules.preset).
+#: Field overrides of each preset relative to the defaults (the name is added by
+#: Rules.preset): the core's here, then each rules variant's (its declaration's ``presets``),
+#: built on the core preset it names.
 _PRESET_OVERRIDES: dict[str, dict[str, Any]] = {
     "three-handed": {},
     "three-handed-20": {"gin_bonus": 20},
@@ -394,10 +389,9 @@ _PRESET_OVERRIDES: dict[str, dict[str, Any]] = {
         "knock_limit": 10,
         "target": 100,
     },
-    "oklahoma": {"oklahoma": True, "spade_doubling": True},
-    "hollywood": {**_CLASSIC, **_HOLLYWOOD},  # classic play, scored Hollywood
-    "three-handed-hollywood": _HOLLYWOOD,  # the ruling for three players (docs/rules.md)
 }
+_PRESET_OVERRIDES.update({name: {**(_PRESET_OVERRIDES[base] if base else {}), **fields}
+                          for v in VARIANTS for name, (base, fields) in v.presets.items()})
 #: Names accepted by :meth:`Rules.preset`, the default first: the keys of the one preset table.
 PRESETS: tuple[str, ...] = tuple(_PRESET_OVERRIDES)
 

@@ -50,7 +50,9 @@ from sim.engine.melds import (
     popcount,
     search_best_melds,
 )
-from sim.engine.rules import Rules, hand_terms
+from sim.engine.rules import Rules
+from sim.engine.variants import VARIANTS
+from sim.engine.variants.oklahoma import hand_terms
 
 OUTCOME_KNOCK = 0  # the knocker won without gin
 OUTCOME_GIN = 1
@@ -560,8 +562,10 @@ def _showdown_terms(
         names = " ".join(card_str(c) for c in sorted(overlap))
         raise ValueError(f"knocker and defender hands overlap: {names}")
     up = None if upcard is None else parse_cards([upcard])[0]  # often taken into a hand
-    if rules.oklahoma and up is None:
-        raise ValueError("oklahoma rules need the hand's upcard to set the knock limit")
+    for variant in VARIANTS:  # a variant whose hand terms come from the upcard needs it
+        missing = variant.upcard_needed(rules) if up is None else None
+        if missing:
+            raise ValueError(missing)
     limit, multiplier = hand_terms(rules.to_array(), -1 if up is None else up)
     return (rules, sum(1 << c for c in k_codes), sum(1 << c for c in d_codes), int(limit),
             int(multiplier))

@@ -51,6 +51,7 @@ from sim.engine.hand import (
 from sim.engine.jit import kernel
 from sim.engine.layout import Layout, Record
 from sim.engine.melds import fill_deadwood_after_discards
+from sim.engine.variants import VARIANTS, hollywood
 
 # The view array, declared once (offsets computed by Layout).
 V_LAYOUT = Layout("V_", [
@@ -83,16 +84,10 @@ V_LAYOUT = Layout("V_", [
     ("FORBIDDEN", 1),  # the card the mover may not discard this turn, or -1
     ("PILE_MASK", 1),  # the cards in the discard pile
     ("PLAYERS", 1),  # players in the game: 2, or 3 (box, captain and sitter)
-    # Hollywood scoring (all 0 under standard scoring, where SCORE_* above are the scores;
-    # under Hollywood SCORE_* above are the first open game's scores)
-    ("HOLLYWOOD", 1),  # 1 under Hollywood scoring
-    ("GAME_SCORE_SELF", 3),  # own points in games 1, 2, 3
-    ("GAME_SCORE_OPP", 3),
-    ("GAME_SCORE_OTHER", 3),  # the third player's (three-handed), else 0
-    ("GAME_OPEN", 3),  # 1 while game 1, 2, 3 is still being played
-    ("OPENED_SELF", 1),  # games opened, 0..3: the next win scores in games up to one more
-    ("OPENED_OPP", 1),
-    ("OPENED_OTHER", 1),
+    # the rules variants' blocks: Hollywood scoring's (sim.engine.variants.hollywood.VIEW; all
+    # 0 under standard scoring, where SCORE_* above are the scores; under Hollywood SCORE_*
+    # above are the first open game's scores)
+    *hollywood.VIEW.pieces,
 ])
 (V_HAND, V_ROLE, V_DECISION, V_STOCK, V_TURN, V_PILE_LEN, V_TOP, V_OPP_TOOK, V_OPP_DISCARDED,
  V_OPP_DECLINED, V_SELF_DECLINED, V_SELF_TOOK, V_DRAWN, V_TAKEN, V_KNOCK_LIMIT, V_UPCARD,
@@ -109,16 +104,20 @@ GI_LAYOUT = Layout("GI_", [
     ("SCORE_OTHER", 1),  # the sitter's score (three-handed)
     ("TARGET", 1),
     ("PLAYERS", 1),  # 2 or 3: a search strategy values the scores differently three-handed
-    # Hollywood scoring (left 0 under standard scoring); roles 0, 1 as above, 2 the sitter
-    ("HOLLYWOOD", 1),
-    ("GAME_SCORE", 9),  # [game, role] at 3 * game + role
-    ("GAME_OPEN", 3),
-    ("OPENED", 3),  # by role
+    # the rules variants' blocks: Hollywood scoring's (sim.engine.variants.hollywood.FACTS)
+    *hollywood.FACTS.pieces,
 ])
 (GI_SCORE, GI_SCORE_OTHER, GI_TARGET, GI_PLAYERS, GI_HOLLYWOOD, GI_GAME_SCORE, GI_GAME_OPEN,
  GI_OPENED) = GI_LAYOUT.offsets
 GI_LAYOUT.check(globals())
 GI_LEN = GI_LAYOUT.length
+if GI_SCORE_OTHER != GI_SCORE + 2:  # Hollywood's hook writes the plain scores as one block
+    raise AssertionError("GI_SCORE and GI_SCORE_OTHER must be adjacent")
+
+_HV_LEN = hollywood.VIEW.length
+_HF_LEN = hollywood.FACTS.length
+#: Each rules variant's block of the view array, by variant name (its Python hooks read it).
+VIEW_BLOCKS: dict[str, slice] = {"hollywood": slice(V_HOLLYWOOD, V_HOLLYWOOD + _HV_LEN)}
 
 
 def view_fields(view: np.ndarray) -> Record:
@@ -185,27 +184,13 @@ def fill_player_view(view: np.ndarray, hs: np.ndarray, pile: np.ndarray,
     view[V_FORBIDDEN] = forbidden_discard(hs)
     view[V_PILE_MASK] = hs[HS_PILE_MASK]
     view[V_PLAYERS] = game_info[GI_PLAYERS]
-    # Hollywood's games. Under standard scoring game_info holds 0 there and a view buffer is
-    # allocated with 0, so the copy is skipped on this hot path (one branch per decision); a
-    # buffer holding anything else in V_HOLLYWOOD (a Hollywood view, or garbage) is rewritten.
+    # Hollywood's games (its hook fills its view block from its facts block). Under standard
+    # scoring game_info holds 0 there and a view buffer is allocated with 0, so the copy is
+    # skipped on this hot path (one branch per decision); a buffer holding anything else in
+    # V_HOLLYWOOD (a Hollywood view, or garbage) is rewritten.
     if game_info[GI_HOLLYWOOD] or view[V_HOLLYWOOD]:
-        fill_hollywood_view(view, game_info, p)
-
-
-@kernel
-def fill_hollywood_view(view: np.ndarray, game_info: np.ndarray, p: int) -> None:
-    """The Hollywood slots of hand player ``p``'s view: every game's scores, which games are
-    open, and how many games each player has opened (all 0 under standard scoring)."""
-    o = 1 - p
-    view[V_HOLLYWOOD] = game_info[GI_HOLLYWOOD]
-    for k in range(3):
-        view[V_GAME_SCORE_SELF + k] = game_info[GI_GAME_SCORE + 3 * k + p]
-        view[V_GAME_SCORE_OPP + k] = game_info[GI_GAME_SCORE + 3 * k + o]
-        view[V_GAME_SCORE_OTHER + k] = game_info[GI_GAME_SCORE + 3 * k + 2]
-        view[V_GAME_OPEN + k] = game_info[GI_GAME_OPEN + k]
-    view[V_OPENED_SELF] = game_info[GI_OPENED + p]
-    view[V_OPENED_OPP] = game_info[GI_OPENED + o]
-    view[V_OPENED_OTHER] = game_info[GI_OPENED + 2]
+        hollywood.fill_view(view[V_HOLLYWOOD:V_HOLLYWOOD + _HV_LEN],
+                            game_info[GI_HOLLYWOOD:GI_HOLLYWOOD + _HF_LEN], p)
 
 
 @kernel
@@ -369,20 +354,10 @@ class View:
 
         seen = view_fields(view)
         decision = int(seen.decision)
-        hollywood: dict[str, Any] = {}
-        if seen.hollywood:
-            def three(values: np.ndarray) -> tuple[int, ...]:
-                return tuple(int(v) for v in values)
-
-            hollywood = {
-                "hollywood": True, "game_scores": three(seen.game_score_self),
-                "opponent_game_scores": three(seen.game_score_opp),
-                "other_game_scores": three(seen.game_score_other),
-                "games_open": tuple(bool(v) for v in seen.game_open),
-                "games_opened": int(seen.opened_self),
-                "opponent_games_opened": int(seen.opened_opp),
-                "other_games_opened": int(seen.opened_other),
-            }
+        variant_fields: dict[str, Any] = {}
+        for variant in VARIANTS:  # the fields each variant's block fills
+            if variant.view_fields is not None:
+                variant_fields |= variant.view_fields(view[VIEW_BLOCKS[variant.name]])
         hand = int(seen.hand)
         deadwood_after: dict[int, int] = {}
         if DEC_KNOCK <= decision <= DEC_DISCARD:  # 11 cards: what each legal discard leaves
@@ -420,5 +395,5 @@ class View:
             rng=rng,
             forbidden=opt(int(seen.forbidden)),
             players=int(seen.players) or 2,
-            **hollywood,
+            **variant_fields,
         )

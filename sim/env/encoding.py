@@ -48,6 +48,7 @@ from sim.engine.hand import (
 )
 from sim.engine.jit import kernel
 from sim.engine.layout import Layout, Record
+from sim.engine.variants import VARIANTS
 from sim.engine.view import (
     DECISION_NAMES,
     V_DECISION,
@@ -65,6 +66,7 @@ from sim.engine.view import (
     V_STOCK,
     V_TARGET,
     V_TOP,
+    VIEW_BLOCKS,
     View,
     legal_moves,
     view_fields,
@@ -298,15 +300,9 @@ def view_array(view: View) -> np.ndarray:
     seen.forbidden = opt(view.forbidden)
     seen.pile_mask = mask(view.discard_pile)
     seen.players = view.players
-    if view.hollywood:  # left 0 under standard scoring, as the engine leaves them
-        seen.hollywood = 1
-        seen.game_score_self = view.game_scores
-        seen.game_score_opp = view.opponent_game_scores
-        seen.game_score_other = view.other_game_scores
-        seen.game_open = [int(v) for v in view.games_open]
-        seen.opened_self = view.games_opened
-        seen.opened_opp = view.opponent_games_opened
-        seen.opened_other = view.other_games_opened
+    for variant in VARIANTS:  # each variant's block, as the engine fills it
+        if variant.view_array is not None:
+            variant.view_array(view, seen.buffer[VIEW_BLOCKS[variant.name]])
     return seen.buffer
 
 

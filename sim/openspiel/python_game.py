@@ -47,6 +47,7 @@ from sim.engine.hand import (
     MOVE_PASS,
 )
 from sim.engine.rules import Rules
+from sim.engine.variants.oklahoma import hand_terms
 from sim.engine.view import View
 from sim.env.encoding import INDEX_OF_CARD, OBS_LEN, encode_observation
 from sim.play.events import HandResult, IllegalMove, Played
@@ -125,10 +126,13 @@ def rules_from_params(params: dict[str, Any]) -> Rules:
 
 def hand_points_bound(rules: Rules) -> int:
     """The most points one hand can score under ``rules`` (gin on a full hand of deadwood,
-    or an undercut of a knock at the limit; spade doubling doubles it)."""
-    limit = 10 if rules.oklahoma else rules.knock_limit
+    or an undercut of a knock at the limit; spade doubling doubles it): the largest knock
+    limit and multiplier any upcard gives (the engine's ``hand_terms``)."""
+    array = rules.to_array()
+    terms = [hand_terms(array, int(card)) for card in DECK]
+    limit = max(int(t[0]) for t in terms)
     bound = max(MAX_DEADWOOD + rules.gin_bonus, limit + rules.undercut_bonus)
-    return bound * (2 if rules.spade_doubling else 1)
+    return bound * max(int(t[1]) for t in terms)
 
 
 class GinboxGame(pyspiel.Game):

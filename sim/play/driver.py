@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from sim.engine.cards import parse_cards
-from sim.engine.game import GAME_COLUMNS, GO_ERROR, GO_LEN, GO_SCORE, HOLLYWOOD_COLUMNS
+from sim.engine.game import GAME_COLUMNS, GO_ERROR, GO_LEN, GO_SCORE
 from sim.engine.hand import (
     DEC_DISCARD,
     DEC_DRAW,
@@ -35,6 +35,7 @@ from sim.engine.hand import (
 )
 from sim.engine.rng import stream_seed
 from sim.engine.rules import Rules
+from sim.engine.variants import VARIANTS, played_by
 from sim.engine.view import View
 from sim.play.batch import play_batch_kernel
 from sim.play.events import IllegalMove
@@ -322,13 +323,19 @@ class GameTally:
         self.hands_won = [0] * players
         self.points = [0] * players
         self.final_points = [0] * players  # with the end-of-game bonuses
-        self.games_won = [0] * players  # Hollywood: games of the three, over all matches
+        self.games_won = [0] * players  # games of a match won (the games_won_<s> columns)
         self.forfeits = [0] * players  # games lost by the seat's fault (an outside player's)
         self.sums = dict.fromkeys(self._SUMS, 0)
         self._cols = {c: GAME_COLUMNS.index(c) for c in
                       (*self._SUMS, "winner",
                        *(f"{p}_{s}" for p in ("hands_won", "score", "final", "games_won")
                          for s in range(players)))}
+
+    def seat_totals(self, statistic: str) -> list[int]:
+        """Per seat, the sum over games of a per-seat column (``final`` for ``final_<s>``):
+        what a rules variant adds to the summary (``Variant.summary_columns``)."""
+        return {"hands_won": self.hands_won, "score": self.points, "final": self.final_points,
+                "games_won": self.games_won}[statistic]
 
     def add(self, rows: np.ndarray) -> None:
         """Count a batch of per-game rows (``GAME_COLUMNS``)."""
@@ -397,7 +404,7 @@ class PlayResult:
         won, over all matches) and ``final_points`` (match totals with every bonus).
         """
         t = self._totals()
-        hollywood = self.rules.scoring == "hollywood"
+        variants = played_by(self.rules)
         rows = []
         labels = self.labels or [strategy_label(name) for name in self.strategies]
         for seat, label in enumerate(labels):
@@ -409,9 +416,9 @@ class PlayResult:
                 "hands_won": t.hands_won[seat],
                 "points": t.points[seat],
             }
-            if hollywood:
-                row["hollywood_games_won"] = t.games_won[seat]
-                row["final_points"] = t.final_points[seat]
+            for variant in variants:  # the columns each variant played adds
+                for column, statistic in variant.summary_columns:
+                    row[column] = t.seat_totals(statistic)[seat]
             if any(t.forfeits):  # games a seat's fault ended, counted apart
                 row["forfeits"] = t.forfeits[seat]
             rows.append(row)
@@ -512,9 +519,8 @@ def play_games(strategies: Sequence[Any] | str, rules: Rules | str | None = None
     frame: pd.DataFrame | None = None
     if keep_games:
         table = np.concatenate(rows) if rows else np.zeros((0, GO_LEN), np.int64)
-        hidden = ["end_none", "error"]
-        if rules.scoring != "hollywood":
-            hidden += HOLLYWOOD_COLUMNS
+        hidden = ["end_none", "error"]  # and the columns of variants these rules do not play
+        hidden += [c for v in VARIANTS if not v.played(rules) for c in v.game_columns]
         frame = pd.DataFrame(table, columns=GAME_COLUMNS).drop(columns=hidden)
         frame.insert(0, "game", np.arange(len(frame)))
     kept = records if log and on_records is None else None

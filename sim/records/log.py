@@ -33,12 +33,8 @@ import numpy as np
 from sim.engine import hand as engine_hand
 from sim.engine.cards import card_str, parse_card
 from sim.engine.game import (
-    GS_HW_FINAL,
-    GS_HW_HANDS_WON,
-    GS_HW_OPENED,
-    GS_HW_SCORE,
-    GS_HW_WINNER,
     SITTER,
+    STATE_BLOCKS,
     game_fields,
 )
 from sim.engine.hand import (
@@ -51,13 +47,12 @@ from sim.engine.hand import (
 )
 from sim.engine.rules import Rules, is_int
 from sim.engine.showdown import describe_layout
+from sim.engine.variants import played_by
 from sim.io.files import clean_stale_temps, fsync_path, temp_path
 from sim.records import limits
 from sim.records.limits import shown
 from sim.records.schema import (
     HandRecord,
-    HollywoodGameRecord,
-    HollywoodRecord,
     MoveRecord,
     ResultRecord,
 )
@@ -313,8 +308,10 @@ def hand_record(rules: Rules, seat_names: Sequence[str], game: int, hand: int,
     }
     if rules.team_policy == "advisor" and rules.players == 3:
         record["advisor"] = int(roles[SITTER])
-    if rules.scoring == "hollywood":
-        record["hollywood"] = hollywood_record(gs, rules.players)
+    for variant in played_by(rules):  # each variant's object, after the game's facts
+        if variant.record_key is not None and variant.write_record is not None:
+            cast(dict[str, Any], record)[variant.record_key] = variant.write_record(
+                gs[STATE_BLOCKS[variant.name]], rules.players)
     if game_state.over:  # hand points plus end-of-game bonuses (classic scoring)
         record["final_scores"] = [int(v) for v in (game_state.score + game_state.bonus)[
             :rules.players]]
@@ -364,52 +361,6 @@ def settle_declared_in(hs: np.ndarray, knocker_melds: Sequence[Sequence[str]],
 
     return int(engine_hand.settle_declared_hand(hs, masks(knocker_melds), len(knocker_melds),
                                                 masks(defender_melds), len(defender_melds)))
-
-
-def hollywood_record(gs: np.ndarray, players: int) -> HollywoodRecord:
-    """The ``hollywood`` object of a hand-log line (Hollywood scoring only): each seat's games
-    opened, and per game its points and hands won by seat, its winner (null while open) and,
-    once it has ended, each seat's total with the game's bonuses (``final``)."""
-    def seats(at: int) -> list[int]:
-        return [int(gs[at + s]) for s in range(players)]
-
-    games: list[HollywoodGameRecord] = []
-    for k in range(3):
-        winner = int(gs[GS_HW_WINNER + k])
-        games.append({"scores": seats(GS_HW_SCORE + 3 * k),
-                      "hands_won": seats(GS_HW_HANDS_WON + 3 * k),
-                      "winner": winner if winner >= 0 else None,
-                      "final": seats(GS_HW_FINAL + 3 * k) if winner >= 0 else None})
-    return {"opened": seats(GS_HW_OPENED), "games": games}
-
-
-def load_hollywood(value: Any, gs: np.ndarray, players: int) -> None:
-    """Put a record's ``hollywood`` object back into a game state (``ValueError`` if it is not
-    one): what :func:`sim.records.replay.replay_hand` continues the next hand from."""
-    def ints(v: Any, where: str) -> list[int]:
-        if not isinstance(v, list) or len(v) != players or not all(
-                is_int(x, numpy=False) and x >= 0 for x in v):
-            raise ValueError(f"'hollywood.{where}' is {shown(v)}, not {players} integers >= 0")
-        return v
-
-    if not isinstance(value, dict) or not isinstance(value.get("games"), list) or len(
-            value["games"]) != 3 or not all(isinstance(g, dict) for g in value["games"]):
-        raise ValueError(f"'hollywood' is {shown(value)}, not an object with 'opened' and 3 "
-                         "'games'")
-    for s, v in enumerate(ints(value.get("opened"), "opened")):
-        gs[GS_HW_OPENED + s] = v
-    for k, game in enumerate(value["games"]):
-        winner = game.get("winner")
-        if winner is not None and not (is_int(winner, numpy=False) and 0 <= winner < players):
-            raise ValueError(f"'hollywood.games[{k}].winner' is {shown(winner)}, not a seat or "
-                             "null")
-        gs[GS_HW_WINNER + k] = -1 if winner is None else winner
-        for at, key in ((GS_HW_SCORE, "scores"), (GS_HW_HANDS_WON, "hands_won"),
-                        (GS_HW_FINAL, "final")):
-            if key == "final" and winner is None:
-                continue
-            for s, v in enumerate(ints(game.get(key), f"games[{k}].{key}")):
-                gs[at + 3 * k + s] = v
 
 
 def rules_of(record: Mapping[str, Any]) -> Rules:

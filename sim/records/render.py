@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sim.engine.cards import CARD_VALUE, card_str, fan, parse_card
+from sim.engine.cards import card_str, fan, parse_card
 from sim.engine.melds import min_deadwood
 from sim.engine.rules import Rules
+from sim.engine.variants import VARIANTS, played_by
 from sim.records.log import check_record, rules_of
 
 
@@ -75,10 +76,8 @@ def _header_lines(record: Mapping[str, Any], rules: Rules, previous: Mapping[str
     out: list[str] = []
     extras = [f"gin bonus {rules.gin_bonus}", f"undercut bonus {rules.undercut_bonus}",
               f"knock limit {rules.knock_limit}", f"target {rules.target}"]
-    if rules.oklahoma:
-        extras.append("Oklahoma")
-    if rules.spade_doubling:
-        extras.append("spade doubling")
+    for variant in VARIANTS:  # what each variant played changes
+        extras += variant.rules_notes(rules)
     if n == 3 and rules.team_policy != "captain":  # who decides for the captain
         extras.append(f"team policy {rules.team_policy}")
     out.append(f"Game {record['game']}, hand {record['hand']}: {record['rules']} rules "
@@ -114,10 +113,7 @@ def _deal_lines(rules: Rules, role: dict[int, str], hands: dict[int, list[int]],
     for seat in order:
         out.append(f"  {role.get(seat, ''):<{width}} {fan(hands[seat])}   "
                    f"(deadwood {min_deadwood(hands[seat])})")
-    limit = rules.hand_knock_limit(int(CARD_VALUE[upcard]))
-    up_note = f"; knock limit {limit} for this hand" if rules.oklahoma else ""
-    if rules.spade_doubling and upcard < 16:
-        up_note += "; a spade: points are doubled"
+    up_note = "".join(variant.upcard_note(rules, upcard) for variant in VARIANTS)
     out.append(f"  {'Upcard':<{width}} {card_str(upcard)}{up_note}; "
                f"{len(stock)} cards in the stock")
     return out
@@ -181,19 +177,21 @@ def _closing_lines(record: Mapping[str, Any], rules: Rules, who: Any, called: An
     """The scores after the hand, the end of the game or match, or the next hand's roles."""
     out: list[str] = []
     scores = record["scores"]
-    hollywood = record.get("hollywood") if rules.scoring == "hollywood" else None
-    if isinstance(hollywood, dict):
-        out.extend(_hollywood_lines(hollywood, rules.target))
+    # a variant's object in the record (a score sheet) tells the scores and the end
+    sheet, sheet_variant = next(((record.get(v.record_key), v) for v in played_by(rules)
+                                 if v.record_key is not None and v.score_lines is not None),
+                                (None, None))
+    if sheet_variant is not None and sheet_variant.score_lines is not None and isinstance(
+            sheet, dict):
+        out.extend(sheet_variant.score_lines(sheet, rules))
     else:
         out.append("Scores after the hand: " + ", ".join(
             f"{called(s)} {v}" for s, v in enumerate(scores)) + f"   (target {rules.target})")
     if record.get("ended_by") is not None:
         out.append(f"Game over: {who(record['game_winner'])} wins by forfeit.")
-    elif hollywood is not None and record["game_over"] and record["game_winner"] is not None:
-        totals = record.get("final_scores") or []
-        out.append(f"Match over: all three games have ended; {who(record['game_winner'])} wins "
-                   "the match on the total, bonuses included ("
-                   + ", ".join(f"seat {s} {v}" for s, v in enumerate(totals)) + ").")
+    elif (sheet is not None and sheet_variant is not None and sheet_variant.game_over_line
+          is not None and record["game_over"] and record["game_winner"] is not None):
+        out.append(sheet_variant.game_over_line(record, who(record["game_winner"])))
     elif record["game_over"] and record["game_winner"] is not None:
         gw = record["game_winner"]
         out.append(f"Game over: {who(gw)} reaches {rules.target} and wins the game.")
@@ -205,20 +203,6 @@ def _closing_lines(record: Mapping[str, Any], rules: Rules, who: Any, called: An
             out.append(f"Next hand: box seat {nd}, captain seat {nn}, sitter seat {ns}.")
         else:
             out.append(f"Next hand: seat {nd} deals.")
-    return out
-
-
-def _hollywood_lines(hollywood: dict[str, Any], target: int) -> list[str]:
-    """The Hollywood sheet after the hand: each game's points by seat, open or won."""
-    out = [f"Hollywood sheet after the hand (target {target} in each game):"]
-    for k, game in enumerate(hollywood.get("games") or []):
-        points = ", ".join(f"seat {s} {v}" for s, v in enumerate(game.get("scores") or []))
-        if game.get("winner") is None:
-            state = "open"
-        else:
-            finals = ", ".join(f"seat {s} {v}" for s, v in enumerate(game.get("final") or []))
-            state = f"won by seat {game['winner']}; with its bonuses {finals}"
-        out.append(f"  game {k + 1}: {points} ({state})")
     return out
 
 

@@ -33,8 +33,10 @@ import numpy as np
 from sim.engine.cards import card_str, fan, parse_card, sort_for_display
 from sim.engine.game import (
     GS_LEN,
+    STATE_BLOCKS,
     end_hand,
     game_fields,
+    start_variants,
 )
 from sim.engine.hand import (
     DEC_DISCARD,
@@ -55,12 +57,12 @@ from sim.engine.hand import (
 )
 from sim.engine.melds import merge_runs
 from sim.engine.rules import Rules
+from sim.engine.variants import played_by
+from sim.records.limits import shown
 from sim.records.log import (
     RESULT_KEYS,
     check_record,
     hand_result,
-    hollywood_record,
-    load_hollywood,
     rules_of,
     settle_declared_in,
 )
@@ -353,7 +355,6 @@ def _replay(record: Mapping[str, Any], previous: Mapping[str, Any] | None,
                 diffs.append(f"result.{key}: recorded {_fmt(recorded[key])}, "
                              f"rules give {_fmt(result[key])}")
         gs = game_state_before(record, previous, prev_scores or [0] * n)
-        hollywood = rules.scoring == "hollywood"
         end_hand(gs, hs, rules_array)
         after_hand = game_fields(gs)
         roles = [int(r) for r in after_hand.role_seat]
@@ -365,12 +366,14 @@ def _replay(record: Mapping[str, Any], previous: Mapping[str, Any] | None,
             compared: list[tuple[str, Any, Any]] = [("scores", record["scores"], scores),
                         ("game_over", record["game_over"], game_over),
                         ("game_winner", record["game_winner"], game_winner)]
-            if hollywood:
-                compared.append(("hollywood", record.get("hollywood"),
-                                 hollywood_record(gs, n)))
-                finals = [int(v) for v in (after_hand.score + after_hand.bonus)[:n]]
-                compared.append(("final_scores", record.get("final_scores"),
-                                 finals if game_over else None))
+            for variant in played_by(rules):  # each variant's object in the record
+                if variant.record_key is not None and variant.write_record is not None:
+                    compared.append((variant.record_key, record.get(variant.record_key),
+                                     variant.write_record(gs[STATE_BLOCKS[variant.name]], n)))
+                if variant.replays_final_scores:
+                    finals = [int(v) for v in (after_hand.score + after_hand.bonus)[:n]]
+                    compared.append(("final_scores", record.get("final_scores"),
+                                     finals if game_over else None))
             if ended_by is not None:  # the fault ended the game: checked above
                 compared = [c for c in compared if c[0] not in ("game_over", "game_winner",
                                                                 "final_scores")]
@@ -432,12 +435,15 @@ def game_state_before(record: Mapping[str, Any], previous: Mapping[str, Any] | N
     game.score[:len(scores)] = scores
     game.hands = record["hand"]
     game.winner = -1
-    game.hw_winner = -1
-    if rules.scoring == "hollywood" and previous is not None:
-        try:
-            load_hollywood(previous.get("hollywood"), gs, n)
-        except ValueError as exc:
-            raise ValueError(f"{_where(record)}: the previous hand's {exc}") from None
+    start_variants(gs)
+    for variant in played_by(rules):  # each variant's object the previous hand left
+        if previous is not None and variant.record_key is not None and (
+                variant.read_record is not None):
+            try:
+                variant.read_record(previous.get(variant.record_key),
+                                    gs[STATE_BLOCKS[variant.name]], n, shown)
+            except ValueError as exc:
+                raise ValueError(f"{_where(record)}: the previous hand's {exc}") from None
     return gs
 
 

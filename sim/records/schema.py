@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, NotRequired, TypedDict
 
+from sim.engine.variants.hollywood import HollywoodRecord
+
 
 class DealRecord(TypedDict):
     """The deck a hand was dealt from: each hand's ten cards, the upcard, the stock from the
@@ -42,23 +44,6 @@ class ResultRecord(TypedDict):
     defender_deadwood: int | None
     winner: int | None
     points: int
-
-
-class HollywoodGameRecord(TypedDict):
-    """One of HollywoodRecord scoring's three games: points and hands won by seat, its winner
-    (null while it is open) and, once ended, each seat's total with its bonuses."""
-
-    scores: list[int]
-    hands_won: list[int]
-    winner: int | None
-    final: list[int] | None
-
-
-class HollywoodRecord(TypedDict):
-    """HollywoodRecord scoring's state after the hand: each seat's games opened, and the games."""
-
-    opened: list[int]
-    games: list[HollywoodGameRecord]
 
 
 class HandRecord(TypedDict):

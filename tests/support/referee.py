@@ -62,8 +62,8 @@ def hand_terms(rules: Rules, upcard: int) -> tuple[int, int]:
     Oklahoma: the first upcard's value is the hand's knock limit (a picture card or ten gives
     10) and an ace upcard means only gin may knock (limit 0); otherwise ``knock_limit``.
     Spade doubling: a spade first upcard (suit 0) doubles the hand's points, bonuses included.
-    Written here rather than taken from ``sim.engine.rules.hand_terms``, so the view's knock
-    limit is compared with an independent value.
+    Written here rather than taken from ``sim.engine.variants.oklahoma.hand_terms``, so the
+    view's knock limit is compared with an independent value.
     """
     if rules.oklahoma:
         limit = 0 if upcard % 16 == 0 else value(upcard)
