@@ -17,7 +17,8 @@ import numpy as np
 from sim.engine.hand import new_after
 from sim.engine.view import V_DECISION
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
-from strategies.mc import S_CAND, S_COUNT, S_SUM, VALUE_ONE, search
+from strategies.mc import search
+from strategies.mc_worlds import S_CAND, S_COUNT, S_SUM, VALUE_ONE
 from strategies.moves import move_name
 from strategies.registry import parse_strategy
 

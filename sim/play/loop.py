@@ -80,7 +80,8 @@ register_hooks(NoHooks)
 
 
 def _hooks_of(hooks: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    if not isinstance(hooks, types.BaseNamedTuple) or hooks.instance_class not in _HOOKS:
+    named = types.BaseNamedTuple  # type: ignore[attr-defined]  # numba.core.types fills its namespace at import
+    if not isinstance(hooks, named) or hooks.instance_class not in _HOOKS:
         raise TypeError(f"{hooks} is not a hook record registered with register_hooks")
     return _HOOKS[hooks.instance_class]
 

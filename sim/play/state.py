@@ -75,7 +75,8 @@ from sim.records.replay import deck_of, game_state_before, scores_before
 from sim.records.schema import HandRecord
 from strategies._dispatch import decide
 from strategies.builtin import SCRATCH_LEN
-from strategies.mc_worlds import S_UNSEEN, inference, opponent_known, sample_world
+from strategies.mc_belief import opponent_known
+from strategies.mc_worlds import S_UNSEEN, inference, sample_world
 from strategies.registry import StrategySpec, parse_strategy, resolve
 
 #: Role names by role index, three-handed (the box deals, the captain is the non-dealer).

@@ -342,7 +342,10 @@ class _Session:
         slot = {chunk: i for i, chunk in enumerate(self.plan)}
         with tempfile.TemporaryDirectory(prefix="ginbox-progress-") as folder:
             board = ChunkBoard(Path(folder) / "board", len(self.plan))
-            pending = lambda: [slot[c] for c in chunks if c not in self.done]  # noqa: E731
+
+            def pending() -> list[int]:
+                return [slot[c] for c in chunks if c not in self.done]
+
             watching = not self.bar.quiet
             self.under_way = (lambda: board.played(pending())) if watching else (lambda: 0)
             stop = board.watch(self.bar, pending) if watching else (lambda: None)
