@@ -332,8 +332,9 @@ def _weighted_pick(scratch: np.ndarray, rng_slot: int, odds: np.ndarray, first: 
 def world_opponent(view: np.ndarray, scratch: np.ndarray) -> int:
     """The opponent's hand (a mask) in the world :func:`sample_world` last dealt into
     ``scratch`` for ``view``: what a study of the sampler compares with the true hand."""
-    world = hand_fields(scratch[S_BASE:S_BASE + HS_LEN])
-    return int(world.hand[1 - int(view_fields(view).role)])
+    world = np.zeros(HS_LEN, np.int64)  # the base holds the state proper, a record all of it
+    world[:HS_STATE_LEN] = scratch[S_BASE:S_BASE + HS_STATE_LEN]
+    return int(hand_fields(world).hand[1 - int(view_fields(view).role)])
 
 
 @kernel

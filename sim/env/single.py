@@ -83,7 +83,7 @@ class SingleAgentEnv(gymnasium.Env):
     def render(self) -> str | None:
         """Scores and the learner's hand as text."""
         t = self._table
-        scores = seat_scores(t.gs, t.players)
+        scores = seat_scores(t.bufs.gs, t.players)
         return (f"game {t.game}: scores {scores}, "
                 f"learner seat {self.seat}")
 
