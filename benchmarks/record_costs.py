@@ -4,9 +4,10 @@ The functions outside compiled code that read or fill the engine's arrays field 
 view turned into a ``View`` and back, a hand's log result, a logged hand replayed) are timed
 on the positions of one ``eaai`` game (seed 3, the caller's seat playing its first legal move
 against ``simple``), and that whole game played by a ``GameState`` that a listener watches
-(every move stepped in Python, the hand state read by name at each). Each figure is CPU microseconds a call (``time.process_time``, so other
-work on a shared machine counts less), the mean of ``--repeats`` timed batches with its 95%
-interval. Run it on two commits to compare them:
+(every move stepped in Python, the hand state read by name at each). Each figure is CPU
+microseconds a call (``time.process_time``, so other work on a shared machine counts less),
+the mean of ``--repeats`` timed batches with its 95% interval. Run it on two commits to
+compare them:
 
     python -m benchmarks.record_costs --repeats 20
 """
