@@ -101,6 +101,7 @@ def option_fields(opts: np.ndarray) -> Record:
     """A table's options (``OPT_*``) by name (``options.reward``), for Python code."""
     return OPT_LAYOUT.record(opts)
 
+
 # Rewards (OPT_REWARD).
 REWARD_GAME = 0  # +1 for the game's winner, -1 for every other seat, when the game ends
 REWARD_POINTS = 1  # the hand's points to the seat that scored them
