@@ -11,7 +11,8 @@ This module is the whole variant (hook points: :mod:`sim.engine.variants.base`):
 * its blocks of the engine's arrays, as :class:`~sim.engine.layout.Layout`\\ s from 0: the
   sheet in the game state (:data:`SHEET`, appended to it as ``GS_HW_*``), its game facts
   (:data:`FACTS`, ``GI_*``) and its view slots (:data:`VIEW`, ``V_*``, documented for
-  strategy writers in docs/builtins.md);
+  strategy writers in docs/builtins.md), read by name in Python through
+  :func:`sheet_fields` and :func:`view_block_fields`;
 * its kernels, which ``sim.engine.game`` and ``sim.engine.view`` call on those blocks behind
   ``if rules[RI_HOLLYWOOD]``: :func:`start`, :func:`enter`, :func:`end_match`,
   :func:`fill_facts`, :func:`fill_view`, :func:`games_won`;
