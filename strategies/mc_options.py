@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.engine.hand import new_after
-from sim.engine.view import V_DECISION
+from sim.engine.view import view_fields
 from strategies.builtin import MEM_LEN, SCRATCH_LEN
 from strategies.mc import search
 from strategies.mc_worlds import S_CAND, S_COUNT, S_SUM, VALUE_ONE
@@ -62,7 +62,7 @@ def option_values(view: np.ndarray, strategy: str = "mc", seed: int = 0,
     view = np.asarray(view, np.int64)
     scratch = np.zeros(SCRATCH_LEN, np.int64)
     rng = np.array([seed], np.uint64)
-    best = search(int(view[V_DECISION]), params, view,
+    best = search(int(view_fields(view).decision), params, view,
                   new_after() if after is None else after, np.zeros(MEM_LEN, np.int64), rng,
                   scratch)
     n, worlds = int(scratch[S_COUNT]), int(scratch[S_COUNT + 1])

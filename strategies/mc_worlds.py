@@ -49,6 +49,7 @@ from sim.engine.hand import (
     PH_KNOCK_DISCARD,
     PH_OFFER_DEALER,
     PH_OFFER_NONDEALER,
+    hand_fields,
 )
 from sim.engine.jit import kernel
 from sim.engine.melds import (
@@ -85,6 +86,7 @@ from sim.engine.view import (
     V_UNDERCUT_BONUS,
     V_UPCARD,
     V_WALL,
+    view_fields,
 )
 from strategies.builtin import SCRATCH_LEN
 from strategies.mc_belief import BELIEF_WEIGHTS, WORK_LEN, belief_odds, opponent_known
@@ -330,7 +332,9 @@ def _weighted_pick(scratch: np.ndarray, rng_slot: int, odds: np.ndarray, first: 
 def world_opponent(view: np.ndarray, scratch: np.ndarray) -> int:
     """The opponent's hand (a mask) in the world :func:`sample_world` last dealt into
     ``scratch`` for ``view``: what a study of the sampler compares with the true hand."""
-    return int(scratch[S_BASE + HS_HAND + 1 - int(view[V_ROLE])])
+    world = np.zeros(HS_LEN, np.int64)  # the base holds the state proper, a record all of it
+    world[:HS_STATE_LEN] = scratch[S_BASE:S_BASE + HS_STATE_LEN]
+    return int(hand_fields(world).hand[1 - int(view_fields(view).role)])
 
 
 @kernel

@@ -234,6 +234,12 @@ def test_single_agent_env_ends_the_episode_on_an_illegal_action() -> None:
     assert info["game"] == 1 and info["action_mask"].any()
 
 
+def test_single_agent_env_renders_the_scores_and_the_learners_seat() -> None:
+    env = sim.env.SingleAgentEnv(rules="eaai", opponents="random")
+    env.reset(seed=0)
+    assert env.render() == f"game 0: scores [0, 0], learner seat {env.seat}"
+
+
 def _vector_run(n: int, steps: int, seed: int, **options: Any) -> list[np.ndarray]:
     env = VectorEnv(n, **options)
     rng = np.random.default_rng(seed)

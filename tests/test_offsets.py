@@ -18,26 +18,14 @@ import pytest
 
 from sim.engine import game, hand, rules, view
 from sim.engine.layout import Layout
-from sim.env import encoding
+from sim.engine.variants import hollywood
+from sim.env import core, encoding
 
 ROOT = Path(__file__).resolve().parent.parent
 SCANNED = ("sim", "strategies", "studies")
 
 #: Decorators that hand a function to numba: its body is compiled code and may index offsets.
 COMPILING = frozenset({"kernel", "allocating", "njit", "jit"})
-
-#: Python code that still indexes offsets, each with why; the list only shrinks. A key is a
-#: file (all of it) or ``file::function``.
-NOT_YET_TYPED: dict[str, str] = {
-    "sim/play/step.py": "being moved to typed records",
-    "sim/play/state.py": "being moved to typed records",
-    "sim/env/core.py": "being moved to typed records",
-    "sim/env/vector.py": "being moved to typed records",
-    "strategies/mc_options.py": "being moved to typed records",
-    "strategies/mc_worlds.py": "being moved to typed records",
-    "sim/engine/variants/hollywood.py": "being moved to typed records",
-}
-
 
 def _sources() -> list[Path]:
     return sorted(p for top in SCANNED for p in (ROOT / top).rglob("*.py"))
@@ -148,7 +136,10 @@ def test_each_accessor_reads_its_own_layout() -> None:
     pairs = [(hand.hand_fields, hand.HS_LAYOUT), (hand.after_fields, hand.AF_LAYOUT),
              (game.game_fields, game.GS_LAYOUT), (view.view_fields, view.V_LAYOUT),
              (view.info_fields, view.GI_LAYOUT), (rules.rules_fields, rules.RULES_LAYOUT),
-             (encoding.observation_fields, encoding.OBS_LAYOUT)]
+             (encoding.observation_fields, encoding.OBS_LAYOUT),
+             (core.env_fields, core.ES_LAYOUT), (core.option_fields, core.OPT_LAYOUT),
+             (hollywood.sheet_fields, hollywood.SHEET),
+             (hollywood.view_block_fields, hollywood.VIEW)]
     for accessor, layout in pairs:
         assert accessor(np.zeros(layout.length, layout.element)).layout is layout
     array = rules.Rules.preset("classic").to_array()
@@ -213,16 +204,13 @@ def _python_reads(tree: ast.Module, names: frozenset[str]) -> Iterator[tuple[str
 
 
 def offset_reads_outside_compiled_code() -> list[str]:
-    """``file:line: function reads CONSTANT`` for every read the allow-list does not cover."""
+    """``file:line: function reads CONSTANT`` for every offset read in uncompiled code."""
     names = _offset_names()
     found = []
     for path in _sources():
         rel = path.relative_to(ROOT).as_posix()
-        if rel in NOT_YET_TYPED:
-            continue
         for function, line, name in _python_reads(ast.parse(path.read_text()), names):
-            if f"{rel}::{function}" not in NOT_YET_TYPED:
-                found.append(f"{rel}:{line}: {function} reads {name}")
+            found.append(f"{rel}:{line}: {function} reads {name}")
     return found
 
 
@@ -253,14 +241,3 @@ class Holder:
     reads = list(_python_reads(ast.parse(source), _offset_names()))
     assert reads == [("plain", 11, "HS_TO_MOVE"), ("method", 15, "HS_TO_MOVE")]
 
-
-def test_the_allow_list_names_files_that_still_need_it() -> None:
-    """An entry whose file no longer reads offsets outside compiled code must go."""
-    names = _offset_names()
-    stale = []
-    for key in NOT_YET_TYPED:
-        rel, _, function = key.partition("::")
-        reads = _python_reads(ast.parse((ROOT / rel).read_text()), names)
-        if not any(not function or f == function for f, _, _ in reads):
-            stale.append(key)
-    assert stale == []

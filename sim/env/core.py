@@ -28,9 +28,9 @@ from sim.engine.game import (
     GS_BONUS,
     GS_OVER,
     GS_ROLE_SEAT,
-    GS_SCORE,
     GS_WINNER,
     end_hand,
+    game_fields,
     game_init,
 )
 from sim.engine.hand import (
@@ -42,7 +42,7 @@ from sim.engine.hand import (
     apply_move,
 )
 from sim.engine.jit import kernel
-from sim.engine.layout import Layout
+from sim.engine.layout import Layout, Record
 from sim.engine.rng import stream_seed
 from sim.engine.rules import RI_PLAYERS, RI_TEAM_ADVISOR
 from sim.engine.view import V_DEADWOOD, V_DRAWN, V_HAND, fill_view
@@ -89,6 +89,18 @@ OPT_LAYOUT = Layout("OPT_", [
 OPT_EPISODE_HAND, OPT_REWARD, OPT_STOP_AT_HAND_END = OPT_LAYOUT.offsets
 OPT_LAYOUT.check(globals())
 OPT_LEN = OPT_LAYOUT.length
+
+
+def env_fields(es: np.ndarray) -> Record:
+    """An env state (``ES_*``; or the vector environment's rows of them) by name
+    (``env.status``, ``env.roles[1]``): how Python code reads it without offsets."""
+    return ES_LAYOUT.record(es)
+
+
+def option_fields(opts: np.ndarray) -> Record:
+    """A table's options (``OPT_*``) by name (``options.reward``), for Python code."""
+    return OPT_LAYOUT.record(opts)
+
 
 # Rewards (OPT_REWARD).
 REWARD_GAME = 0  # +1 for the game's winner, -1 for every other seat, when the game ends
@@ -264,12 +276,12 @@ def play_move(move: int, table: GameBuffers, es: np.ndarray) -> int:
 
 def game_is_over(gs: np.ndarray) -> bool:
     """The table's game is over (its last hand scored)."""
-    return bool(gs[GS_OVER])
+    return bool(game_fields(gs).over)
 
 
 def seat_scores(gs: np.ndarray, players: int) -> list[int]:
     """Each seat's score in the table's game (hand points, what counts towards the target)."""
-    return [int(gs[GS_SCORE + s]) for s in range(players)]
+    return [int(s) for s in game_fields(gs).score[:players]]
 
 
 @kernel

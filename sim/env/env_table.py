@@ -22,16 +22,18 @@ from sim.engine.view import View
 from sim.env.core import (
     ERR_MASKED,
     ERR_NOT_DECIDING,
-    ES_LAYOUT,
-    OPT_LAYOUT,
+    ES_LEN,
+    OPT_LEN,
     ST_DECIDE,
     ST_EPISODE_OVER,
     ST_ERROR,
     ST_HAND_DONE,
     EnvBuffers,
+    env_fields,
     game_is_over,
     new_game,
     observe_seat,
+    option_fields,
     play_move,
     settle_table,
     step_table,
@@ -122,8 +124,8 @@ class EnvTable:
             self.python[seat] = build_strategy(spec, seat)
         self.seat_names = [AGENT_NAME if s in self.controlled or self.specs[s] is None
                            else self.specs[s].text for s in range(self.players)]  # type: ignore[union-attr]  # None is an agent seat
-        opts = np.zeros(OPT_LAYOUT.length, np.int64)
-        options = OPT_LAYOUT.record(opts)
+        opts = np.zeros(OPT_LEN, np.int64)
+        options = option_fields(opts)
         options.episode_hand = check_choice("episode", episode, EPISODES) == "hand"
         options.reward = REWARDS.index(check_choice("reward", reward, REWARDS))
         self.log_path = check_log_path(log_path)
@@ -131,11 +133,11 @@ class EnvTable:
         self._writer: LogWriter | None = None
         self._log_games = -1  # games begun in the log: its "game" numbers
         self.bufs = table_buffers(self.rules_array, log=log_path is not None)
-        self.env = EnvBuffers(opts, np.zeros(ES_LAYOUT.length, np.int64),
+        self.env = EnvBuffers(opts, np.zeros(ES_LEN, np.int64),
                               np.zeros(3, np.float64), np.zeros(N_ACTIONS, np.int8),
                               np.zeros(64, np.int64))
         #: ``env.es`` by name (``env_state.hand``, ``env_state.seat``): the table's progress
-        self.env_state = ES_LAYOUT.record(self.env.es)
+        self.env_state = env_fields(self.env.es)
         self.obs_view = np.zeros_like(self.bufs.player_view)
         self.seeds: Seeds | None = None
         self.seed: int | None = None
@@ -289,7 +291,7 @@ def env_record(table: Any, log_game: int, bufs: GameBuffers, es: np.ndarray) -> 
     is the :class:`EnvTable` or vector environment (its rules, seat names and seed), ``bufs``
     and ``es`` the finished game's buffers and env state.
     """
-    env_state = ES_LAYOUT.record(es)
+    env_state = env_fields(es)
     record = hand_record(table.rules, table.seat_names, log_game, int(env_state.hand),
                          [int(r) for r in env_state.roles], dealt=bufs.deck, hs=bufs.hs,
                          moves=bufs.moves, gs=bufs.gs)

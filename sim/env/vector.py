@@ -28,7 +28,6 @@ from sim.env.core import (
     ERR_MASKED,
     ES_ACTED,
     ES_GAME,
-    ES_HAND,
     ES_LEN,
     ES_STATUS,
     ST_DECIDE,
@@ -38,6 +37,7 @@ from sim.env.core import (
     EnvBuffers,
     act,
     advance_table,
+    env_fields,
     env_row,
     game_is_over,
     new_game,
@@ -280,7 +280,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             self._writer = LogWriter(self.log_path).__enter__()  # type: ignore[arg-type]
         for i in np.flatnonzero(self._step.pending):
             held = self._held.setdefault(int(i), [])
-            if self._envs.es[i, ES_HAND] == 0:
+            if env_fields(self._envs.es[i]).hand == 0:
                 held.clear()  # a game abandoned by reset() was flushed already
             row = self._tables.row(int(i))
             held.append(env_record(self._proto, 0, row, self._envs.es[i]))
@@ -309,7 +309,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """New games in every row: games 0..num_envs-1 of ``seed`` (without a seed: the next
         num_envs games of the last seed, or of a fresh one)."""
-        first = int(self._envs.es[:, ES_GAME].max()) + 1  # past every game played so far
+        first = int(env_fields(self._envs.es).game.max()) + 1  # past every game played so far
         if seed is not None or self.seeds is None:
             self._proto.seed = check_seed(seed if seed is not None else new_seed())
             self.seeds = Seeds.from_seed(self._proto.seed)

@@ -27,13 +27,8 @@ import numpy as np
 from sim.engine.cards import N_CODES, parse_card
 from sim.engine.game import (
     GO_LEN,
-    GS_BONUS,
-    GS_HANDS,
-    GS_OVER,
-    GS_ROLE_SEAT,
-    GS_SCORE,
-    GS_WINNER,
     end_hand,
+    game_fields,
     game_init,
     record_game,
     record_hand,
@@ -42,18 +37,12 @@ from sim.engine.hand import (
     DEC_OVER,
     ERR_BAD_MOVE,
     ERROR_TEXT,
-    HS_HAND,
-    HS_KNOCKER,
-    HS_N_MOVES,
-    HS_PILE_LEN,
-    HS_STOCK_TOP,
-    HS_TO_MOVE,
-    HS_TURNS,
     MOVE_DRAW_STOCK,
     MOVE_NO_KNOCK,
     OK,
     advance,
     apply_move,
+    hand_fields,
 )
 from sim.engine.rng import stream_seed
 from sim.engine.rules import Rules
@@ -178,7 +167,7 @@ class GameState:
     @property
     def game_over(self) -> bool:
         """The game is over: every hand played, scored and logged."""
-        return bool(self.bufs.gs[GS_OVER]) and not self._in_hand
+        return bool(game_fields(self.bufs.gs).over) and not self._in_hand
 
     @property
     def in_hand(self) -> bool:
@@ -188,7 +177,7 @@ class GameState:
     @property
     def needs_deal(self) -> bool:
         """Under ``deals="caller"``: the next hand waits for :meth:`deal`."""
-        return not self._shuffle and not self._in_hand and not self.bufs.gs[GS_OVER]
+        return not self._shuffle and not self._in_hand and not game_fields(self.bufs.gs).over
 
     @property
     def seat(self) -> int | None:
@@ -198,7 +187,7 @@ class GameState:
     @property
     def hand_player(self) -> int | None:
         """The hand player the decision is for: 0 the dealer (the box), 1 the non-dealer."""
-        return int(self.bufs.hs[HS_TO_MOVE]) if self._seat >= 0 else None
+        return int(hand_fields(self.bufs.hs).to_move) if self._seat >= 0 else None
 
     @property
     def role(self) -> str | None:
@@ -231,8 +220,7 @@ class GameState:
     @property
     def scores(self) -> tuple[int, ...]:
         """Each seat's hand points so far (what counts towards the target)."""
-        gs = self.bufs.gs
-        return tuple(int(gs[GS_SCORE + s]) for s in range(self.rules.players))
+        return tuple(int(s) for s in game_fields(self.bufs.gs).score[:self.rules.players])
 
     # --------------------------------------------------------------------- what is legal
 
@@ -284,7 +272,7 @@ class GameState:
         """The deciding hand player's per-hand strategy memory that goes with
         :attr:`view_array`, for a compiled strategy that decides for it from outside (the
         live buffer: a decision updates it, as in the seat step)."""
-        return self.bufs.mem[int(self.bufs.hs[HS_TO_MOVE])]
+        return self.bufs.mem[int(hand_fields(self.bufs.hs).to_move)]
 
     def seat_view(self, seat: int, public: bool = False) -> tuple[np.ndarray, bool]:
         """What ``seat`` sees now, as a view array, and whether its hand is hidden: its own
@@ -304,12 +292,12 @@ class GameState:
     @property
     def discard_pile(self) -> tuple[int, ...]:
         """The discard pile now, bottom first (the top card last)."""
-        return tuple(int(c) for c in self.bufs.pile[:int(self.bufs.hs[HS_PILE_LEN])])
+        return tuple(int(c) for c in self.bufs.pile[:int(hand_fields(self.bufs.hs).pile_len)])
 
     def hand_cards(self, player: int) -> list[int]:
         """The cards hand player ``player`` holds now (all-knowing: for a finished hand's
         display, tests, an omniscient front end; a seat sees only its :meth:`view`)."""
-        mask = int(self.bufs.hs[HS_HAND + player])
+        mask = int(hand_fields(self.bufs.hs).hand[player])
         return [c for c in range(N_CODES) if (mask >> c) & 1]
 
     @property
@@ -324,18 +312,18 @@ class GameState:
     @property
     def stock_left(self) -> int:
         """Cards left in the stock."""
-        return 52 - int(self.bufs.hs[HS_STOCK_TOP])
+        return 52 - int(hand_fields(self.bufs.hs).stock_top)
 
     @property
     def turn(self) -> int:
         """Turns completed this hand (a draw and a discard each)."""
-        return int(self.bufs.hs[HS_TURNS])
+        return int(hand_fields(self.bufs.hs).turns)
 
     @property
     def moves_this_hand(self) -> int:
         """Moves of the current hand so far, as the hand log counts them (a declined knock
         is not one; the stock draw the rules force after two passes is)."""
-        return int(self.bufs.hs[HS_N_MOVES])
+        return int(hand_fields(self.bufs.hs).n_moves)
 
     def ask(self, strategy: int | str | StrategySpec) -> int | None:
         """The move a built-in would play at this decision, asked on copies (nothing
@@ -353,7 +341,7 @@ class GameState:
                 raise ValueError(f"{spec.text!r} is not a registered built-in strategy")
             sid, params = int(spec.strategy_id or 0), spec.params_array()
         b = self.bufs
-        p = int(b.hs[HS_TO_MOVE])
+        p = int(hand_fields(b.hs).to_move)
         return int(decide(sid, self._decision, params, b.player_view.copy(), b.after.copy(),
                           b.mem[p].copy(), b.rng[1:2].copy(), np.zeros(SCRATCH_LEN, np.int64)))
 
@@ -403,7 +391,7 @@ class GameState:
         if deck is not None:
             b.deck[:] = deck
         begin_hand(self._rules_array, b, deck is None)
-        self.roles = tuple(int(r) for r in b.gs[GS_ROLE_SEAT:GS_ROLE_SEAT + self.rules.players])
+        self.roles = tuple(int(r) for r in game_fields(b.gs).role_seat[:self.rules.players])
         self._dealt = b.deck.copy()
         self.hand += 1
         self._in_hand = True
@@ -417,7 +405,7 @@ class GameState:
         lineup = self.lineup
         while True:
             if not self._in_hand:
-                if b.gs[GS_OVER] or not self._shuffle:
+                if game_fields(b.gs).over or not self._shuffle:
                     self._seat, self._decision = -1, DEC_OVER
                     return
                 self._start_hand(None)
@@ -434,7 +422,7 @@ class GameState:
             kernel = lineup.kernel(self._seat)
             if kernel is None:
                 return
-            p = int(b.hs[HS_TO_MOVE])  # a compiled strategy the dispatcher does not know
+            p = int(hand_fields(b.hs).to_move)  # a compiled strategy the dispatcher does not know
             move = int(kernel(self._decision, lineup.params[self._seat], b.player_view, b.after,
                               b.mem[p], b.rng[1:2], b.scratch))
             err = self._apply(move)
@@ -446,11 +434,12 @@ class GameState:
         b = self.bufs
         listener = self.listener
         assert listener is not None
+        hand = hand_fields(b.hs)
         while True:
-            logged, stock_top = int(b.hs[HS_N_MOVES]), int(b.hs[HS_STOCK_TOP])
+            logged, stock_top = int(hand.n_moves), int(hand.stock_top)
             decision = int(advance(b.hs, b.pile, b.deck, b.after, b.moves))
-            if int(b.hs[HS_N_MOVES]) > logged:  # the stock draw forced after two passes
-                p = int(b.hs[HS_TO_MOVE])
+            if int(hand.n_moves) > logged:  # the stock draw forced after two passes
+                p = int(hand.to_move)
                 listener.moved(self, Played(self.hand, self.roles[p], p, self.roles[p], -1,
                                             MOVE_DRAW_STOCK, -1, int(b.deck[stock_top])))
             if decision == DEC_OVER:
@@ -473,7 +462,8 @@ class GameState:
         b = self.bufs
         if self.listener is None:
             return int(apply_move(b.hs, b.pile, b.deck, b.after, b.moves, move))
-        p, n, stock_top = int(b.hs[HS_TO_MOVE]), int(b.hs[HS_PILE_LEN]), int(b.hs[HS_STOCK_TOP])
+        hand = hand_fields(b.hs)
+        p, n, stock_top = int(hand.to_move), int(hand.pile_len), int(hand.stock_top)
         top = int(b.pile[n - 1]) if n else -1
         err = int(apply_move(b.hs, b.pile, b.deck, b.after, b.moves, move))
         if err == OK:
@@ -504,7 +494,7 @@ class GameState:
         """Score, count and log the finished hand (a knock shown to the listener first)."""
         b = self.bufs
         self._declared = None
-        if self.listener is not None and b.hs[HS_KNOCKER] >= 0:
+        if self.listener is not None and hand_fields(b.hs).knocker >= 0:
             self.listener.showdown(self)
         record_hand(self.stats_row, b.gs, b.hs)
         end_hand(b.gs, b.hs, self._rules_array)
@@ -520,7 +510,7 @@ class GameState:
             self.records.append(record)
             self._last_result = HandResult(hand=self.hand, roles=self.roles,
                                            scores=self.scores, **record["result"])
-        if b.gs[GS_OVER]:
+        if game_fields(b.gs).over:
             record_game(self.stats_row, b.gs)
         if self.listener is not None:
             result = self.last_hand
@@ -545,11 +535,9 @@ class GameState:
         """The finished game (None while it goes on)."""
         if not self.game_over:
             return None
-        gs = self.bufs.gs
-        n = self.rules.players
-        return GameResult(int(gs[GS_WINNER]), self.scores,
-                          tuple(int(gs[GS_SCORE + s] + gs[GS_BONUS + s]) for s in range(n)),
-                          int(gs[GS_HANDS]))
+        game, n = game_fields(self.bufs.gs), self.rules.players
+        return GameResult(int(game.winner), self.scores,
+                          tuple(int(t) for t in (game.score + game.bonus)[:n]), int(game.hands))
 
     # --------------------------------------------------------------------- copies
 
@@ -603,8 +591,9 @@ class GameState:
         unseen, need = scratch[S_UNSEEN:S_UNSEEN + 52], 10 - bin(known).count("1")
         for c in unseen[:need]:
             other |= 1 << int(c)
-        top = int(b.hs[HS_STOCK_TOP])
-        b.hs[HS_HAND + 1 - int(b.hs[HS_TO_MOVE])] = other
+        hand = hand_fields(b.hs)
+        top = int(hand.stock_top)
+        hand.hand[1 - int(hand.to_move)] = other
         b.deck[top:] = unseen[need:need + 52 - top]
         return world
 
@@ -617,8 +606,9 @@ class GameState:
         b, scratch, deck = self.bufs, np.zeros(SCRATCH_LEN, np.int64), self._dealt.copy()
         sample_world(b.player_view.copy(), scratch, np.uint64(seed), inference())
         known = int(opponent_known(b.player_view))
-        hidden = int(b.hs[HS_HAND + 1 - int(b.hs[HS_TO_MOVE])]) & ~known
-        top, need = int(b.hs[HS_STOCK_TOP]), bin(hidden).count("1")
+        hand = hand_fields(b.hs)
+        hidden = int(hand.hand[1 - int(hand.to_move)]) & ~known
+        top, need = int(hand.stock_top), bin(hidden).count("1")
         unseen = scratch[S_UNSEEN:S_UNSEEN + need + 52 - top]
         deck[[i for i in range(top) if (hidden >> int(deck[i])) & 1]] = unseen[:need]
         deck[top:] = unseen[need:]

@@ -40,7 +40,7 @@ import numpy as np
 from sim.engine.game import CAPTAIN, GS_LEN, GS_ROLE_SEAT, SITTER, decider_seat
 from sim.engine.hand import AFTER_LEN, HS_LEN, HS_TO_MOVE, forget_after
 from sim.engine.jit import allocating, kernel
-from sim.engine.rules import RI_MAX_TURNS, RI_PLAYERS, RI_TEAM_CONSENSUS
+from sim.engine.rules import RI_PLAYERS, RI_TEAM_CONSENSUS, rules_fields
 from sim.engine.view import GI_LEN, V_LEN, fill_view
 from strategies._dispatch import decide
 from strategies.builtin import MEM_LEN, N_PARAMS, SCRATCH_LEN
@@ -158,7 +158,7 @@ def seat_arrays(specs: Sequence[StrategySpec | None],
 def move_rows(rules: np.ndarray, log: bool) -> int:
     """Rows of a hand's move log: a turn logs at most draw, knock, discard and the first turn
     adds two passes; none when no log is written."""
-    return int(3 * rules[RI_MAX_TURNS] + 8) if log else 0
+    return int(3 * rules_fields(rules).max_turns + 8) if log else 0
 
 
 @allocating

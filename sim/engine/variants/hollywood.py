@@ -11,7 +11,8 @@ This module is the whole variant (hook points: :mod:`sim.engine.variants.base`):
 * its blocks of the engine's arrays, as :class:`~sim.engine.layout.Layout`\\ s from 0: the
   sheet in the game state (:data:`SHEET`, appended to it as ``GS_HW_*``), its game facts
   (:data:`FACTS`, ``GI_*``) and its view slots (:data:`VIEW`, ``V_*``, documented for
-  strategy writers in docs/builtins.md);
+  strategy writers in docs/builtins.md), read by name in Python through
+  :func:`sheet_fields` and :func:`view_block_fields`;
 * its kernels, which ``sim.engine.game`` and ``sim.engine.view`` call on those blocks behind
   ``if rules[RI_HOLLYWOOD]``: :func:`start`, :func:`enter`, :func:`end_match`,
   :func:`fill_facts`, :func:`fill_view`, :func:`games_won`;
@@ -28,7 +29,7 @@ from typing import Any, TypedDict
 import numpy as np
 
 from sim.engine.jit import kernel
-from sim.engine.layout import Layout
+from sim.engine.layout import Layout, Record
 from sim.engine.rules_array import (
     RI_GAME_BONUS,
     RI_HAND_BONUS,
@@ -78,6 +79,17 @@ VIEW = Layout("HV_", [
 (HV_HOLLYWOOD, HV_GAME_SCORE_SELF, HV_GAME_SCORE_OPP, HV_GAME_SCORE_OTHER, HV_GAME_OPEN,
  HV_OPENED_SELF, HV_OPENED_OPP, HV_OPENED_OTHER) = VIEW.offsets
 VIEW.check(globals())
+
+
+def sheet_fields(sheet: np.ndarray) -> Record:
+    """The sheet block by name (``sheet.winner[k]``, ``sheet.score[3 * k + s]``): how Python
+    code reads it without ``SH_*`` offsets."""
+    return SHEET.record(sheet)
+
+
+def view_block_fields(block: np.ndarray) -> Record:
+    """The view's Hollywood block by name (``block.game_score_self``), for Python code."""
+    return VIEW.record(block)
 
 
 # ------------------------------------------------------------------------------- compiled
@@ -246,17 +258,18 @@ def sheet_record(sheet: np.ndarray, players: int) -> HollywoodRecord:
     """The ``hollywood`` object of a hand-log line: each seat's games opened, and per game its
     points and hands won by seat, its winner (null while open) and, once it has ended, each
     seat's total with the game's bonuses (``final``)."""
-    def seats(at: int) -> list[int]:
-        return [int(sheet[at + s]) for s in range(players)]
+    def seats(slots: np.ndarray, at: int = 0) -> list[int]:
+        return [int(v) for v in slots[at:at + players]]
 
+    fields = sheet_fields(sheet)
     games: list[HollywoodGameRecord] = []
     for k in range(GAMES):
-        winner = int(sheet[SH_WINNER + k])
-        games.append({"scores": seats(SH_SCORE + 3 * k),
-                      "hands_won": seats(SH_HANDS_WON + 3 * k),
+        winner = int(fields.winner[k])
+        games.append({"scores": seats(fields.score, 3 * k),
+                      "hands_won": seats(fields.hands_won, 3 * k),
                       "winner": winner if winner >= 0 else None,
-                      "final": seats(SH_FINAL + 3 * k) if winner >= 0 else None})
-    return {"opened": seats(SH_OPENED), "games": games}
+                      "final": seats(fields.final, 3 * k) if winner >= 0 else None})
+    return {"opened": seats(fields.opened), "games": games}
 
 
 def _is_count(value: Any) -> bool:
@@ -277,20 +290,21 @@ def load_sheet(value: Any, sheet: np.ndarray, players: int,
             value["games"]) != GAMES or not all(isinstance(g, dict) for g in value["games"]):
         raise ValueError(f"'hollywood' is {show(value)}, not an object with 'opened' and 3 "
                          "'games'")
+    fields = sheet_fields(sheet)
     for s, v in enumerate(ints(value.get("opened"), "opened")):
-        sheet[SH_OPENED + s] = v
+        fields.opened[s] = v
     for k, game in enumerate(value["games"]):
         winner = game.get("winner")
         if winner is not None and not (_is_count(winner) and winner < players):
             raise ValueError(f"'hollywood.games[{k}].winner' is {show(winner)}, not a seat or "
                              "null")
-        sheet[SH_WINNER + k] = -1 if winner is None else winner
-        for at, key in ((SH_SCORE, "scores"), (SH_HANDS_WON, "hands_won"),
-                        (SH_FINAL, "final")):
+        fields.winner[k] = -1 if winner is None else winner
+        for slots, key in ((fields.score, "scores"), (fields.hands_won, "hands_won"),
+                           (fields.final, "final")):
             if key == "final" and winner is None:
                 continue
             for s, v in enumerate(ints(game.get(key), f"games[{k}].{key}")):
-                sheet[at + 3 * k + s] = v
+                slots[3 * k + s] = v
 
 
 # --------------------------------------------------------------------------- words, results
@@ -329,20 +343,21 @@ def _summary_lines(table: Any, games: int, width: int) -> list[str]:
 
 def _view_fields(view: np.ndarray) -> dict[str, Any]:
     """The View's Hollywood fields from its view block (none under standard scoring)."""
-    if not view[HV_HOLLYWOOD]:
+    seen = view_block_fields(view)
+    if not seen.hollywood:
         return {}
 
-    def three(at: int) -> tuple[int, ...]:
-        return tuple(int(v) for v in view[at:at + GAMES])
+    def three(slots: np.ndarray) -> tuple[int, ...]:
+        return tuple(int(v) for v in slots)
 
     return {
-        "hollywood": True, "game_scores": three(HV_GAME_SCORE_SELF),
-        "opponent_game_scores": three(HV_GAME_SCORE_OPP),
-        "other_game_scores": three(HV_GAME_SCORE_OTHER),
-        "games_open": tuple(bool(v) for v in view[HV_GAME_OPEN:HV_GAME_OPEN + GAMES]),
-        "games_opened": int(view[HV_OPENED_SELF]),
-        "opponent_games_opened": int(view[HV_OPENED_OPP]),
-        "other_games_opened": int(view[HV_OPENED_OTHER]),
+        "hollywood": True, "game_scores": three(seen.game_score_self),
+        "opponent_game_scores": three(seen.game_score_opp),
+        "other_game_scores": three(seen.game_score_other),
+        "games_open": tuple(bool(v) for v in seen.game_open),
+        "games_opened": int(seen.opened_self),
+        "opponent_games_opened": int(seen.opened_opp),
+        "other_games_opened": int(seen.opened_other),
     }
 
 
@@ -350,15 +365,15 @@ def _view_array(view: Any, block: np.ndarray) -> None:
     """Its view block from a View (left 0 under standard scoring, as the engine leaves it)."""
     if not view.hollywood:
         return
-    block[HV_HOLLYWOOD] = 1
-    for k in range(GAMES):
-        block[HV_GAME_SCORE_SELF + k] = view.game_scores[k]
-        block[HV_GAME_SCORE_OPP + k] = view.opponent_game_scores[k]
-        block[HV_GAME_SCORE_OTHER + k] = view.other_game_scores[k]
-        block[HV_GAME_OPEN + k] = int(view.games_open[k])
-    block[HV_OPENED_SELF] = view.games_opened
-    block[HV_OPENED_OPP] = view.opponent_games_opened
-    block[HV_OPENED_OTHER] = view.other_games_opened
+    fields = view_block_fields(block)
+    fields.hollywood = 1
+    fields.game_score_self = view.game_scores[:GAMES]
+    fields.game_score_opp = view.opponent_game_scores[:GAMES]
+    fields.game_score_other = view.other_game_scores[:GAMES]
+    fields.game_open = [int(v) for v in view.games_open[:GAMES]]
+    fields.opened_self = view.games_opened
+    fields.opened_opp = view.opponent_games_opened
+    fields.opened_other = view.other_games_opened
 
 
 #: Hollywood's fields and its bonuses per game (docs/rules.md, "Hollywood scoring"): 100 per
