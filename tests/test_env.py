@@ -580,9 +580,3 @@ def test_a_person_is_no_environment_opponent(make: Any) -> None:
                                          r"person .* name a bot for that seat"):
         make()
 
-
-def test_single_agent_env_renders_the_scores_and_the_learners_seat() -> None:
-    """Before any hand is scored every score is 0: the text says so, with the game and seat."""
-    env = sim.env.SingleAgentEnv(rules="three-handed", opponents="simple", seat=2)
-    env.reset(seed=4)
-    assert env.render() == "game 0: scores [0, 0, 0], learner seat 2"
