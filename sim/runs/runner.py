@@ -338,14 +338,11 @@ class _Session:
     def _play_here(self, chunks: list[Chunk], jobs: int | None = None) -> None:
         """Play ``chunks`` on this machine (loky workers, or this process for one job); the
         bar, when shown, counts their games as they are played (:class:`ChunkBoard`)."""
-        jobs = jobs or self.jobs or 1
-        slot = {chunk: i for i, chunk in enumerate(self.plan)}
+        jobs, slot = jobs or self.jobs or 1, {chunk: i for i, chunk in enumerate(self.plan)}
         with tempfile.TemporaryDirectory(prefix="ginbox-progress-") as folder:
             board = ChunkBoard(Path(folder) / "board", len(self.plan))
-
             def pending() -> list[int]:
                 return [slot[c] for c in chunks if c not in self.done]
-
             watching = not self.bar.quiet
             self.under_way = (lambda: board.played(pending())) if watching else (lambda: 0)
             stop = board.watch(self.bar, pending) if watching else (lambda: None)
