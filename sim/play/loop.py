@@ -130,18 +130,19 @@ def begin_hand(rules: np.ndarray, table: GameBuffers, shuffle: bool = True) -> N
     clear_memory(table.mem)
 
 
-@kernel
+@kernel(inline="always")  # inlined into the loops: a call a hand with the records flattened
 def play_hand(seating: Seating, table: GameBuffers, hooks: Any) -> tuple[int, int, int]:
     """Play the hand on through the seat step (and ``hooks``) up to the next decision that is
     the caller's, in one compiled call: ``(decision, seat, OK)`` with the seat's view filled,
     ``(DEC_OVER, -1, OK)`` when the hand is over, or ``(decision, seat, error)`` when the
     engine refused a move (a built-in's: an engine bug)."""
     hs, pile, deck, after, moves = table.hs, table.pile, table.deck, table.after, table.moves
+    strategy_rng = table.rng[1:2]  # once a hand (see seat_move)
     while True:
         decision = advance(hs, pile, deck, after, moves)
         if decision == DEC_OVER:
             return DEC_OVER, -1, OK
-        seat, move = seat_move(decision, seating, table)
+        seat, move = seat_move(decision, seating, table, strategy_rng)
         move = on_decision(hooks, seating, table, decision, seat, move)
         if move == CALLER:
             return decision, seat, OK

@@ -445,11 +445,11 @@ class GameState:
             if decision == DEC_OVER:
                 return DEC_OVER, -1
             seating = self._seating
-            seat, _ = seat_move(decision, seating._replace(controlled=_EVERY_SEAT),
-                                b)  # the view and the seat; nothing chosen
+            seat, _ = seat_move(decision, seating._replace(controlled=_EVERY_SEAT), b,
+                                b.rng[1:2])  # the view and the seat; nothing chosen
             self._decision, self._seat = decision, int(seat)
             listener.deciding(self)
-            seat, move = seat_move(decision, seating, b)
+            seat, move = seat_move(decision, seating, b, b.rng[1:2])
             if move == CALLER:
                 return decision, int(seat)
             err = self._apply(int(move))

@@ -100,14 +100,16 @@ CALLER = -1
 
 
 @kernel(inline="always")
-def seat_move(decision: int, seating: Seating, table: GameBuffers) -> tuple[int, int]:
+def seat_move(decision: int, seating: Seating, table: GameBuffers,
+              rng: np.ndarray) -> tuple[int, int]:
     """``(seat, move)`` for the decision ``advance`` stopped at: the seat that decides (the
     advisor when it decides for the captain), with its view filled in ``table.player_view``,
     and the built-in's move, or :data:`CALLER` when the seat is controlled or not a built-in.
 
-    The strategies draw from the table's strategy stream (``table.rng[1]``) and keep their
-    per-hand memory in ``table.mem`` (a row per hand player). Nothing is played: the caller
-    applies the move (``apply_move``).
+    The strategies draw from ``rng``, the table's strategy stream (``table.rng[1:2]``, sliced
+    once a hand by the caller: slicing it at every decision cost the batch loop a few
+    percent), and keep their per-hand memory in ``table.mem`` (a row per hand player).
+    Nothing is played: the caller applies the move (``apply_move``).
     """
     rules, ids, params, controlled = seating
     hs, view, after, scratch = table.hs, table.player_view, table.after, table.scratch
@@ -116,7 +118,6 @@ def seat_move(decision: int, seating: Seating, table: GameBuffers) -> tuple[int,
     fill_view(view, hs, table.pile, table.game_info, decision)
     if (controlled >> seat) & 1 or ids[seat] < 0:
         return seat, CALLER
-    rng = table.rng[1:2]
     if p == CAPTAIN and rules[RI_TEAM_CONSENSUS] and rules[RI_PLAYERS] == 3:
         sitter = table.gs[GS_ROLE_SEAT + SITTER]
         if ids[sitter] >= 0 and not (controlled >> sitter) & 1:
