@@ -184,3 +184,29 @@ def test_a_tiny_training_end_to_end(tmp_path: Path, capsys) -> None:
     assert np.array_equal(load_net(weights)[0], net)
     assert main(["train", str(spec), "--out", str(out), "--jobs", "1", "--quiet"]) == 2
     assert "use --resume" in capsys.readouterr().err
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "experiments").glob("train_*.toml")),
+                         ids=lambda p: p.stem)
+def test_the_shipped_training_files_load(path: Path, monkeypatch) -> None:
+    from sim.learn.spec import load_any_training
+
+    monkeypatch.chdir(ROOT)  # an init path is relative to the checkout, as the commands run
+    spec = load_any_training(path)
+    assert spec.name and spec.games >= spec.chunk_size * spec.holdout
+
+
+def test_the_training_from_the_belief_expert_searches_with_the_network_from_round_one(
+        monkeypatch) -> None:
+    """docs/lab/2026-12-07-net-from-belief.md names these experts: with init, round 1's
+    expert already orders its shortlist with the shipped network."""
+    monkeypatch.chdir(ROOT)
+    spec = load_training("experiments/train_net_belief.toml")
+    assert (spec.seed, spec.evaluate_seed, spec.rounds, spec.hidden) == (2029, 90210, 2,
+                                                                         (256, 128))
+    assert spec.expert_for(1, spec.init) == ("mc:belief=1,develop=3,opp_model=1,net=2,"
+                                             "weights=strategies/net_v1.npz")
+    assert spec.expert_for(2, "r1.npz") == "mc:belief=1,develop=3,opp_model=1,net=2,weights=r1.npz"
