@@ -254,7 +254,7 @@ def test_python_ginbox_shows_no_seat_what_it_cannot_see_at_any_decision(
                 continue
             worlds = [s.resample_from_infostate(seat, lambda: 0.375) for s in (state, twin)]
             assert worlds[0].history() == worlds[1].history(), cut
-            for name in ("hs", "deck", "pile", "moves", "view"):
+            for name in ("hs", "deck", "pile", "moves", "player_view"):
                 assert np.array_equal(getattr(worlds[0].game.bufs, name),
                                       getattr(worlds[1].game.bufs, name)), (cut, name)
             assert worlds[0].events == worlds[1].events
