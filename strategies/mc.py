@@ -33,8 +33,8 @@ At each decision with more than one candidate it:
    ``rollout = 0`` by fast policies for both players (take a card only into a meld, discard
    the highest of the best discards, knock at ``knock_at`` for itself and ``opp_knock_at``
    for the opponent, who with ``opp_model = 1`` waits for gin in a world where he passed a
-   knock, and with ``opp_model = 2`` also knocks as the game's earlier hands showed him,
-   :func:`strategies.mc_worlds.opponent_knock_at`), with ``rollout = 1`` by ``tuned`` (the
+   knock, and with ``opp_model = 2`` also once the game's earlier hands showed him waiting
+   for gin, :func:`strategies.mc_worlds.opponent_knock_at`), with ``rollout = 1`` by ``tuned`` (the
    base's set) for its own moves, with ``rollout = 2`` by ``tuned`` for both (the table's
    set for the opponent); each ``tuned`` mover sees only his own view of the rolled-out
    hand; ``rollout_for`` (summed as ``searched``) says which kinds of decision roll out with
@@ -216,9 +216,8 @@ MC_PARAMS = Params("P_", (
               "(each card's chance, from the view); develop, infer and unknocked still apply"),
     ParamInfo("opp_model", 0, 0, 2, "1: where the world's opponent could have knocked last turn "
               "and did not, his fast rollouts wait for gin instead of knocking at opp_knock_at; "
-              "2: also by the game's earlier hands, they wait for gin when he has gone gin "
-              "twice and never knocked, else knock at no more than the most deadwood he has "
-              "knocked with"),
+              "2: also, once the game's earlier hands showed him going gin twice and never "
+              "knocking, they wait for gin"),
 ))
 (P_SAMPLES, P_SHORTLIST, P_KNOCK_AT, P_OPP_KNOCK_AT, P_STOP, P_INFER, P_TRUST, P_DEVELOP,
  P_BASE, P_ROLLOUT, P_UNKNOCKED, P_FUTILE, P_SEARCHED, P_ROLLOUT_FOR, P_LEAF,

@@ -73,7 +73,6 @@ from sim.engine.view import (
     V_OPP_DECLINED,
     V_OPP_DISCARDED,
     V_OPP_GINS,
-    V_OPP_KNOCK_DEADWOOD,
     V_OPP_KNOCKS,
     V_OPP_TOOK,
     V_PILE_LEN,
@@ -190,15 +189,11 @@ def knock_bar(view: np.ndarray, knock_at: int) -> int:
 @kernel(inline="always")
 def opponent_knock_at(knock_at: int, opp_model: int, view: np.ndarray) -> int:
     """The deadwood the opponent's fast rollouts knock at (-1: the knock limit): ``knock_at``
-    (``mc``'s ``opp_knock_at``), and with ``opp_model = 2`` what the game's earlier hands
-    showed of him (the view's ``OPP_*`` counts): gin only (0) once he has gone gin twice and
-    never knocked; once he has knocked, at most the most deadwood he knocked with."""
-    if opp_model >= 2:
-        if view[V_OPP_KNOCKS] == 0 and view[V_OPP_GINS] >= 2:
-            return 0
-        seen = view[V_OPP_KNOCK_DEADWOOD]
-        if view[V_OPP_KNOCKS] > 0 and (knock_at < 0 or seen < knock_at):
-            return seen
+    (``mc``'s ``opp_knock_at``), or with ``opp_model = 2`` gin only (0) once the game's
+    earlier hands showed him waiting for it (the view's ``OPP_*`` counts: he has gone gin
+    twice and never knocked)."""
+    if opp_model >= 2 and view[V_OPP_KNOCKS] == 0 and view[V_OPP_GINS] >= 2:
+        return 0
     return knock_at
 
 
@@ -308,8 +303,8 @@ def sample_world(view: np.ndarray, scratch: np.ndarray, seed: np.uint64,
         if accepted >= draws:
             break
     scratch[S_PASSED_KNOCK] = 0
-    if opp_model > 0:  # 2: his knock as the game's earlier hands showed it (knock_at)
-        limit = knock_bar(view, -1 if opp_model < 2 else knock_at)
+    if opp_model > 0:
+        limit = knock_bar(view, -1)
         if limit >= 0 and min_deadwood_mask(best) <= limit:
             scratch[S_PASSED_KNOCK] = 1
     k = 0  # his unseen cards first, then the stock

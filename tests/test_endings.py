@@ -135,10 +135,10 @@ def test_a_malformed_endings_object_is_refused(endings: Any) -> None:
     ("mc:opp_model=2", 0, 0, 0, -1),  # nothing seen yet: the knock limit
     ("mc:opp_model=2", 0, 1, 0, -1),  # one gin is not yet a habit
     ("mc:opp_model=2", 0, 2, 0, 0),  # gin twice, never a knock: he waits for gin
-    ("mc:opp_model=2", 2, 3, 6, 6),  # knocked with 6 at most
-    ("mc:opp_model=2,opp_knock_at=4", 1, 0, 6, 4),  # never above opp_knock_at
+    ("mc:opp_model=2", 1, 3, 6, -1),  # he has knocked: as opp_knock_at says
+    ("mc:opp_model=2,opp_knock_at=4", 1, 0, 6, 4),
+    ("mc:opp_model=2,opp_knock_at=4", 0, 2, 0, 0),
     ("mc:opp_model=1", 0, 2, 0, -1),  # the in-hand model alone ignores earlier hands
-    ("mc:opp_model=1", 2, 0, 6, -1),
 ])
 def test_the_opponent_model_knocks_as_his_earlier_hands_showed(
         spec: str, knocks: int, gins: int, deadwood: int, knock_at: int) -> None:
