@@ -33,10 +33,12 @@ At each decision with more than one candidate it:
    ``rollout = 0`` by fast policies for both players (take a card only into a meld, discard
    the highest of the best discards, knock at ``knock_at`` for itself and ``opp_knock_at``
    for the opponent, who with ``opp_model = 1`` waits for gin in a world where he passed a
-   knock), with ``rollout = 1`` by ``tuned`` (the base's set) for its own moves,
-   with ``rollout = 2`` by ``tuned`` for both (the table's set for the opponent); each
-   ``tuned`` mover sees only his own view of the rolled-out hand; ``rollout_for`` (summed
-   as ``searched``) says which kinds of decision roll out with that policy, the others fast.
+   knock, and with ``opp_model = 2`` also once the game's earlier hands showed him waiting
+   for gin, :func:`strategies.mc_worlds.opponent_knock_at`), with ``rollout = 1`` by ``tuned`` (the
+   base's set) for its own moves, with ``rollout = 2`` by ``tuned`` for both (the table's
+   set for the opponent); each ``tuned`` mover sees only his own view of the rolled-out
+   hand; ``rollout_for`` (summed as ``searched``) says which kinds of decision roll out with
+   that policy, the others fast.
 4. **Scores** the end of each rolled-out hand by its game value
    (:func:`strategies.game_value.game_value`): the chance of winning the game from the
    scores (and, three-handed, the roles) it leaves.
@@ -160,6 +162,7 @@ from strategies.mc_worlds import (
     VALUE_ONE,
     inference,
     load_belief_odds,
+    opponent_knock_at,
     sample_world,
 )
 from strategies.net import NET_AT, NET_WEIGHTS, W_LOGITS, forward, hand_outcome, policy_move
@@ -211,8 +214,10 @@ MC_PARAMS = Params("P_", (
               "8 rollouts (its policy plays its own rollout moves)"),
     ParamInfo("belief", 0, 0, 1, "1: draw the opponent's unseen cards from the learned belief "
               "(each card's chance, from the view); develop, infer and unknocked still apply"),
-    ParamInfo("opp_model", 0, 0, 1, "1: where the world's opponent could have knocked last turn "
-              "and did not, his fast rollouts wait for gin instead of knocking at opp_knock_at"),
+    ParamInfo("opp_model", 0, 0, 2, "1: where the world's opponent could have knocked last turn "
+              "and did not, his fast rollouts wait for gin instead of knocking at opp_knock_at; "
+              "2: also, once the game's earlier hands showed him going gin twice and never "
+              "knocking, they wait for gin"),
 ))
 (P_SAMPLES, P_SHORTLIST, P_KNOCK_AT, P_OPP_KNOCK_AT, P_STOP, P_INFER, P_TRUST, P_DEVELOP,
  P_BASE, P_ROLLOUT, P_UNKNOCKED, P_FUTILE, P_SEARCHED, P_ROLLOUT_FOR, P_LEAF,
@@ -285,7 +290,8 @@ def _rollout_value(net: np.ndarray, view: np.ndarray, scratch: np.ndarray,
             chosen = _tuned_rollout_move(decision, hs, pile, after, scratch,
                                          S_OWN_SET if own else S_OPP_SET)
         else:
-            knock_at = own_knock_at(params, view) if own else params[P_OPP_KNOCK_AT]
+            knock_at = (own_knock_at(params, view) if own else
+                        opponent_knock_at(params[P_OPP_KNOCK_AT], params[P_OPP_MODEL], view))
             if not own and scratch[S_PASSED_KNOCK] == 1:
                 knock_at = 0  # he passed a knock in this world: he waits for gin
             chosen = _policy(decision, hs, pile, after, knock_at)
@@ -557,8 +563,9 @@ def score(net: np.ndarray, decision: int, params: np.ndarray, view: np.ndarray,
     sq = S_DIFF + MAX_CANDIDATES * MAX_CANDIDATES
     rollout = params[P_ROLLOUT] if _kind_in(params[P_ROLLOUT_FOR], decision) else ROLLOUT_FAST
     _prepare_rollouts(rollout, params, view, scratch)
-    how = inference(params[P_INFER], params[P_DEVELOP], params[P_UNKNOCKED],
-                    params[P_OPP_KNOCK_AT], params[P_BELIEF], params[P_OPP_MODEL])
+    opp_knock_at = opponent_knock_at(params[P_OPP_KNOCK_AT], params[P_OPP_MODEL], view)
+    how = inference(params[P_INFER], params[P_DEVELOP], params[P_UNKNOCKED], opp_knock_at,
+                    params[P_BELIEF], params[P_OPP_MODEL])
     if how.belief > 0 and not known:
         load_belief_odds(view, scratch)
     scratch[S_PASSED_KNOCK] = 0  # the true deal (known) has no guessed knock model

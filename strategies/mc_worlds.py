@@ -72,6 +72,8 @@ from sim.engine.view import (
     V_LEN,
     V_OPP_DECLINED,
     V_OPP_DISCARDED,
+    V_OPP_GINS,
+    V_OPP_KNOCKS,
     V_OPP_TOOK,
     V_PILE_LEN,
     V_PILE_MASK,
@@ -182,6 +184,17 @@ def knock_bar(view: np.ndarray, knock_at: int) -> int:
         return -1
     limit = view[V_KNOCK_LIMIT]
     return limit if knock_at < 0 else min(knock_at, limit)
+
+
+@kernel(inline="always")
+def opponent_knock_at(knock_at: int, opp_model: int, view: np.ndarray) -> int:
+    """The deadwood the opponent's fast rollouts knock at (-1: the knock limit): ``knock_at``
+    (``mc``'s ``opp_knock_at``), or with ``opp_model = 2`` gin only (0) once the game's
+    earlier hands showed him waiting for it (the view's ``OPP_*`` counts: he has gone gin
+    twice and never knocked)."""
+    if opp_model >= 2 and view[V_OPP_KNOCKS] == 0 and view[V_OPP_GINS] >= 2:
+        return 0
+    return knock_at
 
 
 @kernel(inline="always")

@@ -32,6 +32,7 @@ from sim.engine.hand import (
     END_UNDERCUT,
     HS_END,
     HS_KNOCKER,
+    HS_KNOCKER_DEADWOOD,
     HS_POINTS,
     HS_TURNS,
     HS_WINNER,
@@ -53,7 +54,10 @@ from sim.engine.rules import (
 )
 from sim.engine.variants import hollywood
 from sim.engine.view import (
+    GI_GINS,
     GI_HOLLYWOOD,
+    GI_KNOCK_DEADWOOD,
+    GI_KNOCKS,
     GI_PLAYERS,
     GI_SCORE,
     GI_SCORE_OTHER,
@@ -75,13 +79,17 @@ GS_LAYOUT = Layout("GS_", [
     ("BONUS", 3),  # by seat: end-of-game bonuses (hand, game, shutout)
     ("INITIAL_ROLE_SEAT", 3),
     ("PREV_BOX", 1),  # statistics bookkeeping: the box seat of the previous hand
+    # by seat, how he ended hands this game (public: every showdown is shown to the table):
+    ("KNOCKS", 3),  # hands he ended by knocking with deadwood (undercut or not)
+    ("GINS", 3),  # hands he ended by going gin
+    ("KNOCK_DEADWOOD", 3),  # the most deadwood he knocked with (0: no knock yet)
     # the rules variants' blocks: Hollywood scoring's sheet (sim.engine.variants.hollywood
     # .SHEET, as GS_HW_*; zero under standard scoring but for its winners, -1)
     *(("HW_" + name, size) for name, size in hollywood.SHEET.pieces),
 ])
 (GS_ROLE_SEAT, GS_SCORE, GS_HANDS_WON, GS_HANDS, GS_OVER, GS_WINNER, GS_BONUS,
- GS_INITIAL_ROLE_SEAT, GS_PREV_BOX, GS_HW_OPENED, GS_HW_SCORE, GS_HW_HANDS_WON, GS_HW_WINNER,
- GS_HW_FINAL) = GS_LAYOUT.offsets
+ GS_INITIAL_ROLE_SEAT, GS_PREV_BOX, GS_KNOCKS, GS_GINS, GS_KNOCK_DEADWOOD, GS_HW_OPENED,
+ GS_HW_SCORE, GS_HW_HANDS_WON, GS_HW_WINNER, GS_HW_FINAL) = GS_LAYOUT.offsets
 GS_LAYOUT.check(globals())
 GS_LEN = GS_LAYOUT.length
 _SHEET_END = GS_HW_OPENED + hollywood.SHEET.length
@@ -228,11 +236,16 @@ def start_hand(gs: np.ndarray, hs: np.ndarray, pile: np.ndarray, deck: np.ndarra
 
 @kernel
 def fill_game_info(gs: np.ndarray, rules: np.ndarray, game_info: np.ndarray) -> None:
-    """The public game facts of the views (scores by role, target, players, the Hollywood
-    sheet) from the game state: what :func:`start_hand` shows each hand, and what a replay of
-    a logged hand rebuilds from the record (``sim.records.replay.game_state_before``)."""
+    """The public game facts of the views (scores by role, how each hand player ended hands
+    this game, target, players, the Hollywood sheet) from the game state: what
+    :func:`start_hand` shows each hand, and what a replay of a logged hand rebuilds from the
+    record (``sim.records.replay.game_state_before``)."""
     for p in range(2):
-        game_info[GI_SCORE + p] = gs[GS_SCORE + gs[GS_ROLE_SEAT + p]]
+        seat = gs[GS_ROLE_SEAT + p]
+        game_info[GI_SCORE + p] = gs[GS_SCORE + seat]
+        game_info[GI_KNOCKS + p] = gs[GS_KNOCKS + seat]
+        game_info[GI_GINS + p] = gs[GS_GINS + seat]
+        game_info[GI_KNOCK_DEADWOOD + p] = gs[GS_KNOCK_DEADWOOD + seat]
     sitter = gs[GS_ROLE_SEAT + SITTER]
     game_info[GI_SCORE_OTHER] = gs[GS_SCORE + sitter] if sitter >= 0 else 0
     game_info[GI_TARGET] = rules[RI_TARGET]
@@ -246,6 +259,22 @@ def fill_game_info(gs: np.ndarray, rules: np.ndarray, game_info: np.ndarray) -> 
 
 
 @kernel
+def note_ending(gs: np.ndarray, hs: np.ndarray) -> None:
+    """Count how the hand's knocker ended it (``GS_KNOCKS``, ``GS_GINS``, the most deadwood he
+    knocked with): the public record of his play that the views show his opponents."""
+    knocker = hs[HS_KNOCKER]
+    if knocker < 0:
+        return
+    seat = gs[GS_ROLE_SEAT + knocker]
+    if hs[HS_END] == END_GIN:
+        gs[GS_GINS + seat] += 1
+    else:
+        gs[GS_KNOCKS + seat] += 1
+        if hs[HS_KNOCKER_DEADWOOD] > gs[GS_KNOCK_DEADWOOD + seat]:
+            gs[GS_KNOCK_DEADWOOD + seat] = hs[HS_KNOCKER_DEADWOOD]
+
+
+@kernel
 def end_hand(gs: np.ndarray, hs: np.ndarray, rules: np.ndarray) -> int:
     """Score the finished hand, rotate the roles, detect the end of the game.
 
@@ -253,6 +282,7 @@ def end_hand(gs: np.ndarray, hs: np.ndarray, rules: np.ndarray) -> int:
     """
     gs[GS_HANDS] += 1
     end = hs[HS_END]
+    note_ending(gs, hs)
     if end == END_DRAW or end == END_TURN_LIMIT:
         return -1  # no points, same roles, same dealer
     winner_player = hs[HS_WINNER]

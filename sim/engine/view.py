@@ -84,6 +84,10 @@ V_LAYOUT = Layout("V_", [
     ("FORBIDDEN", 1),  # the card the mover may not discard this turn, or -1
     ("PILE_MASK", 1),  # the cards in the discard pile
     ("PLAYERS", 1),  # players in the game: 2, or 3 (box, captain and sitter)
+    # how the opponent ended the game's earlier hands (any he played, three-handed too):
+    ("OPP_KNOCKS", 1),  # hands he ended by knocking with deadwood (undercut or not)
+    ("OPP_GINS", 1),  # hands he ended by going gin
+    ("OPP_KNOCK_DEADWOOD", 1),  # the most deadwood he knocked with (0: no knock yet)
     # the rules variants' blocks: Hollywood scoring's (sim.engine.variants.hollywood.VIEW; all
     # 0 under standard scoring, where SCORE_* above are the scores; under Hollywood SCORE_*
     # above are the first open game's scores)
@@ -92,7 +96,8 @@ V_LAYOUT = Layout("V_", [
 (V_HAND, V_ROLE, V_DECISION, V_STOCK, V_TURN, V_PILE_LEN, V_TOP, V_OPP_TOOK, V_OPP_DISCARDED,
  V_OPP_DECLINED, V_SELF_DECLINED, V_SELF_TOOK, V_DRAWN, V_TAKEN, V_KNOCK_LIMIT, V_UPCARD,
  V_SCORE_SELF, V_SCORE_OPP, V_SCORE_OTHER, V_TARGET, V_WALL, V_GIN_BONUS, V_UNDERCUT_BONUS,
- V_SELF_DISCARDED, V_KNOCKED, V_DEADWOOD, V_FORBIDDEN, V_PILE_MASK, V_PLAYERS, V_HOLLYWOOD,
+ V_SELF_DISCARDED, V_KNOCKED, V_DEADWOOD, V_FORBIDDEN, V_PILE_MASK, V_PLAYERS, V_OPP_KNOCKS,
+ V_OPP_GINS, V_OPP_KNOCK_DEADWOOD, V_HOLLYWOOD,
  V_GAME_SCORE_SELF, V_GAME_SCORE_OPP, V_GAME_SCORE_OTHER, V_GAME_OPEN, V_OPENED_SELF,
  V_OPENED_OPP, V_OPENED_OTHER) = V_LAYOUT.offsets
 V_LAYOUT.check(globals())
@@ -104,10 +109,15 @@ GI_LAYOUT = Layout("GI_", [
     ("SCORE_OTHER", 1),  # the sitter's score (three-handed)
     ("TARGET", 1),
     ("PLAYERS", 1),  # 2 or 3: a search strategy values the scores differently three-handed
+    # by hand player, how the seat holding his role ended the game's earlier hands (GS_KNOCKS..)
+    ("KNOCKS", 2),
+    ("GINS", 2),
+    ("KNOCK_DEADWOOD", 2),
     # the rules variants' blocks: Hollywood scoring's (sim.engine.variants.hollywood.FACTS)
     *hollywood.FACTS.pieces,
 ])
-(GI_SCORE, GI_SCORE_OTHER, GI_TARGET, GI_PLAYERS, GI_HOLLYWOOD, GI_GAME_SCORE, GI_GAME_OPEN,
+(GI_SCORE, GI_SCORE_OTHER, GI_TARGET, GI_PLAYERS, GI_KNOCKS, GI_GINS, GI_KNOCK_DEADWOOD,
+ GI_HOLLYWOOD, GI_GAME_SCORE, GI_GAME_OPEN,
  GI_OPENED) = GI_LAYOUT.offsets
 GI_LAYOUT.check(globals())
 GI_LEN = GI_LAYOUT.length
@@ -184,6 +194,9 @@ def fill_player_view(view: np.ndarray, hs: np.ndarray, pile: np.ndarray,
     view[V_FORBIDDEN] = forbidden_discard(hs)
     view[V_PILE_MASK] = hs[HS_PILE_MASK]
     view[V_PLAYERS] = game_info[GI_PLAYERS]
+    view[V_OPP_KNOCKS] = game_info[GI_KNOCKS + o]
+    view[V_OPP_GINS] = game_info[GI_GINS + o]
+    view[V_OPP_KNOCK_DEADWOOD] = game_info[GI_KNOCK_DEADWOOD + o]
     # Hollywood's games (its hook fills its view block from its facts block). Under standard
     # scoring game_info holds 0 there and a view buffer is allocated with 0, so the copy is
     # skipped on this hot path (one branch per decision); a buffer holding anything else in
@@ -280,6 +293,10 @@ class View:
     rng: np.random.Generator | None = None
     forbidden: int | None = None  # the card that may not be discarded this turn (just taken)
     players: int = 2  # players in the game (3: this hand is box against captain)
+    # how the opponent ended the game's earlier hands (every showdown is public)
+    opponent_knocks: int = 0  # hands he ended by knocking with deadwood
+    opponent_gins: int = 0  # hands he ended by going gin
+    opponent_knock_deadwood: int = 0  # the most deadwood he knocked with (0: no knock yet)
     # Hollywood scoring (docs/rules.md): games 1, 2, 3 in order; empty under standard scoring,
     # where ``score`` and the others are the scores (under Hollywood: the first open game's)
     hollywood: bool = False
@@ -395,5 +412,8 @@ class View:
             rng=rng,
             forbidden=opt(int(seen.forbidden)),
             players=int(seen.players) or 2,
+            opponent_knocks=int(seen.opp_knocks),
+            opponent_gins=int(seen.opp_gins),
+            opponent_knock_deadwood=int(seen.opp_knock_deadwood),
             **variant_fields,
         )

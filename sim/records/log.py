@@ -305,6 +305,7 @@ def hand_record(rules: Rules, seat_names: Sequence[str], game: int, hand: int,
         "game_over": bool(game_state.over),
         "game_winner": int(game_state.winner) if game_state.over else None,
         "rules_config": rules.to_dict(),
+        "endings": endings_record(gs, rules.players),
     }
     if rules.team_policy == "advisor" and rules.players == 3:
         record["advisor"] = int(roles[SITTER])
@@ -316,6 +317,18 @@ def hand_record(rules: Rules, seat_names: Sequence[str], game: int, hand: int,
         record["final_scores"] = [int(v) for v in (game_state.score + game_state.bonus)[
             :rules.players]]
     return record
+
+
+#: The keys of a record's ``endings``, each a list by seat (``GS_KNOCKS``, ``GS_GINS``,
+#: ``GS_KNOCK_DEADWOOD`` of the game state after the hand).
+ENDING_KEYS: tuple[str, ...] = ("knocks", "gins", "knock_deadwood")
+
+
+def endings_record(gs: np.ndarray, players: int) -> dict[str, list[int]]:
+    """How each seat ended the game's hands so far: hands ended by his knock with deadwood, by
+    his gin, and the most deadwood he knocked with; what the views of the next hand show."""
+    game = game_fields(gs)
+    return {key: [int(v) for v in getattr(game, key)[:players]] for key in ENDING_KEYS}
 
 
 def hand_result(hs: np.ndarray, hand_seat: Sequence[int]) -> ResultRecord:
@@ -488,6 +501,14 @@ def check_record(record: Any) -> None:
     if not isinstance(scores, list) or len(scores) != n or not all(
             is_int(s, numpy=False) for s in scores):
         raise ValueError(f"'scores' is {shown(scores)}, not a list of {n} integers (one per seat)")
+    endings = record.get("endings")  # optional: how each seat ended the hands so far
+    if endings is not None and not (
+            isinstance(endings, dict) and set(endings) == set(ENDING_KEYS)
+            and all(isinstance(v, list) and len(v) == n
+                    and all(is_int(x, numpy=False) and 0 <= x <= limits.INT_MAX for x in v)
+                    for v in endings.values())):
+        raise ValueError(f"'endings' is {shown(endings)}, not {{\"knocks\": [...], \"gins\": "
+                         f"[...], \"knock_deadwood\": [...]}} with {n} counts each (one per seat)")
     if not isinstance(record["game_over"], bool):
         raise ValueError(f"'game_over' is {shown(record['game_over'])}, not true or false")
     if not _opt_int(record["game_winner"]):

@@ -60,8 +60,10 @@ from sim.engine.rules import Rules
 from sim.engine.variants import played_by
 from sim.records.limits import shown
 from sim.records.log import (
+    ENDING_KEYS,
     RESULT_KEYS,
     check_record,
+    endings_record,
     hand_result,
     rules_of,
     settle_declared_in,
@@ -366,6 +368,9 @@ def _replay(record: Mapping[str, Any], previous: Mapping[str, Any] | None,
             compared: list[tuple[str, Any, Any]] = [("scores", record["scores"], scores),
                         ("game_over", record["game_over"], game_over),
                         ("game_winner", record["game_winner"], game_winner)]
+            if record.get("endings") is not None and (
+                    previous is None or previous.get("endings") is not None):
+                compared.append(("endings", record["endings"], endings_record(gs, n)))
             for variant in played_by(rules):  # each variant's object in the record
                 if variant.record_key is not None and variant.write_record is not None:
                     compared.append((variant.record_key, record.get(variant.record_key),
@@ -435,6 +440,10 @@ def game_state_before(record: Mapping[str, Any], previous: Mapping[str, Any] | N
     game.score[:len(scores)] = scores
     game.hands = record["hand"]
     game.winner = -1
+    endings = endings_before(record, previous)
+    if endings is not None:
+        for key in ENDING_KEYS:
+            getattr(game, key)[:n] = endings[key]
     start_variants(gs)
     for variant in played_by(rules):  # each variant's object the previous hand left
         if previous is not None and variant.record_key is not None and (
@@ -540,6 +549,31 @@ def replay_log(records: Iterable[dict[str, Any]]) -> list[ReplayCheck]:
     return [c for recs in group_games(records).values() for c in replay_game(recs)]
 
 
+def endings_before(record: Mapping[str, Any],
+                   previous: Mapping[str, Any] | None) -> dict[str, list[int]] | None:
+    """How each seat had ended the game's hands before a logged hand (the record's
+    ``endings`` less its own hand): the previous hand's, none for hand 0; without the
+    previous record, the record's own less its hand's knock or gin (the most deadwood
+    knocked with is then the record's, which may be the hand's own). None when neither
+    record holds them (a log written elsewhere)."""
+    if record.get("hand") == 0:
+        return None
+    if previous is not None and previous.get("endings") is not None:
+        return {key: [int(v) for v in previous["endings"][key]] for key in ENDING_KEYS}
+    own = record.get("endings")
+    if own is None:
+        return None
+    endings = {key: [int(v) for v in own[key]] for key in ENDING_KEYS}
+    result = record.get("result") or {}
+    knocker = result.get("knocker")
+    if knocker is not None and result.get("end") in ("knock", "gin", "undercut"):
+        key = "gins" if result["end"] == "gin" else "knocks"
+        endings[key][int(knocker)] = max(0, endings[key][int(knocker)] - 1)
+        if key == "knocks" and endings["knocks"][int(knocker)] == 0:
+            endings["knock_deadwood"][int(knocker)] = 0
+    return endings
+
+
 def scores_before(record: Mapping[str, Any], previous: Mapping[str, Any] | None) -> list[int]:
     """Each seat's score before a logged hand: the previous hand's, zero for hand 0, and
     without the previous record the scores after the hand less the winner's points."""
@@ -556,5 +590,6 @@ def scores_before(record: Mapping[str, Any], previous: Mapping[str, Any] | None)
 
 __all__ = [
     "ReplayCheck", "check_hand_record", "deck_of", "fan", "group_games", "render_hand",
-    "replay_game", "replay_hand", "replay_log", "rules_of", "scores_before", "stream_games",
+    "endings_before", "replay_game", "replay_hand", "replay_log", "rules_of", "scores_before",
+    "stream_games",
 ]

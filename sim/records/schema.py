@@ -66,6 +66,9 @@ class HandRecord(TypedDict):
     advisor: NotRequired[int]
     hollywood: NotRequired[HollywoodRecord]
     final_scores: NotRequired[list[int]]
+    # how each seat ended the game's hands so far, after this one (sim.engine.game GS_KNOCKS..):
+    # {"knocks": [by seat], "gins": [by seat], "knock_deadwood": [by seat, the most]}
+    endings: NotRequired[dict[str, list[int]]]
     # the last line of a game a player's fault ended: {"seat": N, "reason": "..."}
     ended_by: NotRequired[dict[str, Any]]
     # a knock settled on declared melds (showdown = "eaai" with an outside player):

@@ -11,7 +11,7 @@ hidden card (the opponent's unseen cards, the stock) may appear in any card or m
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -93,10 +93,29 @@ def hollywood_view(sheet: HollywoodSheet | None, pt: Point,
                              roles[2])
 
 
+def _no_endings(rules: Rules) -> list[tuple[int, int, int]]:
+    return [(0, 0, 0)] * rules.players
+
+
+def ended(endings: list[tuple[int, int, int]], result: Mapping[str, Any]) -> None:
+    """Count a hand's knock or gin into ``endings`` (by seat), from its logged result."""
+    seat = result["knocker"]
+    if seat is None or result["end"] not in ("knock", "gin", "undercut"):
+        return
+    knocks, gins, most = endings[seat]
+    if result["end"] == "gin":
+        endings[seat] = (knocks, gins + 1, most)
+    else:
+        endings[seat] = (knocks + 1, gins, max(most, result["knocker_deadwood"]))
+
+
 def check_view(view: View, pt: Point, rules: Rules, scores: Sequence[int],
-               roles: Sequence[int | None], sheet: HollywoodSheet | None = None) -> None:
+               roles: Sequence[int | None], sheet: HollywoodSheet | None = None,
+               endings: Sequence[tuple[int, int, int]] | None = None) -> None:
     """The view of hand player ``pt.player`` shows exactly the facts it may see, and no hidden
-    card: nothing the opponent holds that he did not take from the pile, no stock card."""
+    card: nothing the opponent holds that he did not take from the pile, no stock card.
+    ``endings``: each seat's (knocks, gins, most deadwood knocked with) before the hand."""
+    endings = _no_endings(rules) if endings is None else endings
     p, o = pt.player, 1 - pt.player
     leaked = view_cards(view) & secret_cards(pt)
     assert not leaked, f"the view shows hidden cards {[card_str(c) for c in leaked]}"
@@ -135,6 +154,9 @@ def check_view(view: View, pt: Point, rules: Rules, scores: Sequence[int],
         "forbidden": forbidden_card(pt, rules),
         **hollywood_view(sheet, pt, roles),
         "players": rules.players,
+        "opponent_knocks": endings[roles[o]][0],
+        "opponent_gins": endings[roles[o]][1],
+        "opponent_knock_deadwood": endings[roles[o]][2],
     }
     fields = {f.name for f in dataclasses.fields(view)} - {"rng"}
     assert fields == set(expect), f"View fields without an expected value: {fields - set(expect)}"
@@ -145,10 +167,11 @@ def check_view(view: View, pt: Point, rules: Rules, scores: Sequence[int],
 
 
 def expected_view_array(pt: Point, rules: Rules, scores: Sequence[int],
-                        roles: Sequence[int | None],
-                        sheet: HollywoodSheet | None = None) -> dict[str, int]:
+                        roles: Sequence[int | None], sheet: HollywoodSheet | None = None,
+                        endings: Sequence[tuple[int, int, int]] | None = None) -> dict[str, int]:
     """Every field of the compiled view array (by ``V_`` name) as the rules and the replayed
     state give it."""
+    endings = _no_endings(rules) if endings is None else endings
     p, o = pt.player, 1 - pt.player
     hw = hollywood_view(sheet, pt, roles)
     three = {"GAME_SCORE_SELF": "game_scores", "GAME_SCORE_OPP": "opponent_game_scores",
@@ -190,14 +213,18 @@ def expected_view_array(pt: Point, rules: Rules, scores: Sequence[int],
         "V_FORBIDDEN": _or_none(forbidden_card(pt, rules)),
         "V_PILE_MASK": mask(pt.pile),
         "V_PLAYERS": rules.players,
+        "V_OPP_KNOCKS": endings[roles[o]][0],
+        "V_OPP_GINS": endings[roles[o]][1],
+        "V_OPP_KNOCK_DEADWOOD": endings[roles[o]][2],
     }
 
 
 def check_view_array(view: np.ndarray, pt: Point, rules: Rules, scores: Sequence[int],
-                     roles: Sequence[int | None], sheet: HollywoodSheet | None = None) -> None:
+                     roles: Sequence[int | None], sheet: HollywoodSheet | None = None,
+                     endings: Sequence[tuple[int, int, int]] | None = None) -> None:
     """Every field of a compiled view array equals its expected value, and no card or mask
     field names a hidden card."""
-    expect = expected_view_array(pt, rules, scores, roles, sheet)
+    expect = expected_view_array(pt, rules, scores, roles, sheet, endings)
     assert set(expect) == set(OFFSET), (
         f"view-array fields without an expected value: {set(OFFSET) - set(expect)}")
     assert view.shape == (V_LAYOUT.length,), f"view array of shape {view.shape}"
@@ -279,6 +306,7 @@ def check_views(records: Sequence[dict[str, Any]],
     i = 0
     for recs in games.values():
         scores = [0] * rules.players
+        endings = _no_endings(rules)
         for ref in referee_game(recs, rules):
             r = ref.rec
             roles = (r["dealer"], r["nondealer"], r["sitter"])
@@ -297,9 +325,10 @@ def check_views(records: Sequence[dict[str, Any]],
                 sheet = ref.sheet_before
                 shown = scores if sheet is None else sheet.first_open_scores()
                 if isinstance(view, View):
-                    check_view(view, pt, rules, shown, roles, sheet)
+                    check_view(view, pt, rules, shown, roles, sheet, endings)
                 else:
-                    check_view_array(view, pt, rules, shown, roles, sheet)
+                    check_view_array(view, pt, rules, shown, roles, sheet, endings)
             scores = list(r["scores"])
+            ended(endings, r["result"])
     assert i == len(calls), f"{len(calls) - i} decisions asked beyond those of the log"
     return i
