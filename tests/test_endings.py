@@ -148,3 +148,12 @@ def test_the_opponent_model_knocks_as_his_earlier_hands_showed(
     params = parse_strategy(spec).params_array()
     got = opponent_knock_at(int(params[P_OPP_KNOCK_AT]), int(params[P_OPP_MODEL]), view)
     assert got == knock_at
+
+
+def test_a_record_alone_with_a_knocker_out_of_range_rebuilds_without_failing() -> None:
+    """A hostile line read without its previous hand: a knocker no seat holds is not
+    subtracted (the replay reports the record's other faults)."""
+    state, _ = _play(EAAI, ["simple", "tuned"], 4)
+    record = copy.deepcopy(state.records[2])
+    record["result"]["knocker"] = 7
+    assert endings_before(record, None) == record["endings"]

@@ -566,7 +566,8 @@ def endings_before(record: Mapping[str, Any],
     endings = {key: [int(v) for v in own[key]] for key in ENDING_KEYS}
     result = record.get("result") or {}
     knocker = result.get("knocker")
-    if knocker is not None and result.get("end") in ("knock", "gin", "undercut"):
+    if (isinstance(knocker, int) and 0 <= knocker < len(endings["knocks"])
+            and result.get("end") in ("knock", "gin", "undercut")):
         key = "gins" if result["end"] == "gin" else "knocks"
         endings[key][int(knocker)] = max(0, endings[key][int(knocker)] - 1)
         if key == "knocks" and endings["knocks"][int(knocker)] == 0:
