@@ -253,9 +253,10 @@ def _policy(decision: int, hs: np.ndarray, pile: np.ndarray, after: np.ndarray,
 
 @kernel
 def _rollout_value(net: np.ndarray, view: np.ndarray, scratch: np.ndarray,
-                   params: np.ndarray, candidate: int, rollout: int) -> int:
+                   params: np.ndarray, candidate: int, rollout: int, opp_knock_at: int) -> int:
     """Play ``candidate`` in the world held in the base buffers, roll the hand out, and
-    return its game value for the mover (times ``VALUE_ONE``)."""
+    return its game value for the mover (times ``VALUE_ONE``); the opponent's fast rollouts
+    knock at ``opp_knock_at`` (:func:`strategies.mc_worlds.opponent_knock_at`)."""
     hs = scratch[S_HS:S_HS + HS_LEN]
     pile = scratch[S_PILE:S_PILE + 52]
     deck = scratch[S_DECK:S_DECK + 52]
@@ -290,8 +291,7 @@ def _rollout_value(net: np.ndarray, view: np.ndarray, scratch: np.ndarray,
             chosen = _tuned_rollout_move(decision, hs, pile, after, scratch,
                                          S_OWN_SET if own else S_OPP_SET)
         else:
-            knock_at = (own_knock_at(params, view) if own else
-                        opponent_knock_at(params[P_OPP_KNOCK_AT], params[P_OPP_MODEL], view))
+            knock_at = own_knock_at(params, view) if own else opp_knock_at
             if not own and scratch[S_PASSED_KNOCK] == 1:
                 knock_at = 0  # he passed a knock in this world: he waits for gin
             chosen = _policy(decision, hs, pile, after, knock_at)
@@ -574,7 +574,8 @@ def score(net: np.ndarray, decision: int, params: np.ndarray, view: np.ndarray,
         if not known:
             sample_world(view, scratch, stream_seed(base, k), how)
         for i in range(n_cand):
-            v = _rollout_value(net, view, scratch, params, scratch[S_CAND + i], rollout)
+            v = _rollout_value(net, view, scratch, params, scratch[S_CAND + i], rollout,
+                               opp_knock_at)
             scratch[S_VALUES + i] = v
             scratch[S_SUM + i] += v
         for i in range(n_cand):

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from support.views import ended
 
 from sim.engine.game import game_fields
 from sim.engine.rules import Rules
@@ -22,29 +23,23 @@ from strategies.registry import parse_strategy
 
 EAAI = Rules.preset("eaai")
 THREE = Rules.preset("three-handed")
-EMPTY = {"knocks": 0, "gins": 0, "knock_deadwood": 0}
+KEYS = ("knocks", "gins", "knock_deadwood")
+Counts = tuple[int, int, int]  # a seat's (knocks, gins, most deadwood knocked with)
 
 
-def _count(records: list[dict[str, Any]], n: int) -> list[list[dict[str, int]]]:
-    """From the results alone: each seat's endings before hand 0, 1, ..., and after the last."""
-    seats = [dict(EMPTY) for _ in range(n)]
-    before = [copy.deepcopy(seats)]
+def _count(records: list[dict[str, Any]], n: int) -> list[list[Counts]]:
+    """From the results alone (the view oracle's count): each seat's endings before hand 0,
+    1, ..., and after the last."""
+    seats: list[Counts] = [(0, 0, 0)] * n
+    before = [list(seats)]
     for record in records:
-        result = record["result"]
-        knocker = result["knocker"]
-        if knocker is not None:
-            if result["end"] == "gin":
-                seats[knocker]["gins"] += 1
-            else:
-                seats[knocker]["knocks"] += 1
-                seats[knocker]["knock_deadwood"] = max(seats[knocker]["knock_deadwood"],
-                                                       result["knocker_deadwood"])
-        before.append(copy.deepcopy(seats))
+        ended(seats, record["result"])
+        before.append(list(seats))
     return before
 
 
-def _by_key(seats: list[dict[str, int]]) -> dict[str, list[int]]:
-    return {key: [s[key] for s in seats] for key in EMPTY}
+def _by_key(seats: list[Counts]) -> dict[str, list[int]]:
+    return {key: [s[k] for s in seats] for k, key in enumerate(KEYS)}
 
 
 def _play(rules: Rules, lineup: list[str], seed: int) -> tuple[GameState, list[tuple[int, int,
@@ -77,14 +72,13 @@ def test_every_view_shows_how_the_opponent_ended_the_earlier_hands(
     records = state.records
     counts = _count(records, rules.players)
     for hand, opponent, seen in shown:
-        mine = counts[hand][opponent]
-        assert seen == (mine["knocks"], mine["gins"], mine["knock_deadwood"]), hand
+        assert seen == counts[hand][opponent], hand
     for i, record in enumerate(records):
         assert record["endings"] == _by_key(counts[i + 1])
     final = game_fields(state.bufs.gs)
-    assert [int(v) for v in final.knocks[:rules.players]] == [s["knocks"] for s in counts[-1]]
+    assert [int(v) for v in final.knocks[:rules.players]] == [s[0] for s in counts[-1]]
     last = counts[-1]
-    assert sum(s["knocks"] for s in last) > 0 and sum(s["gins"] for s in last) > 0
+    assert sum(s[0] for s in last) > 0 and sum(s[1] for s in last) > 0
     assert any(o > 0 for _, _, (o, _, _) in shown) and len(records) > 2
     assert all(check.ok for check in replay_game(records))
 
@@ -100,7 +94,7 @@ def test_a_record_rebuilds_the_endings_its_hand_started_from() -> None:
         want = None if i == 0 else _by_key(counts[i])
         assert endings_before(record, previous) == want
         rebuilt = game_fields(GameState.from_record(record, previous).bufs.gs)
-        assert [int(v) for v in rebuilt.gins[:2]] == [s["gins"] for s in counts[i]]
+        assert [int(v) for v in rebuilt.gins[:2]] == [s[1] for s in counts[i]]
         alone = endings_before(record, None)
         if i:
             assert alone is not None
