@@ -73,11 +73,12 @@ def _stamped_files(root: Path) -> list[Path]:
             if (any(mark in text for mark in _COMPILED_MARKS) or path.name in _CONSTANT_MODULES
                     or "engine" in path.relative_to(root).parts):
                 files.append(path)
-    # data compiled code freezes as constants: mc's learned evaluator's, the network's and the
-    # belief's
+    # data compiled code freezes as constants: mc's learned evaluator's, the network's, the
+    # belief's and the knock model's
     files += sorted((root / "strategies").glob("mc_eval_v*.npz"))
     files += sorted((root / "strategies").glob("net_v*.npz"))
     files += sorted((root / "strategies").glob("belief_v*.npz"))
+    files += sorted((root / "strategies").glob("knock_v*.npz"))
     return files
 
 

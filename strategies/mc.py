@@ -34,9 +34,10 @@ At each decision with more than one candidate it:
    the highest of the best discards, knock at ``knock_at`` for itself and ``opp_knock_at``
    for the opponent, who with ``opp_model = 1`` waits for gin in a world where he passed a
    knock, and with ``opp_model = 2`` also once the game's earlier hands showed him waiting
-   for gin, :func:`strategies.mc_worlds.opponent_knock_at`), with ``rollout = 1`` by ``tuned`` (the
-   base's set) for its own moves, with ``rollout = 2`` by ``tuned`` for both (the table's
-   set for the opponent); each ``tuned`` mover sees only his own view of the rolled-out
+   for gin, :func:`strategies.mc_worlds.opponent_knock_at`; with ``opp_model = 3`` the learned
+   knock model of :mod:`strategies.mc_knock` decides his knocks), with ``rollout = 1`` by
+   ``tuned`` (the base's set) for its own moves, with ``rollout = 2`` by ``tuned`` for both
+   (the table's set for the opponent); each ``tuned`` mover sees only his own view of the rolled-out
    hand; ``rollout_for`` (summed as ``searched``) says which kinds of decision roll out with
    that policy, the others fast.
 4. **Scores** the end of each rolled-out hand by its game value
@@ -76,9 +77,7 @@ from sim.engine.hand import (
     END_TURN_LIMIT,
     HS_END,
     HS_HAND,
-    HS_KNOCK_LIMIT,
     HS_LEN,
-    HS_PILE_LEN,
     HS_POINTS,
     HS_STATE_LEN,
     HS_TO_MOVE,
@@ -126,7 +125,6 @@ from strategies.builtin import (
     DT_KNOCK_AT,
     DT_SLACK,
     discard_tracking_decide,
-    in_some_best_meld,
 )
 from strategies.declare import ParamInfo, Params, StrategyInfo
 from strategies.game_value import game_value
@@ -160,10 +158,14 @@ from strategies.mc_worlds import (
     S_UNSEEN,
     S_VALUES,
     VALUE_ONE,
+    fast_policy,
     inference,
     load_belief_odds,
+    load_opponent_style,
     opponent_knock_at,
+    opponent_knocks,
     sample_world,
+    tuned_rollout_move,
 )
 from strategies.net import NET_AT, NET_WEIGHTS, W_LOGITS, forward, hand_outcome, policy_move
 from strategies.tuned import (
@@ -214,10 +216,11 @@ MC_PARAMS = Params("P_", (
               "8 rollouts (its policy plays its own rollout moves)"),
     ParamInfo("belief", 0, 0, 1, "1: draw the opponent's unseen cards from the learned belief "
               "(each card's chance, from the view); develop, infer and unknocked still apply"),
-    ParamInfo("opp_model", 0, 0, 2, "1: where the world's opponent could have knocked last turn "
+    ParamInfo("opp_model", 0, 0, 3, "1: where the world's opponent could have knocked last turn "
               "and did not, his fast rollouts wait for gin instead of knocking at opp_knock_at; "
               "2: also, once the game's earlier hands showed him going gin twice and never "
-              "knocking, they wait for gin"),
+              "knocking, they wait for gin; 3: the learned knock model decides his knocks from "
+              "what he has shown (his earlier hands, a knock let pass, the scores, the stock)"),
 ))
 (P_SAMPLES, P_SHORTLIST, P_KNOCK_AT, P_OPP_KNOCK_AT, P_STOP, P_INFER, P_TRUST, P_DEVELOP,
  P_BASE, P_ROLLOUT, P_UNKNOCKED, P_FUTILE, P_SEARCHED, P_ROLLOUT_FOR, P_LEAF,
@@ -232,23 +235,6 @@ ROLLOUT_FAST, ROLLOUT_TUNED_OWN, ROLLOUT_TUNED_BOTH = 0, 1, 2  # ``rollout``: wh
 AUTO_KNOCK = 11  # knock_at's default: decided by the number of players
 AUTO_SAMPLES = 0  # samples' default: decided by the number of players (:func:`budget`)
 TWO_HANDED_SAMPLES, THREE_HANDED_SAMPLES = 256, 192
-
-
-@kernel
-def _policy(decision: int, hs: np.ndarray, pile: np.ndarray, after: np.ndarray,
-            knock_at: int) -> int:
-    """The rollout policy: take a card only into a meld, knock at ``knock_at`` (-1: the
-    limit), discard the highest of the best discards."""
-    p = hs[HS_TO_MOVE]
-    if decision == DEC_OFFER or decision == DEC_DRAW:
-        if in_some_best_meld(hs[HS_HAND + p], pile[hs[HS_PILE_LEN] - 1]):
-            return MOVE_DRAW_DISCARD
-        return MOVE_PASS if decision == DEC_OFFER else MOVE_DRAW_STOCK
-    best = best_legal_after(hs, after)
-    if decision == DEC_KNOCK:
-        limit = knock_at if knock_at >= 0 else hs[HS_KNOCK_LIMIT]
-        return MOVE_KNOCK if best <= limit else MOVE_NO_KNOCK
-    return pick_highest(after[AF_TIES])
 
 
 @kernel
@@ -276,6 +262,7 @@ def _rollout_value(net: np.ndarray, view: np.ndarray, scratch: np.ndarray,
     apply_move(hs, pile, deck, after, moves, move)
     leaf = params[P_LEAF]
     draws = 0
+    passed = False  # the opponent let a knock pass in this rollout
     while True:
         decision = advance(hs, pile, deck, after, moves)
         if decision == DEC_OVER:
@@ -288,13 +275,16 @@ def _rollout_value(net: np.ndarray, view: np.ndarray, scratch: np.ndarray,
         if own and params[P_NET] & NET_ROLLOUT:
             chosen = _net_rollout_move(net, decision, hs, pile, after, scratch)
         elif rollout == ROLLOUT_TUNED_BOTH or (own and rollout == ROLLOUT_TUNED_OWN):
-            chosen = _tuned_rollout_move(decision, hs, pile, after, scratch,
+            chosen = tuned_rollout_move(decision, hs, pile, after, scratch,
                                          S_OWN_SET if own else S_OPP_SET)
+        elif not own and decision == DEC_KNOCK and params[P_OPP_MODEL] >= 3:
+            chosen = MOVE_KNOCK if opponent_knocks(hs, after, scratch, passed) else MOVE_NO_KNOCK
+            passed = passed or chosen == MOVE_NO_KNOCK
         else:
             knock_at = own_knock_at(params, view) if own else opp_knock_at
             if not own and scratch[S_PASSED_KNOCK] == 1:
                 knock_at = 0  # he passed a knock in this world: he waits for gin
-            chosen = _policy(decision, hs, pile, after, knock_at)
+            chosen = fast_policy(decision, hs, pile, after, knock_at)
         if apply_move(hs, pile, deck, after, moves, chosen) != OK:
             return -1  # cannot happen: the policies play only legal moves
     end = hs[HS_END]
@@ -413,17 +403,6 @@ def _prepare_rollouts(rollout: int, params: np.ndarray, view: np.ndarray,
     info[GI_SCORE_OTHER] = view[V_SCORE_OTHER]
     info[GI_TARGET] = view[V_TARGET]
     info[GI_PLAYERS] = view[V_PLAYERS]
-
-
-@kernel
-def _tuned_rollout_move(decision: int, hs: np.ndarray, pile: np.ndarray, after: np.ndarray,
-                        scratch: np.ndarray, set_at: int) -> int:
-    """The rollout move of the player to move playing ``tuned`` with the parameters at
-    ``scratch[set_at:]``, from his own view of the rolled-out hand."""
-    rview = scratch[S_RVIEW:S_RVIEW + V_LEN]
-    fill_view(rview, hs, pile, scratch[S_RINFO:S_RINFO + GI_LEN], decision)
-    return tuned_move(decision, scratch[set_at:set_at + N_TUNED_PARAMS], rview, after,
-                      scratch[S_RSCRATCH:S_RSCRATCH + RSCRATCH_LEN])
 
 
 @kernel
@@ -568,6 +547,8 @@ def score(net: np.ndarray, decision: int, params: np.ndarray, view: np.ndarray,
                     params[P_BELIEF], params[P_OPP_MODEL])
     if how.belief > 0 and not known:
         load_belief_odds(view, scratch)
+    if params[P_OPP_MODEL] >= 3:
+        load_opponent_style(view, scratch)
     scratch[S_PASSED_KNOCK] = 0  # the true deal (known) has no guessed knock model
     done = 0
     for k in range(samples):

@@ -19,6 +19,7 @@ arithmetic, compiled, and a test checks it equals PyTorch's.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -138,13 +139,20 @@ def check_belief(weights: Any, where: str = "the belief weights") -> np.ndarray:
 def load_belief(path: str | Path) -> tuple[np.ndarray, dict[str, Any]]:
     """The flat weights and metadata of a belief file (``.npz`` with ``belief`` and
     ``meta``), checked; a ValueError naming the file when it cannot be read."""
+    return read_weights(path, "belief", check_belief)
+
+
+def read_weights(path: str | Path, key: str, check: Callable[[Any, str], np.ndarray]
+                 ) -> tuple[np.ndarray, dict[str, Any]]:
+    """The flat weights stored under ``key`` in a ``.npz`` (checked by ``check``) and its
+    ``meta`` (JSON); a ValueError naming the file when it cannot be read."""
     try:
         with np.load(Path(path), allow_pickle=False) as f:
-            weights = f["belief"]
+            weights = f[key]
             meta = json.loads(str(f["meta"])) if "meta" in f.files else {}
     except (OSError, KeyError, ValueError, EOFError) as exc:
-        raise ValueError(f"cannot read belief weights {str(path)!r}: {exc}") from None
-    return check_belief(weights, f"belief weights {str(path)!r}"), meta
+        raise ValueError(f"cannot read {key} weights {str(path)!r}: {exc}") from None
+    return check(weights, f"{key} weights {str(path)!r}"), meta
 
 
 BELIEF_FILE = Path(__file__).with_name("belief_v1.npz")

@@ -15,6 +15,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from sim.engine.cards import FULL_MASK
 from sim.engine.hand import (
+    AF_TIES,
     AFTER_LEN,
     DEC_DRAW,
     DEC_KNOCK,
@@ -43,13 +44,20 @@ from sim.engine.hand import (
     HS_UPCARD,
     HS_WALL,
     HS_WINNER,
+    MOVE_DRAW_DISCARD,
+    MOVE_DRAW_STOCK,
+    MOVE_KNOCK,
+    MOVE_NO_KNOCK,
+    MOVE_PASS,
     PH_DISCARD,
     PH_DRAW,
     PH_KNOCK,
     PH_KNOCK_DISCARD,
     PH_OFFER_DEALER,
     PH_OFFER_NONDEALER,
+    best_legal_after,
     hand_fields,
+    stock_count,
 )
 from sim.engine.jit import kernel
 from sim.engine.melds import (
@@ -57,6 +65,7 @@ from sim.engine.melds import (
     CARD_MELDS,
     SEARCH_MELDS,
     min_deadwood_mask,
+    pick_highest,
     popcount,
 )
 from sim.engine.rng import GOLDEN, mix64
@@ -88,12 +97,15 @@ from sim.engine.view import (
     V_UNDERCUT_BONUS,
     V_UPCARD,
     V_WALL,
+    fill_view,
     view_fields,
 )
-from strategies.builtin import SCRATCH_LEN
+from strategies.builtin import SCRATCH_LEN, in_some_best_meld
 from strategies.mc_belief import BELIEF_WEIGHTS, WORK_LEN, belief_odds, opponent_known
+from strategies.mc_knock import KNOCK_WEIGHTS, N_FACTS, N_INPUTS, model_knocks, opponent_style
 from strategies.tuned import (
     N_TUNED_PARAMS,
+    tuned_move,
 )
 
 MAX_CANDIDATES = 12
@@ -126,7 +138,9 @@ S_FEATURES = S_RSCRATCH + RSCRATCH_LEN  # the leaf evaluator's features (leaf > 
 FEATURES_LEN = 64
 S_BELIEF = S_FEATURES + FEATURES_LEN  # the belief's odds by card code (floats, belief > 0)
 S_PASSED_KNOCK = S_BELIEF + 64  # 1: the world's opponent could have knocked last turn
-MC_SCRATCH_LEN = S_PASSED_KNOCK + 1
+S_KNOCK_FACTS = S_PASSED_KNOCK + 1  # the opponent's facts for the knock model (opp_model 3)
+S_KNOCK_INPUTS = S_KNOCK_FACTS + N_FACTS  # the knock model's inputs (floats)
+MC_SCRATCH_LEN = S_KNOCK_INPUTS + N_INPUTS
 """Scratch slots ``mc`` needs; the shared ``SCRATCH_LEN`` must be at least this."""
 assert MC_SCRATCH_LEN <= SCRATCH_LEN
 BELIEF_WORK_AT = SCRATCH_LEN - WORK_LEN
@@ -191,10 +205,31 @@ def opponent_knock_at(knock_at: int, opp_model: int, view: np.ndarray) -> int:
     """The deadwood the opponent's fast rollouts knock at (-1: the knock limit): ``knock_at``
     (``mc``'s ``opp_knock_at``), or with ``opp_model = 2`` gin only (0) once the game's
     earlier hands showed him waiting for it (the view's ``OPP_*`` counts: he has gone gin
-    twice and never knocked)."""
-    if opp_model >= 2 and view[V_OPP_KNOCKS] == 0 and view[V_OPP_GINS] >= 2:
+    twice and never knocked). With ``opp_model = 3`` the knock model decides instead
+    (:func:`load_opponent_style`, :func:`opponent_knocks`)."""
+    if opp_model == 2 and view[V_OPP_KNOCKS] == 0 and view[V_OPP_GINS] >= 2:
         return 0
     return knock_at
+
+
+@kernel
+def load_opponent_style(view: np.ndarray, scratch: np.ndarray) -> None:
+    """Put what the opponent has shown (:func:`strategies.mc_knock.opponent_style`) where
+    :func:`opponent_knocks` reads it, once per decision."""
+    opponent_style(view, scratch[S_KNOCK_FACTS:S_KNOCK_FACTS + N_FACTS])
+
+
+@kernel
+def opponent_knocks(hs: np.ndarray, after: np.ndarray, scratch: np.ndarray,
+                    passed: bool) -> bool:
+    """Whether the rolled-out opponent, asked to knock, knocks: the learned knock model
+    (:mod:`strategies.mc_knock`) on his style, his deadwood in this world, the stock and
+    whether he let a knock pass this hand (in the world drawn or in this rollout)."""
+    x = scratch.view(np.float64)[S_KNOCK_INPUTS:S_KNOCK_INPUTS + N_INPUTS]
+    passed = passed or scratch[S_PASSED_KNOCK] == 1
+    return model_knocks(KNOCK_WEIGHTS, scratch[S_KNOCK_FACTS:S_KNOCK_FACTS + N_FACTS], x,
+                        best_legal_after(hs, after), stock_count(hs), passed,
+                        hs[HS_KNOCK_LIMIT])
 
 
 @kernel(inline="always")
@@ -425,3 +460,31 @@ def _set_world(view: np.ndarray, scratch: np.ndarray, opp: int, first: int, n: i
     hs[HS_MAX_TURNS] = MAX_TURNS
     hs[HS_GIN_BONUS] = view[V_GIN_BONUS]
     hs[HS_UNDERCUT_BONUS] = view[V_UNDERCUT_BONUS]
+
+
+@kernel
+def fast_policy(decision: int, hs: np.ndarray, pile: np.ndarray, after: np.ndarray,
+            knock_at: int) -> int:
+    """The rollout policy: take a card only into a meld, knock at ``knock_at`` (-1: the
+    limit), discard the highest of the best discards."""
+    p = hs[HS_TO_MOVE]
+    if decision == DEC_OFFER or decision == DEC_DRAW:
+        if in_some_best_meld(hs[HS_HAND + p], pile[hs[HS_PILE_LEN] - 1]):
+            return MOVE_DRAW_DISCARD
+        return MOVE_PASS if decision == DEC_OFFER else MOVE_DRAW_STOCK
+    best = best_legal_after(hs, after)
+    if decision == DEC_KNOCK:
+        limit = knock_at if knock_at >= 0 else hs[HS_KNOCK_LIMIT]
+        return MOVE_KNOCK if best <= limit else MOVE_NO_KNOCK
+    return pick_highest(after[AF_TIES])
+
+
+@kernel
+def tuned_rollout_move(decision: int, hs: np.ndarray, pile: np.ndarray, after: np.ndarray,
+                        scratch: np.ndarray, set_at: int) -> int:
+    """The rollout move of the player to move playing ``tuned`` with the parameters at
+    ``scratch[set_at:]``, from his own view of the rolled-out hand."""
+    rview = scratch[S_RVIEW:S_RVIEW + V_LEN]
+    fill_view(rview, hs, pile, scratch[S_RINFO:S_RINFO + GI_LEN], decision)
+    return tuned_move(decision, scratch[set_at:set_at + N_TUNED_PARAMS], rview, after,
+                      scratch[S_RSCRATCH:S_RSCRATCH + RSCRATCH_LEN])

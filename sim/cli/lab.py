@@ -146,18 +146,23 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def _train_belief(args: argparse.Namespace, spec: Any) -> int:
-    """``ginbox train`` of a ``model = "belief"`` file: record, train, score; the recorded
-    chunks survive an interruption (rerun the same command to continue)."""
+    """``ginbox train`` of a ``model = "belief"`` or ``"knock"`` file: record, train, score;
+    the recorded chunks survive an interruption (rerun the same command to continue)."""
     from sim.learn.belief import run_belief_training
+    from sim.learn.knock import run_knock_training
     from sim.runs.workers import usable_cpus
 
+    run = run_knock_training if spec.model == "knock" else run_belief_training
     try:
-        folder = run_belief_training(spec, out=args.out, jobs=args.jobs or usable_cpus(),
-                                     quiet=args.quiet)
+        folder = run(spec, out=args.out, jobs=args.jobs or usable_cpus(), quiet=args.quiet)
     except KeyboardInterrupt:
         raise Interrupted("interrupted: every recorded chunk is saved; rerun the same command "
                           "to continue", 128 + signal.SIGINT) from None
     print((folder / "report.md").read_text(), end="")
-    print(f"\nbelief written to {folder / 'belief.npz'}; ship it as strategies/belief_v1.npz "
-          "and play it with --strategies mc:belief=1")
+    if spec.model == "knock":
+        print(f"\nknock model written to {folder / 'knock.npz'}; ship it as "
+              "strategies/knock_v1.npz and play it with --strategies mc:opp_model=3")
+    else:
+        print(f"\nbelief written to {folder / 'belief.npz'}; ship it as "
+              "strategies/belief_v1.npz and play it with --strategies mc:belief=1")
     return 0

@@ -17,11 +17,13 @@ with what made them), ``curve.csv``, ``scores.csv``, ``reliability.csv`` and ``r
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -49,6 +51,7 @@ from sim.learn.belief_spec import BeliefSpec
 from strategies.builtin import SCRATCH_LEN
 from strategies.mc_worlds import S_BASE, inference, sample_world
 
+T = TypeVar("T")
 BINS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0)
 """The reliability table's bins of predicted chance."""
 
@@ -63,8 +66,10 @@ def _commit() -> str:
         return "unknown"
 
 
-def record(spec: BeliefSpec, out: Path, jobs: int, quiet: bool = False) -> list[Path]:
-    """Play every chunk not yet on disk; return every chunk file, in order."""
+def record_chunks(spec: BeliefSpec, out: Path, jobs: int, quiet: bool,
+                  write_chunk: Callable[[int, str, int, Path], None]) -> list[Path]:
+    """Have ``write_chunk(table_index, table, chunk, path)`` write every chunk not yet on
+    disk, in ``jobs`` workers; return every chunk file, in order."""
     data = out / "data"
     data.mkdir(parents=True, exist_ok=True)
     todo, paths = [], []
@@ -76,7 +81,42 @@ def record(spec: BeliefSpec, out: Path, jobs: int, quiet: bool = False) -> list[
                 todo.append((t, table, chunk, path))
     if not quiet:
         print(f"recording {len(todo)} of {len(paths)} chunks", flush=True)
+    Parallel(n_jobs=jobs)(delayed(write_chunk)(*task) for task in todo)
+    return paths
 
+
+def split_chunks(spec: BeliefSpec, paths: list[Path], read: Callable[[Path], T]
+                 ) -> tuple[list[T], list[T]]:
+    """The chunk files read, as the training chunks and the held-out ones."""
+    train_shards: list[T] = []
+    held: list[T] = []
+    for path in paths:
+        chunk = int(path.stem.rsplit("-", 1)[1])
+        (held if spec.is_holdout(chunk) else train_shards).append(read(path))
+    return train_shards, held
+
+
+def cosine_rate(optimiser: torch.optim.Optimizer, spec: BeliefSpec, epoch: int) -> None:
+    """Set epoch ``epoch``'s learning rate: ``learning_rate`` decaying to zero by a cosine."""
+    for group in optimiser.param_groups:
+        group["lr"] = spec.learning_rate * 0.5 * (1 + np.cos(np.pi * (epoch - 1) / spec.epochs))
+
+
+def weights_file(key: str, weights: np.ndarray, spec: BeliefSpec, started: float,
+                 facts: dict[str, Any]) -> bytes:
+    """The weights file: the flat weights under ``key`` and, as JSON (no pickles), what made
+    them (the command, the file, the seed, the commit, ``facts`` and the time taken)."""
+    meta = {"command": "ginbox train", "training": spec.to_dict(), "seed": spec.seed, **facts,
+            "version": __version__, "source_stamp": SOURCE_STAMP, "commit": _commit(),
+            "seconds": round(time.time() - started, 1)}
+    buffer = io.BytesIO()
+    arrays = {key: weights, "meta": np.array(json.dumps(meta))}
+    np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]
+    return buffer.getvalue()
+
+
+def record(spec: BeliefSpec, out: Path, jobs: int, quiet: bool = False) -> list[Path]:
+    """Play every chunk not yet on disk; return every chunk file, in order."""
     def one(t: int, table: str, chunk: int, path: Path) -> None:
         games = min(spec.chunk_size, spec.games - chunk * spec.chunk_size)
         shard = play_chunk(spec.seed, table, t, chunk, spec.chunk_size,
@@ -87,8 +127,7 @@ def record(spec: BeliefSpec, out: Path, jobs: int, quiet: bool = False) -> list[
                                 shard.hands[keep], shard.meta[keep], games)
         atomic_write_bytes(path, shard.to_bytes())
 
-    Parallel(n_jobs=jobs)(delayed(one)(*task) for task in todo)
-    return paths
+    return record_chunks(spec, out, jobs, quiet, one)
 
 
 def train(spec: BeliefSpec, train_data: BeliefData, valid: BeliefData,
@@ -103,9 +142,7 @@ def train(spec: BeliefSpec, train_data: BeliefData, valid: BeliefData,
     curve = []
     for epoch in range(1, spec.epochs + 1):
         model.train()
-        for group in optimiser.param_groups:  # a cosine decay over the epochs
-            group["lr"] = spec.learning_rate * 0.5 * (1 + np.cos(np.pi * (epoch - 1)
-                                                                  / spec.epochs))
+        cosine_rate(optimiser, spec, epoch)
         perm = order.permutation(len(train_data))
         total, batches = 0.0, 0
         for start in range(0, len(perm), spec.batch):
@@ -238,13 +275,10 @@ def run_belief_training(spec: BeliefSpec, out: str | Path | None = None, jobs: i
     folder.mkdir(parents=True, exist_ok=True)
     atomic_write_text(folder / "training.json", json.dumps(spec.to_dict(), indent=2) + "\n")
     started = time.time()
-    paths = record(spec, folder, jobs, quiet)
-    chunk_of = [int(p.stem.rsplit("-", 1)[1]) for p in paths]
-    shards = [BeliefShard.read(str(p)) for p in paths]
-    train_data = belief_data([s for s, c in zip(shards, chunk_of, strict=True)
-                              if not spec.is_holdout(c)], spec.tables)
-    held = belief_data([s for s, c in zip(shards, chunk_of, strict=True)
-                        if spec.is_holdout(c)], spec.tables)
+    train_shards, held_shards = split_chunks(spec, record(spec, folder, jobs, quiet),
+                                             BeliefShard.read)
+    train_data = belief_data(train_shards, spec.tables)
+    held = belief_data(held_shards, spec.tables)
     if not quiet:
         print(f"training on {len(train_data):,} positions, {len(held):,} held out", flush=True)
     model, curve = train(spec, train_data, held, quiet)
@@ -266,24 +300,12 @@ def run_belief_training(spec: BeliefSpec, out: str | Path | None = None, jobs: i
     scores.to_csv(folder / "scores.csv", index=False)
     table = reliability(chances["belief"], sample)
     table.to_csv(folder / "reliability.csv", index=False)
-    meta: dict[str, Any] = {
-        "command": "ginbox train", "training": spec.to_dict(), "seed": spec.seed,
-        "positions": len(train_data), "held_out": len(held), "version": __version__,
-        "source_stamp": SOURCE_STAMP, "commit": _commit(), "curve": curve,
-        "seconds": round(time.time() - started, 1)}
-    buffer = _npz(weights, meta)
+    buffer = weights_file("belief", weights, spec, started,
+                          {"positions": len(train_data), "held_out": len(held), "curve": curve})
     atomic_write_bytes(folder / "belief.npz", buffer)
     report = _report(spec, curve, scores, table, len(train_data), len(held))
     atomic_write_text(folder / "report.md", report)
     return folder
-
-
-def _npz(weights: np.ndarray, meta: dict[str, Any]) -> bytes:
-    """The weights file: the flat weights and their metadata as JSON (no pickles)."""
-    import io
-    buffer = io.BytesIO()
-    np.savez_compressed(buffer, belief=weights, meta=np.array(json.dumps(meta)))
-    return buffer.getvalue()
 
 
 def _report(spec: BeliefSpec, curve: list[dict[str, float]], scores: pd.DataFrame,

@@ -16,8 +16,9 @@ the same whichever worker plays a chunk, and a rerun writes the same files.
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
-from typing import NamedTuple
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -129,6 +130,24 @@ def chunk_lineup(seed: int, table_index: int, chunk: int, population: tuple[str,
     return [int(i) for i in draw.integers(0, len(population), players)]
 
 
+def shard_bytes(fields: dict[str, Any]) -> bytes:
+    """A chunk's records (its ``table``, ``lineup``, ``games`` and arrays) as a compressed
+    ``.npz`` (written atomically by the caller)."""
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **{k: np.asarray(v) for k, v in fields.items()})  # type: ignore[arg-type]
+    return buffer.getvalue()
+
+
+def shard_fields(path: str | Path) -> dict[str, Any]:
+    """The fields :func:`shard_bytes` wrote: the table a string, the lineup a tuple, the games
+    a number, the rest arrays."""
+    with np.load(path, allow_pickle=False) as f:
+        out: dict[str, Any] = {k: f[k] for k in f.files}
+    out["table"], out["games"] = str(out["table"]), int(out["games"])
+    out["lineup"] = tuple(int(i) for i in out["lineup"])
+    return out
+
+
 @dataclass(frozen=True)
 class BeliefShard:
     """One chunk's records (:func:`record_beliefs`), with its table and lineup."""
@@ -142,18 +161,12 @@ class BeliefShard:
 
     def to_bytes(self) -> bytes:
         """The shard as a compressed ``.npz`` (written atomically by the caller)."""
-        buffer = io.BytesIO()
-        np.savez_compressed(buffer, table=np.array(self.table), lineup=np.array(self.lineup),
-                            views=self.views, hands=self.hands, meta=self.meta,
-                            games=np.array(self.games))
-        return buffer.getvalue()
+        return shard_bytes({f.name: getattr(self, f.name) for f in fields(self)})
 
     @classmethod
-    def read(cls, path: str) -> BeliefShard:
+    def read(cls, path: str | Path) -> BeliefShard:
         """A shard written by :meth:`to_bytes`."""
-        with np.load(path, allow_pickle=False) as f:
-            return cls(str(f["table"]), tuple(int(i) for i in f["lineup"]), f["views"],
-                       f["hands"], f["meta"], int(f["games"]))
+        return cls(**shard_fields(path))
 
 
 def play_chunk(seed: int, table: str, table_index: int, chunk: int, chunk_size: int,

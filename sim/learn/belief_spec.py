@@ -1,6 +1,7 @@
-"""The belief's training file: ``ginbox train FILE`` with ``model = "belief"``.
+"""The belief's and the knock model's training file: ``ginbox train FILE`` with
+``model = "belief"`` or ``model = "knock"`` (both learn from games among a population).
 
-A belief file is TOML with flat keys (and one table, ``population``); every key is checked
+Such a file is TOML with flat keys (and one table, ``population``); every key is checked
 before any game is played, and a bad one is refused in one line naming it. docs/learning.md
 lists the keys; ``experiments/train_belief.toml`` trained the shipped belief.
 """
@@ -21,6 +22,7 @@ from sim.io.specs import (
     require_keys,
 )
 from strategies.mc_belief import MAX_HIDDEN
+from strategies.mc_knock import MAX_KNOCK_HIDDEN
 from strategies.registry import parse_strategy
 
 KEYS = ("name", "model", "seed", "tables", "games", "chunk_size", "holdout", "every",
@@ -41,7 +43,8 @@ DEFAULT_POPULATION = {
 
 @dataclass(frozen=True)
 class BeliefSpec:
-    """A validated belief training file: construct through :func:`build_belief`."""
+    """A validated belief (or knock model) training file: construct through
+    :func:`build_belief`."""
 
     name: str
     seed: int
@@ -58,6 +61,7 @@ class BeliefSpec:
     weight_decay: float = 1e-5
     threads: int = 1
     description: str = ""
+    model: str = "belief"
 
     @property
     def chunks(self) -> int:
@@ -70,7 +74,6 @@ class BeliefSpec:
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
-        out["model"] = "belief"
         out["tables"] = list(self.tables)
         out["population"] = {k: list(v) for k, v in self.population.items()}
         return out
@@ -109,19 +112,23 @@ def _population(value: Any, tables: list[str]) -> dict[str, tuple[str, ...]]:
 
 
 def build_belief(data: dict[str, Any]) -> BeliefSpec:
-    """A :class:`BeliefSpec` from a training file's table, every key checked."""
-    check_keys(data, KEYS, "the belief training file")
+    """A :class:`BeliefSpec` from a training file's table, every key checked (``model`` is
+    ``"belief"`` or ``"knock"``; the knock model keeps every knock decision, so it takes no
+    ``every``)."""
+    model = data.get("model", "belief")
+    check_keys(data, tuple(k for k in KEYS if model == "belief" or k != "every"),
+               f"the {model} training file")
     require_keys(data, ("name", "seed", "tables", "games"),
-                 "a belief training file needs name, seed, tables and games")
+                 f"a {model} training file needs name, seed, tables and games")
     tables = data["tables"]
     if not isinstance(tables, list) or not tables or len(set(map(str, tables))) != len(tables) \
             or any(t not in PRESETS for t in tables):
         raise ValueError(f"tables={tables!r} is not valid: expected a list of distinct presets "
                          f"from {', '.join(PRESETS)}")
-    hidden = data.get("hidden", 128)
-    if not is_plain_int(hidden) or not 1 <= hidden <= MAX_HIDDEN:
-        raise ValueError(f"hidden={hidden!r} is not valid: expected a layer size "
-                         f"1..{MAX_HIDDEN}")
+    most = MAX_HIDDEN if model == "belief" else MAX_KNOCK_HIDDEN
+    hidden = data.get("hidden", 128 if model == "belief" else 16)
+    if not is_plain_int(hidden) or not 1 <= hidden <= most:
+        raise ValueError(f"hidden={hidden!r} is not valid: expected a layer size 1..{most}")
     spec = BeliefSpec(
         name=check_run_name(data["name"]),
         seed=check_int("seed", data["seed"], 0, MAX_SEED),
@@ -140,11 +147,14 @@ def build_belief(data: dict[str, Any]) -> BeliefSpec:
         weight_decay=_number("weight_decay", data.get("weight_decay", 1e-5), 0.0, 1.0),
         threads=check_int("threads", data.get("threads", 1), 1, 256),
         description=check_text("description", data.get("description", "")),
+        model=model,
     )
     if spec.chunks < spec.holdout:
         raise ValueError(f"games={spec.games} in chunks of {spec.chunk_size} make "
                          f"{spec.chunks} chunks: expected at least holdout={spec.holdout}, so "
                          "that some games are held out")
+    if model == "knock":
+        return spec
     rows = sum(spec.games * ROWS_PER_GAME[Rules.preset(t).players] // spec.every
                for t in spec.tables)
     if rows > MAX_ROWS:

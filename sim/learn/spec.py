@@ -112,13 +112,15 @@ def load_training(source: str | Path | Mapping[str, Any]) -> TrainingSpec:
 
 def load_any_training(source: str | Path | Mapping[str, Any]) -> TrainingSpec | BeliefSpec:
     """The training file's spec by its ``model``: ``"net"`` (the default, a
-    :class:`TrainingSpec`) or ``"belief"`` (a :class:`sim.learn.belief_spec.BeliefSpec`)."""
+    :class:`TrainingSpec`), ``"belief"`` or ``"knock"`` (a
+    :class:`sim.learn.belief_spec.BeliefSpec`)."""
     def build(data: dict[str, Any]) -> TrainingSpec | BeliefSpec:
         model = data.get("model", "net")
-        if model == "belief":
+        if model in ("belief", "knock"):
             return build_belief(data)
         if model != "net":
-            raise ValueError(f"model={model!r} is not valid: expected \"net\" or \"belief\"")
+            raise ValueError(f"model={model!r} is not valid: expected \"net\", \"belief\" or "
+                             "\"knock\"")
         return _build({k: v for k, v in data.items() if k != "model"})
     if isinstance(source, Mapping):
         return build(dict(source))
