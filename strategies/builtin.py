@@ -439,9 +439,9 @@ DISCARD_TRACKING = StrategyInfo(
                 "knocking",
     params=DISCARD_TRACKING_PARAMS.params)
 
-SCRATCH_LEN = 5824
+SCRATCH_LEN = 5888
 """Scratch slots every compiled strategy may use: mc's search buffers (a rolled-out hand
-state with the showdown's workspace, piles, deck, its belief's odds) need about 4,300
-(strategies.mc_worlds checks), and the network's workspace takes the last 1,500
-(strategies.net; strategies.mc checks that they do not meet)."""
+state with the showdown's workspace, piles, deck, its belief's odds, the knock model's
+sums) need about 4,400 (strategies.mc_worlds checks), and the network's workspace takes the
+last 1,500 (strategies.net; strategies.mc checks that they do not meet)."""
 

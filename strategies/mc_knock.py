@@ -24,6 +24,7 @@ import numpy as np
 
 from sim.engine.jit import allocating, kernel
 from sim.engine.view import (
+    V_KNOCK_LIMIT,
     V_OPP_GINS,
     V_OPP_KNOCK_DEADWOOD,
     V_OPP_KNOCKS,
@@ -49,20 +50,33 @@ INPUT_NAMES = tuple(f"deadwood_{d}" for d in range(11)) + (
     "stock", "passed", "knocks", "gins", "knock_deadwood", "no_endings", "own_score",
     "other_score", "three_handed", "limit")
 N_INPUTS = len(INPUT_NAMES)
+N_MOVING = 13
+"""Inputs ``0 .. N_MOVING - 1`` (the deadwood, the stock, a knock let pass) change within a
+rollout; the others stay the same within a hand."""
 MAX_KNOCK_HIDDEN = 64
+KNOCK_WORK_LEN = N_INPUTS + MAX_KNOCK_HIDDEN
+"""Floats the forward pass works in: the inputs, then each hidden unit's sum."""
 HEADER_LEN = 4
 H_FORMAT, H_INPUTS, H_HIDDEN = range(3)
 WEIGHT_DTYPE = np.float32
 
 
 @kernel
-def encode_facts(facts: np.ndarray, x: np.ndarray) -> None:
-    """The model's inputs (``N_INPUTS`` floats in ``x``) from the facts (``FACT_NAMES``)."""
-    for i in range(N_INPUTS):
+def encode_moves(facts: np.ndarray, x: np.ndarray) -> None:
+    """The inputs that change within a rollout (``x[:N_MOVING]``): the deadwood (one-hot),
+    the stock, a knock let pass."""
+    for i in range(11):
         x[i] = 0.0
     x[min(max(facts[F_DEADWOOD], 0), 10)] = 1.0
     x[11] = facts[F_STOCK] / 31.0
     x[12] = 1.0 if facts[F_PASSED] else 0.0
+
+
+@kernel
+def encode_facts(facts: np.ndarray, x: np.ndarray) -> None:
+    """The model's inputs (``N_INPUTS`` floats in ``x``) from the facts (``FACT_NAMES``): those
+    of :func:`encode_moves`, then his style, the scores, the players and the knock limit."""
+    encode_moves(facts, x)
     x[13] = min(facts[F_KNOCKS], 6) / 6.0
     x[14] = min(facts[F_GINS], 6) / 6.0
     x[15] = facts[F_KNOCK_DEADWOOD] / 10.0
@@ -75,28 +89,51 @@ def encode_facts(facts: np.ndarray, x: np.ndarray) -> None:
 
 
 @kernel
-def knock_logit(weights: np.ndarray, facts: np.ndarray, x: np.ndarray) -> float:
-    """The log-odds that a player with these facts knocks (``x``: ``N_INPUTS`` floats of
-    workspace)."""
+def style_sums(weights: np.ndarray, facts: np.ndarray, work: np.ndarray) -> None:
+    """Encode the facts into ``work[:N_INPUTS]`` and put each hidden unit's bias plus the
+    weighted sum of the inputs that stay the same within a hand (``N_MOVING`` on) after them:
+    what :func:`logit_from_sums` completes, once per decision in ``mc``."""
+    x = work[:N_INPUTS]
     encode_facts(facts, x)
     hidden = int(weights[H_HIDDEN])
     b1 = HEADER_LEN + N_INPUTS * hidden
-    w2 = b1 + hidden
-    logit = float(weights[w2 + hidden])
     for j in range(hidden):
         a = float(weights[b1 + j])
-        for i in range(N_INPUTS):
+        for i in range(N_MOVING, N_INPUTS):
             if x[i] != 0.0:
                 a += x[i] * weights[HEADER_LEN + i * hidden + j]
+        work[N_INPUTS + j] = a
+
+
+@kernel
+def logit_from_sums(weights: np.ndarray, work: np.ndarray) -> float:
+    """The logit from :func:`style_sums`' sums and the moving inputs in ``work``."""
+    hidden = int(weights[H_HIDDEN])
+    w2 = HEADER_LEN + N_INPUTS * hidden + hidden
+    logit = float(weights[w2 + hidden])
+    for j in range(hidden):
+        a = work[N_INPUTS + j]
+        for i in range(N_MOVING):
+            if work[i] != 0.0:
+                a += work[i] * weights[HEADER_LEN + i * hidden + j]
         if a > 0.0:
             logit += a * weights[w2 + j]
     return logit
 
 
 @kernel
+def knock_logit(weights: np.ndarray, facts: np.ndarray, work: np.ndarray) -> float:
+    """The log-odds that a player with these facts knocks (``work``: ``KNOCK_WORK_LEN``
+    floats)."""
+    style_sums(weights, facts, work)
+    return logit_from_sums(weights, work)
+
+
+@kernel
 def opponent_style(view: np.ndarray, facts: np.ndarray) -> None:
-    """The facts of the mover's opponent that do not change in a rollout, from the view: how
-    he ended the game's earlier hands, the scores (his first), the target and the players."""
+    """The facts of the mover's opponent that stay the same within the hand, from the view:
+    how he ended the game's earlier hands, the scores (his first), the target, the players and
+    the knock limit."""
     facts[F_KNOCKS] = view[V_OPP_KNOCKS]
     facts[F_GINS] = view[V_OPP_GINS]
     facts[F_KNOCK_DEADWOOD] = view[V_OPP_KNOCK_DEADWOOD]
@@ -104,27 +141,28 @@ def opponent_style(view: np.ndarray, facts: np.ndarray) -> None:
     facts[F_OTHER_SCORE] = view[V_SCORE_SELF]
     facts[F_TARGET] = view[V_TARGET]
     facts[F_PLAYERS] = view[V_PLAYERS]
+    facts[F_LIMIT] = view[V_KNOCK_LIMIT]
 
 
 @kernel
-def model_knocks(weights: np.ndarray, facts: np.ndarray, x: np.ndarray, deadwood: int,
-                 stock: int, passed: bool, limit: int) -> bool:
-    """Whether the opponent knocks (a chance of at least one half), his style already in
-    ``facts`` (:func:`opponent_style`)."""
+def model_knocks(weights: np.ndarray, facts: np.ndarray, work: np.ndarray, deadwood: int,
+                 stock: int, passed: bool) -> bool:
+    """Whether the opponent knocks (a chance of at least one half), his style's sums already
+    in ``work`` (:func:`opponent_style`, then :func:`style_sums`)."""
     facts[F_DEADWOOD] = deadwood
     facts[F_STOCK] = stock
     facts[F_PASSED] = 1 if passed else 0
-    facts[F_LIMIT] = limit
-    return knock_logit(weights, facts, x) >= 0.0
+    encode_moves(facts, work)
+    return logit_from_sums(weights, work) >= 0.0
 
 
 @allocating
 def logits_of(weights: np.ndarray, facts: np.ndarray) -> np.ndarray:
     """The compiled model's logit for each row of ``facts`` (int64 rows of ``N_FACTS``)."""
-    x = np.zeros(N_INPUTS, np.float64)
+    work = np.zeros(KNOCK_WORK_LEN, np.float64)
     out = np.zeros(facts.shape[0], np.float64)
     for r in range(facts.shape[0]):
-        out[r] = knock_logit(weights, facts[r], x)
+        out[r] = knock_logit(weights, facts[r], work)
     return out
 
 

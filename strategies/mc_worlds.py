@@ -102,7 +102,14 @@ from sim.engine.view import (
 )
 from strategies.builtin import SCRATCH_LEN, in_some_best_meld
 from strategies.mc_belief import BELIEF_WEIGHTS, WORK_LEN, belief_odds, opponent_known
-from strategies.mc_knock import KNOCK_WEIGHTS, N_FACTS, N_INPUTS, model_knocks, opponent_style
+from strategies.mc_knock import (
+    KNOCK_WEIGHTS,
+    KNOCK_WORK_LEN,
+    N_FACTS,
+    model_knocks,
+    opponent_style,
+    style_sums,
+)
 from strategies.tuned import (
     N_TUNED_PARAMS,
     tuned_move,
@@ -139,8 +146,8 @@ FEATURES_LEN = 64
 S_BELIEF = S_FEATURES + FEATURES_LEN  # the belief's odds by card code (floats, belief > 0)
 S_PASSED_KNOCK = S_BELIEF + 64  # 1: the world's opponent could have knocked last turn
 S_KNOCK_FACTS = S_PASSED_KNOCK + 1  # the opponent's facts for the knock model (opp_model 3)
-S_KNOCK_INPUTS = S_KNOCK_FACTS + N_FACTS  # the knock model's inputs (floats)
-MC_SCRATCH_LEN = S_KNOCK_INPUTS + N_INPUTS
+S_KNOCK_WORK = S_KNOCK_FACTS + N_FACTS  # the knock model's inputs and sums (floats)
+MC_SCRATCH_LEN = S_KNOCK_WORK + KNOCK_WORK_LEN
 """Scratch slots ``mc`` needs; the shared ``SCRATCH_LEN`` must be at least this."""
 assert MC_SCRATCH_LEN <= SCRATCH_LEN
 BELIEF_WORK_AT = SCRATCH_LEN - WORK_LEN
@@ -214,9 +221,12 @@ def opponent_knock_at(knock_at: int, opp_model: int, view: np.ndarray) -> int:
 
 @kernel
 def load_opponent_style(view: np.ndarray, scratch: np.ndarray) -> None:
-    """Put what the opponent has shown (:func:`strategies.mc_knock.opponent_style`) where
-    :func:`opponent_knocks` reads it, once per decision."""
-    opponent_style(view, scratch[S_KNOCK_FACTS:S_KNOCK_FACTS + N_FACTS])
+    """Put what the opponent has shown (:func:`strategies.mc_knock.opponent_style`) and the
+    knock model's sums of it where :func:`opponent_knocks` reads them, once per decision."""
+    facts = scratch[S_KNOCK_FACTS:S_KNOCK_FACTS + N_FACTS]
+    opponent_style(view, facts)
+    style_sums(KNOCK_WEIGHTS, facts,
+               scratch.view(np.float64)[S_KNOCK_WORK:S_KNOCK_WORK + KNOCK_WORK_LEN])
 
 
 @kernel
@@ -225,11 +235,10 @@ def opponent_knocks(hs: np.ndarray, after: np.ndarray, scratch: np.ndarray,
     """Whether the rolled-out opponent, asked to knock, knocks: the learned knock model
     (:mod:`strategies.mc_knock`) on his style, his deadwood in this world, the stock and
     whether he let a knock pass this hand (in the world drawn or in this rollout)."""
-    x = scratch.view(np.float64)[S_KNOCK_INPUTS:S_KNOCK_INPUTS + N_INPUTS]
+    work = scratch.view(np.float64)[S_KNOCK_WORK:S_KNOCK_WORK + KNOCK_WORK_LEN]
     passed = passed or scratch[S_PASSED_KNOCK] == 1
-    return model_knocks(KNOCK_WEIGHTS, scratch[S_KNOCK_FACTS:S_KNOCK_FACTS + N_FACTS], x,
-                        best_legal_after(hs, after), stock_count(hs), passed,
-                        hs[HS_KNOCK_LIMIT])
+    return model_knocks(KNOCK_WEIGHTS, scratch[S_KNOCK_FACTS:S_KNOCK_FACTS + N_FACTS], work,
+                        best_legal_after(hs, after), stock_count(hs), passed)
 
 
 @kernel(inline="always")

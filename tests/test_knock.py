@@ -10,7 +10,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sim.engine.view import V_LEN, V_OPP_GINS, V_OPP_KNOCK_DEADWOOD, V_OPP_KNOCKS, V_SCORE_OPP
+from sim.engine.view import (
+    V_KNOCK_LIMIT,
+    V_LEN,
+    V_OPP_GINS,
+    V_OPP_KNOCK_DEADWOOD,
+    V_OPP_KNOCKS,
+    V_PLAYERS,
+    V_SCORE_OPP,
+    V_SCORE_SELF,
+    V_TARGET,
+)
 from sim.learn.belief_spec import build_belief
 from sim.learn.knock import M_GAME, M_HAND, M_PLAYER, play_chunk
 from sim.learn.spec import load_any_training
@@ -30,12 +40,15 @@ from strategies.mc_knock import (
     KNOCK_FILE,
     KNOCK_META,
     KNOCK_WEIGHTS,
+    KNOCK_WORK_LEN,
     N_FACTS,
     check_knock,
+    logit_from_sums,
     logits_of,
+    model_knocks,
     pack,
 )
-from strategies.mc_worlds import S_KNOCK_FACTS, load_opponent_style
+from strategies.mc_worlds import S_KNOCK_FACTS, S_KNOCK_WORK, load_opponent_style
 
 POPULATION = ("greedy-knock:knock_at=10", "greedy-knock:knock_at=0")
 """One player who knocks whenever he may, one who knocks only for gin."""
@@ -110,14 +123,26 @@ def test_the_shipped_model_reads_the_players_style() -> None:
     assert logit(6, knocks=4, knock_deadwood=9) > 0
 
 
-def test_the_rollouts_read_the_opponents_style_from_the_view() -> None:
+def test_the_rollouts_read_the_opponents_style_once_and_complete_the_model() -> None:
     view = np.zeros(V_LEN, np.int64)
-    view[[V_OPP_KNOCKS, V_OPP_GINS, V_OPP_KNOCK_DEADWOOD, V_SCORE_OPP]] = 3, 1, 8, 40
+    view[[V_OPP_KNOCKS, V_OPP_GINS, V_OPP_KNOCK_DEADWOOD, V_SCORE_OPP, V_SCORE_SELF,
+          V_TARGET, V_PLAYERS, V_KNOCK_LIMIT]] = 3, 1, 8, 40, 70, 100, 2, 10
     scratch = np.zeros(SCRATCH_LEN, np.int64)
     load_opponent_style(view, scratch)
     facts = scratch[S_KNOCK_FACTS:S_KNOCK_FACTS + N_FACTS]
-    assert (facts[F_KNOCKS], facts[F_GINS], facts[F_KNOCK_DEADWOOD], facts[F_OWN_SCORE]) == \
-        (3, 1, 8, 40)
+    assert (facts[F_KNOCKS], facts[F_GINS], facts[F_KNOCK_DEADWOOD], facts[F_OWN_SCORE],
+            facts[F_OTHER_SCORE], facts[F_LIMIT]) == (3, 1, 8, 40, 70, 10)
+    work = scratch.view(np.float64)[S_KNOCK_WORK:S_KNOCK_WORK + KNOCK_WORK_LEN]
+    verdicts = set()
+    for deadwood in range(11):
+        for stock, passed in ((30, False), (12, True)):
+            knocks = model_knocks(KNOCK_WEIGHTS, facts, work, deadwood, stock, passed)
+            row = facts.copy()[None, :]  # the same facts through the whole pass at once
+            logit = logits_of(KNOCK_WEIGHTS, row)[0]
+            assert logit_from_sums(KNOCK_WEIGHTS, work) == pytest.approx(logit, abs=1e-9)
+            assert knocks == (logit >= 0)
+            verdicts.add(knocks)
+    assert verdicts == {False, True}
 
 
 def test_mc_with_the_knock_model_plays_legal_games_its_own_way() -> None:
