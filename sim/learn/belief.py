@@ -111,7 +111,7 @@ def weights_file(key: str, weights: np.ndarray, spec: BeliefSpec, started: float
             "seconds": round(time.time() - started, 1)}
     buffer = io.BytesIO()
     arrays = {key: weights, "meta": np.array(json.dumps(meta))}
-    np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]
+    np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]  # numpy types **kwds as allow_pickle
     return buffer.getvalue()
 
 

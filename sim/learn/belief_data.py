@@ -134,7 +134,8 @@ def shard_bytes(fields: dict[str, Any]) -> bytes:
     """A chunk's records (its ``table``, ``lineup``, ``games`` and arrays) as a compressed
     ``.npz`` (written atomically by the caller)."""
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, **{k: np.asarray(v) for k, v in fields.items()})  # type: ignore[arg-type]
+    arrays = {k: np.asarray(v) for k, v in fields.items()}
+    np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]  # numpy types **kwds as allow_pickle
     return buffer.getvalue()
 
 
