@@ -62,6 +62,11 @@ ALLOCATING = {
     "strategies.mc_belief.logits_batch",
     "sim.learn.belief_data.record_beliefs",
     "sim.learn.belief.develop_marginals",
+    # mc's knock model: its logits and inputs for a batch of facts (training and scoring),
+    # and the recorded knock decisions of its training
+    "strategies.mc_knock.logits_of",
+    "strategies.mc_knock.encode_rows",
+    "sim.learn.knock.record_knocks",
 }
 
 

@@ -8,7 +8,9 @@
 * :mod:`sim.learn.loop`: the rounds, resumable; :mod:`sim.learn.report`: their tables;
 * :mod:`sim.learn.belief_spec`, :mod:`sim.learn.belief_data`, :mod:`sim.learn.belief_model`,
   :mod:`sim.learn.belief`: ``model = "belief"``: ``mc``'s belief over the opponent's hidden
-  cards, recorded among a population of players, trained and scored.
+  cards, recorded among a population of players, trained and scored;
+* :mod:`sim.learn.knock`: ``model = "knock"``: ``mc``'s model of when the opponent knocks,
+  from every knock decision among the same kind of population (its file is a belief file's).
 
 The trained network plays as the strategy ``net`` (:mod:`strategies.net`), compiled, with
 nothing of this package imported.
