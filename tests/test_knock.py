@@ -173,6 +173,7 @@ def test_bad_weights_are_refused() -> None:
     ({"hidden": 65}, "hidden=65 is not valid: expected a layer size 1..64"),
     ({"games": 20}, "expected at least holdout=10"),
     ({"population": {"eaai": ["simple"]}}, "at least two"),
+    ({"games": 300_000}, "knock decisions: expected at most 10,000,000"),
 ])
 def test_bad_knock_files_are_refused_in_one_line(change: dict, message: str) -> None:
     data = {"name": "k", "model": "knock", "seed": 1, "tables": ["eaai"], "games": 500}

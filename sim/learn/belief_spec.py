@@ -31,6 +31,10 @@ KEYS = ("name", "model", "seed", "tables", "games", "chunk_size", "holdout", "ev
 MAX_SEED = 2**63 - 1
 MAX_ROWS = 3_000_000
 """Records one training may hold (about 1.3 kB each once encoded)."""
+KNOCKS_PER_GAME = 40
+"""Knock decisions a game gives, generously (the knock model's population averages about 20)."""
+MAX_KNOCK_ROWS = 10_000_000
+"""Knock decisions one training may hold (about 0.4 kB each in training)."""
 ROWS_PER_GAME = {2: 280, 3: 230}
 """Decisions a game gives, generously (an eaai game between heuristics has about 200)."""
 DEFAULT_POPULATION = {
@@ -154,6 +158,10 @@ def build_belief(data: dict[str, Any]) -> BeliefSpec:
                          f"{spec.chunks} chunks: expected at least holdout={spec.holdout}, so "
                          "that some games are held out")
     if model == "knock":
+        decisions = spec.games * KNOCKS_PER_GAME * len(spec.tables)
+        if decisions > MAX_KNOCK_ROWS:
+            raise ValueError(f"games={spec.games} would record about {decisions:,} knock "
+                             f"decisions: expected at most {MAX_KNOCK_ROWS:,} (fewer games)")
         return spec
     rows = sum(spec.games * ROWS_PER_GAME[Rules.preset(t).players] // spec.every
                for t in spec.tables)
