@@ -48,6 +48,7 @@ from sim.learn.belief_model import (
     to_flat,
 )
 from sim.learn.belief_spec import BeliefSpec
+from sim.runs.progress import Progress
 from strategies.builtin import SCRATCH_LEN
 from strategies.mc_worlds import S_BASE, inference, sample_world
 
@@ -69,7 +70,8 @@ def _commit() -> str:
 def record_chunks(spec: BeliefSpec, out: Path, jobs: int, quiet: bool,
                   write_chunk: Callable[[int, str, int, Path], None]) -> list[Path]:
     """Have ``write_chunk(table_index, table, chunk, path)`` write every chunk not yet on
-    disk, in ``jobs`` workers; return every chunk file, in order."""
+    disk, in ``jobs`` workers, with a progress bar of chunks on stderr; return every chunk
+    file, in order."""
     data = out / "data"
     data.mkdir(parents=True, exist_ok=True)
     todo, paths = [], []
@@ -81,7 +83,11 @@ def record_chunks(spec: BeliefSpec, out: Path, jobs: int, quiet: bool,
                 todo.append((t, table, chunk, path))
     if not quiet:
         print(f"recording {len(todo)} of {len(paths)} chunks", flush=True)
-    Parallel(n_jobs=jobs)(delayed(write_chunk)(*task) for task in todo)
+    bar = Progress("recording", len(paths), len(paths) - len(todo), quiet, unit="chunks")
+    for _ in Parallel(n_jobs=jobs, return_as="generator_unordered")(
+            delayed(write_chunk)(*task) for task in todo):
+        bar.update(1)
+    bar.close()
     return paths
 
 
