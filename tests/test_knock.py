@@ -79,7 +79,16 @@ def test_records_label_each_knock_decision_by_the_rule_that_made_it(shard) -> No
     assert np.array_equal(facts[waiter, F_PASSED], (~first).astype(np.int64))
     # how he ended the game's earlier hands: the waiter never knocks with deadwood
     assert (facts[waiter, F_KNOCKS] == 0).all() and (facts[waiter, F_KNOCK_DEADWOOD] == 0).all()
-    assert (facts[player == 0, F_GINS] >= 0).all() and facts[player == 0, F_KNOCKS].max() > 0
+    # the knocker ends a hand at each of his decisions (he knocks at once): his counts are
+    # those of his earlier records in the same game, exactly
+    knocker = np.flatnonzero(player == 0)
+    for i, row in enumerate(knocker):
+        earlier = knocker[:i][shard.meta[knocker[:i], M_GAME] == shard.meta[row, M_GAME]]
+        deadwood = facts[earlier, F_DEADWOOD]
+        assert facts[row, F_GINS] == (deadwood == 0).sum()
+        assert facts[row, F_KNOCKS] == (deadwood > 0).sum()
+        assert facts[row, F_KNOCK_DEADWOOD] == deadwood.max(initial=0)
+    assert facts[knocker, F_KNOCKS].max() > 0
     assert ((0 <= facts[:, F_STOCK]) & (facts[:, F_STOCK] <= 31)).all()
     assert (facts[:, F_OWN_SCORE] < 100).all() and (facts[:, F_OTHER_SCORE] < 100).all()
 
@@ -109,18 +118,18 @@ def test_the_shipped_model_reads_the_players_style() -> None:
     assert KNOCK_FILE.exists() and KNOCK_WEIGHTS.flags.writeable is False
     assert KNOCK_META["command"] == "ginbox train" and KNOCK_META["seed"] == 2029
 
-    def logit(deadwood: int, **facts: int) -> float:
+    def logit(deadwood: int, facts: dict[int, int]) -> float:
         row = np.zeros((1, N_FACTS), np.int64)
         row[0, [F_DEADWOOD, F_STOCK, F_TARGET, F_PLAYERS, F_LIMIT]] = deadwood, 20, 100, 2, 10
-        for name, value in facts.items():
-            row[0, globals()["F_" + name.upper()]] = value
+        for at, value in facts.items():
+            row[0, at] = value
         return float(logits_of(KNOCK_WEIGHTS, row)[0])
 
-    assert logit(0) > 0 and logit(0, gins=3) > 0  # everybody knocks for gin
+    assert logit(0, {}) > 0 and logit(0, {F_GINS: 3}) > 0  # everybody knocks for gin
     # a player who went gin three times and never knocked, and let a knock pass this hand,
     # waits; one who knocked four times, with up to 9, knocks
-    assert logit(6, gins=3, passed=1) < 0
-    assert logit(6, knocks=4, knock_deadwood=9) > 0
+    assert logit(6, {F_GINS: 3, F_PASSED: 1}) < 0
+    assert logit(6, {F_KNOCKS: 4, F_KNOCK_DEADWOOD: 9}) > 0
 
 
 def test_the_rollouts_read_the_opponents_style_once_and_complete_the_model() -> None:

@@ -102,6 +102,20 @@ def split_chunks(spec: BeliefSpec, paths: list[Path], read: Callable[[Path], T]
     return train_shards, held
 
 
+def recorded_run(spec: BeliefSpec, out: str | Path | None, jobs: int, quiet: bool,
+                 record_run: Callable[[BeliefSpec, Path, int, bool], list[Path]],
+                 read: Callable[[Path], T]) -> tuple[Path, float, list[T], list[T]]:
+    """A run's start: its folder (``out``, or ``results/train/<name>``) with
+    ``training.json``, the clock, and the chunks ``record_run`` left on disk, read and split
+    into the training chunks and the held-out ones."""
+    folder = Path(out) if out else Path("results") / "train" / spec.name
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(folder / "training.json", json.dumps(spec.to_dict(), indent=2) + "\n")
+    started = time.time()
+    train_shards, held = split_chunks(spec, record_run(spec, folder, jobs, quiet), read)
+    return folder, started, train_shards, held
+
+
 def cosine_rate(optimiser: torch.optim.Optimizer, spec: BeliefSpec, epoch: int) -> None:
     """Set epoch ``epoch``'s learning rate: ``learning_rate`` decaying to zero by a cosine."""
     for group in optimiser.param_groups:
@@ -215,7 +229,7 @@ def develop_chances(data: BeliefData, develop: int, samples: int, seed: int) -> 
     return (shares * samples + 2 * uniform_chances(data)) / (samples + 2)
 
 
-def _cluster_interval(loss: np.ndarray, cards: np.ndarray, game: np.ndarray,
+def cluster_interval(loss: np.ndarray, cards: np.ndarray, game: np.ndarray,
                       seed: int) -> tuple[float, float, float]:
     """Mean of ``loss`` per card and its 95% interval from a bootstrap of the games (2,000
     resamples; the cards of one game are not independent)."""
@@ -242,9 +256,9 @@ def score(chances: dict[str, np.ndarray], data: BeliefData, groups: dict[str, np
         if not keep.any():
             continue
         for name in names:
-            mean, low, high = _cluster_interval(losses[name][keep], cards[keep],
+            mean, low, high = cluster_interval(losses[name][keep], cards[keep],
                                                 data.game[keep], seed)
-            diff = _cluster_interval(losses[name][keep] - losses[names[0]][keep], cards[keep],
+            diff = cluster_interval(losses[name][keep] - losses[names[0]][keep], cards[keep],
                                      data.game[keep], seed)
             rows.append({"group": group, "guess": name, "positions": int(keep.sum()),
                          "cards": int(cards[keep].sum()), "log_loss": mean, "low": low,
@@ -277,12 +291,8 @@ def reliability(p: np.ndarray, data: BeliefData) -> pd.DataFrame:
 def run_belief_training(spec: BeliefSpec, out: str | Path | None = None, jobs: int = 1,
                         quiet: bool = False, score_rows: int = 100_000) -> Path:
     """Record, train and score (see the module docstring); return the output folder."""
-    folder = Path(out) if out else Path("results") / "train" / spec.name
-    folder.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(folder / "training.json", json.dumps(spec.to_dict(), indent=2) + "\n")
-    started = time.time()
-    train_shards, held_shards = split_chunks(spec, record(spec, folder, jobs, quiet),
-                                             BeliefShard.read)
+    folder, started, train_shards, held_shards = recorded_run(spec, out, jobs, quiet, record,
+                                                              BeliefShard.read)
     train_data = belief_data(train_shards, spec.tables)
     held = belief_data(held_shards, spec.tables)
     if not quiet:

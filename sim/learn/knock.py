@@ -22,8 +22,6 @@ with what made them), ``curve.csv``, ``scores.csv`` and ``report.md``.
 
 from __future__ import annotations
 
-import json
-import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -55,10 +53,10 @@ from sim.engine.view import (
 )
 from sim.io.files import atomic_write_bytes, atomic_write_text
 from sim.learn.belief import (
-    _cluster_interval,
+    cluster_interval,
     cosine_rate,
     record_chunks,
-    split_chunks,
+    recorded_run,
     weights_file,
 )
 from sim.learn.belief_data import chunk_lineup, shard_bytes, shard_fields
@@ -338,13 +336,13 @@ def score(model: KnockNet, train_data: KnockData, held: KnockData, spec: BeliefS
             groups[f"{table}: {name}"] = groups["all"] & (held.table == t) & \
                 (held.meta[:, M_PLAYER] == i)
     rows = []
-    games = held.meta[:, M_GAME] + 1_000_000_000 * held.table
+    games = held.meta[:, M_GAME] + 1_000_000_000 * held.table  # a game of each table apart
     for group, keep in groups.items():
         if not keep.any():
             continue
         for name, logits in guesses.items():
             loss = log_loss(logits[keep], held.knocked[keep])
-            mean, low, high = _cluster_interval(loss, np.ones(len(loss)), games[keep],
+            mean, low, high = cluster_interval(loss, np.ones(len(loss)), games[keep],
                                                 spec.seed)
             rows.append({"group": group, "guess": name, "decisions": int(keep.sum()),
                          "knock_share": float(held.knocked[keep].mean()), "log_loss": mean,
@@ -356,12 +354,8 @@ def score(model: KnockNet, train_data: KnockData, held: KnockData, spec: BeliefS
 def run_knock_training(spec: BeliefSpec, out: str | Path | None = None, jobs: int = 1,
                        quiet: bool = False) -> Path:
     """Record, train and score (see the module docstring); return the output folder."""
-    folder = Path(out) if out else Path("results") / "train" / spec.name
-    folder.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(folder / "training.json", json.dumps(spec.to_dict(), indent=2) + "\n")
-    started = time.time()
-    train_shards, held_shards = split_chunks(spec, record(spec, folder, jobs, quiet),
-                                             KnockShard.read)
+    folder, started, train_shards, held_shards = recorded_run(spec, out, jobs, quiet, record,
+                                                              KnockShard.read)
     train_data = knock_data(train_shards, spec.tables)
     held = knock_data(held_shards, spec.tables)
     if not quiet:
