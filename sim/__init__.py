@@ -79,6 +79,7 @@ def _stamped_files(root: Path) -> list[Path]:
     files += sorted((root / "strategies").glob("net_v*.npz"))
     files += sorted((root / "strategies").glob("belief_v*.npz"))
     files += sorted((root / "strategies").glob("knock_v*.npz"))
+    files += sorted((root / "strategies").glob("keep_v*.npz"))
     return files
 
 

@@ -439,9 +439,10 @@ DISCARD_TRACKING = StrategyInfo(
                 "knocking",
     params=DISCARD_TRACKING_PARAMS.params)
 
-SCRATCH_LEN = 5888
+SCRATCH_LEN = 6016
 """Scratch slots every compiled strategy may use: mc's search buffers (a rolled-out hand
 state with the showdown's workspace, piles, deck, its belief's odds, the knock model's
-sums) need about 4,400 (strategies.mc_worlds checks), and the network's workspace takes the
-last 1,500 (strategies.net; strategies.mc checks that they do not meet)."""
+sums, the keep model's weights) need about 4,500 (strategies.mc_worlds checks), and the
+network's workspace takes the last 1,500 (strategies.net; strategies.mc checks that they do
+not meet)."""
 

@@ -35,7 +35,8 @@ At each decision with more than one candidate it:
    for the opponent, who with ``opp_model = 1`` waits for gin in a world where he passed a
    knock, and with ``opp_model = 2`` also once the game's earlier hands showed him waiting
    for gin, :func:`strategies.mc_worlds.opponent_knock_at`; with ``opp_model = 3`` the learned
-   knock model of :mod:`strategies.mc_knock` decides his knocks), with ``rollout = 1`` by
+   knock model of :mod:`strategies.mc_knock` decides his knocks, and with ``opp_model = 4``
+   the keep model of :mod:`strategies.mc_keep` his takes and discards too), with ``rollout = 1`` by
    ``tuned`` (the base's set) for its own moves, with ``rollout = 2`` by ``tuned`` for both
    (the table's set for the opponent); each ``tuned`` mover sees only his own view of the rolled-out
    hand; ``rollout_for`` (summed as ``searched``) says which kinds of decision roll out with
@@ -161,7 +162,9 @@ from strategies.mc_worlds import (
     fast_policy,
     inference,
     load_belief_odds,
+    load_keep_style,
     load_opponent_style,
+    opponent_keep_move,
     opponent_knock_at,
     opponent_knocks,
     sample_world,
@@ -216,11 +219,12 @@ MC_PARAMS = Params("P_", (
               "8 rollouts (its policy plays its own rollout moves)"),
     ParamInfo("belief", 0, 0, 1, "1: draw the opponent's unseen cards from the learned belief "
               "(each card's chance, from the view); develop, infer and unknocked still apply"),
-    ParamInfo("opp_model", 0, 0, 3, "1: where the world's opponent could have knocked last turn "
+    ParamInfo("opp_model", 0, 0, 4, "1: where the world's opponent could have knocked last turn "
               "and did not, his fast rollouts wait for gin instead of knocking at opp_knock_at; "
               "2: also, once the game's earlier hands showed him going gin twice and never "
               "knocking, they wait for gin; 3: the learned knock model decides his knocks from "
-              "what he has shown (his earlier hands, a knock let pass, the scores, the stock)"),
+              "what he has shown (his earlier hands, a knock let pass, the scores, the stock); "
+              "4: also the learned keep model plays his takes and discards"),
 ))
 (P_SAMPLES, P_SHORTLIST, P_KNOCK_AT, P_OPP_KNOCK_AT, P_STOP, P_INFER, P_TRUST, P_DEVELOP,
  P_BASE, P_ROLLOUT, P_UNKNOCKED, P_FUTILE, P_SEARCHED, P_ROLLOUT_FOR, P_LEAF,
@@ -280,6 +284,8 @@ def _rollout_value(net: np.ndarray, view: np.ndarray, scratch: np.ndarray,
         elif not own and decision == DEC_KNOCK and params[P_OPP_MODEL] >= 3:
             chosen = MOVE_KNOCK if opponent_knocks(hs, after, scratch, passed) else MOVE_NO_KNOCK
             passed = passed or chosen == MOVE_NO_KNOCK
+        elif not own and params[P_OPP_MODEL] >= 4:
+            chosen = opponent_keep_move(decision, hs, pile, after, scratch)
         else:
             knock_at = own_knock_at(params, view) if own else opp_knock_at
             if not own and scratch[S_PASSED_KNOCK] == 1:
@@ -549,6 +555,8 @@ def score(net: np.ndarray, decision: int, params: np.ndarray, view: np.ndarray,
         load_belief_odds(view, scratch)
     if params[P_OPP_MODEL] >= 3:
         load_opponent_style(view, scratch)
+    if params[P_OPP_MODEL] >= 4:
+        load_keep_style(scratch)
     scratch[S_PASSED_KNOCK] = 0  # the true deal (known) has no guessed knock model
     done = 0
     for k in range(samples):

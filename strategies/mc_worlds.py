@@ -102,6 +102,15 @@ from sim.engine.view import (
 )
 from strategies.builtin import SCRATCH_LEN, in_some_best_meld
 from strategies.mc_belief import BELIEF_WEIGHTS, WORK_LEN, belief_odds, opponent_known
+from strategies.mc_keep import (
+    KEEP_WEIGHTS,
+    KEEP_WORK_LEN,
+    N_CARD_FACTS,
+    N_TAKE_FACTS,
+    model_discard,
+    model_takes,
+    style_weights,
+)
 from strategies.mc_knock import (
     KNOCK_WEIGHTS,
     KNOCK_WORK_LEN,
@@ -147,7 +156,9 @@ S_BELIEF = S_FEATURES + FEATURES_LEN  # the belief's odds by card code (floats, 
 S_PASSED_KNOCK = S_BELIEF + 64  # 1: the world's opponent could have knocked last turn
 S_KNOCK_FACTS = S_PASSED_KNOCK + 1  # the opponent's facts for the knock model (opp_model 3)
 S_KNOCK_WORK = S_KNOCK_FACTS + N_FACTS  # the knock model's inputs and sums (floats)
-MC_SCRATCH_LEN = S_KNOCK_WORK + KNOCK_WORK_LEN
+S_KEEP_WORK = S_KNOCK_WORK + KNOCK_WORK_LEN  # the keep model's weights for him (floats)
+S_KEEP_FACTS = S_KEEP_WORK + KEEP_WORK_LEN  # one discard's or take's facts (opp_model 4)
+MC_SCRATCH_LEN = S_KEEP_FACTS + max(N_CARD_FACTS, N_TAKE_FACTS)
 """Scratch slots ``mc`` needs; the shared ``SCRATCH_LEN`` must be at least this."""
 assert MC_SCRATCH_LEN <= SCRATCH_LEN
 BELIEF_WORK_AT = SCRATCH_LEN - WORK_LEN
@@ -239,6 +250,35 @@ def opponent_knocks(hs: np.ndarray, after: np.ndarray, scratch: np.ndarray,
     passed = passed or scratch[S_PASSED_KNOCK] == 1
     return model_knocks(KNOCK_WEIGHTS, scratch[S_KNOCK_FACTS:S_KNOCK_FACTS + N_FACTS], work,
                         best_legal_after(hs, after), stock_count(hs), passed)
+
+
+@kernel
+def load_keep_style(scratch: np.ndarray) -> None:
+    """The keep model's weights for the opponent's style (loaded by
+    :func:`load_opponent_style`), where :func:`opponent_keep_move` reads them, once per
+    decision."""
+    style_weights(KEEP_WEIGHTS, scratch[S_KNOCK_FACTS:S_KNOCK_FACTS + N_FACTS],
+                  scratch.view(np.float64)[S_KEEP_WORK:S_KEEP_WORK + KEEP_WORK_LEN])
+
+
+@kernel
+def opponent_keep_move(decision: int, hs: np.ndarray, pile: np.ndarray, after: np.ndarray,
+                       scratch: np.ndarray) -> int:
+    """The rolled-out opponent's take or discard by the learned keep model
+    (:mod:`strategies.mc_keep`): he takes the top card when the model gives it at least one
+    half, and throws his most likely discard; after a knock, the fast rule's discard (the
+    rules narrow it to the best ones)."""
+    work = scratch.view(np.float64)[S_KEEP_WORK:S_KEEP_WORK + KEEP_WORK_LEN]
+    facts = scratch[S_KEEP_FACTS:S_KEEP_FACTS + max(N_CARD_FACTS, N_TAKE_FACTS)]
+    if decision == DEC_OFFER or decision == DEC_DRAW:
+        stay = MOVE_PASS if decision == DEC_OFFER else MOVE_DRAW_STOCK
+        if hs[HS_PILE_LEN] == 0:
+            return stay
+        return MOVE_DRAW_DISCARD if model_takes(hs, pile, decision, facts, work) else stay
+    if hs[HS_PHASE] == PH_KNOCK_DISCARD:
+        best_legal_after(hs, after)
+        return pick_highest(after[AF_TIES])
+    return model_discard(hs, after, facts, work)
 
 
 @kernel(inline="always")

@@ -67,6 +67,14 @@ ALLOCATING = {
     "strategies.mc_knock.logits_of",
     "strategies.mc_knock.encode_rows",
     "sim.learn.knock.record_knocks",
+    # mc's keep model: its scores and inputs for batches (training and scoring), and the
+    # games its training records
+    "strategies.mc_keep.card_scores_of",
+    "strategies.mc_keep.take_logits_of",
+    "strategies.mc_keep.encode_card_rows",
+    "strategies.mc_keep.encode_take_rows",
+    "strategies.mc_keep.encode_style_rows",
+    "sim.learn.keep._play",
 }
 
 

@@ -146,13 +146,16 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def _train_belief(args: argparse.Namespace, spec: Any) -> int:
-    """``ginbox train`` of a ``model = "belief"`` or ``"knock"`` file: record, train, score;
-    the recorded chunks survive an interruption (rerun the same command to continue)."""
+    """``ginbox train`` of a ``model = "belief"``, ``"knock"`` or ``"keep"`` file: record,
+    train, score; the recorded chunks survive an interruption (rerun the same command to
+    continue)."""
     from sim.learn.belief import run_belief_training
+    from sim.learn.keep import run_keep_training
     from sim.learn.knock import run_knock_training
     from sim.runs.workers import usable_cpus
 
-    run = run_knock_training if spec.model == "knock" else run_belief_training
+    run = {"knock": run_knock_training, "keep": run_keep_training}.get(spec.model,
+                                                                         run_belief_training)
     try:
         folder = run(spec, out=args.out, jobs=args.jobs or usable_cpus(), quiet=args.quiet)
     except KeyboardInterrupt:
@@ -162,6 +165,9 @@ def _train_belief(args: argparse.Namespace, spec: Any) -> int:
     if spec.model == "knock":
         print(f"\nknock model written to {folder / 'knock.npz'}; ship it as "
               "strategies/knock_v1.npz and play it with --strategies mc:opp_model=3")
+    elif spec.model == "keep":
+        print(f"\nkeep model written to {folder / 'keep.npz'}; ship it as "
+              "strategies/keep_v1.npz and play it with --strategies mc:opp_model=4")
     else:
         print(f"\nbelief written to {folder / 'belief.npz'}; ship it as "
               "strategies/belief_v1.npz and play it with --strategies mc:belief=1")

@@ -1,5 +1,6 @@
-"""The belief's and the knock model's training file: ``ginbox train FILE`` with
-``model = "belief"`` or ``model = "knock"`` (both learn from games among a population).
+"""The belief's, the knock model's and the keep model's training file: ``ginbox train FILE``
+with ``model = "belief"``, ``"knock"`` or ``"keep"`` (all learn from games among a
+population).
 
 Such a file is TOML with flat keys (and one table, ``population``); every key is checked
 before any game is played, and a bad one is refused in one line naming it. docs/learning.md
@@ -22,6 +23,7 @@ from sim.io.specs import (
     require_keys,
 )
 from strategies.mc_belief import MAX_HIDDEN
+from strategies.mc_keep import MAX_KEEP_HIDDEN
 from strategies.mc_knock import MAX_KNOCK_HIDDEN
 from strategies.registry import parse_strategy
 
@@ -35,6 +37,10 @@ KNOCKS_PER_GAME = 40
 """Knock decisions a game gives, generously (the knock model's population averages about 20)."""
 MAX_KNOCK_ROWS = 10_000_000
 """Knock decisions one training may hold (about 0.4 kB each in training)."""
+KEEPS_PER_GAME = 300
+"""Discards a game gives, generously (as many takes again)."""
+MAX_KEEP_ROWS = 3_000_000
+"""Discards one training may hold (about 1 kB each in training, with a take beside each)."""
 ROWS_PER_GAME = {2: 280, 3: 230}
 """Decisions a game gives, generously (an eaai game between heuristics has about 200)."""
 DEFAULT_POPULATION = {
@@ -47,7 +53,7 @@ DEFAULT_POPULATION = {
 
 @dataclass(frozen=True)
 class BeliefSpec:
-    """A validated belief (or knock model) training file: construct through
+    """A validated belief (or knock or keep model) training file: construct through
     :func:`build_belief`."""
 
     name: str
@@ -117,8 +123,8 @@ def _population(value: Any, tables: list[str]) -> dict[str, tuple[str, ...]]:
 
 def build_belief(data: dict[str, Any]) -> BeliefSpec:
     """A :class:`BeliefSpec` from a training file's table, every key checked (``model`` is
-    ``"belief"`` or ``"knock"``; the knock model keeps every knock decision, so it takes no
-    ``every``)."""
+    ``"belief"``, ``"knock"`` or ``"keep"``; the knock and keep models keep every decision of
+    their kind, so they take no ``every``)."""
     model = data.get("model", "belief")
     check_keys(data, tuple(k for k in KEYS if model == "belief" or k != "every"),
                f"the {model} training file")
@@ -129,8 +135,8 @@ def build_belief(data: dict[str, Any]) -> BeliefSpec:
             or any(t not in PRESETS for t in tables):
         raise ValueError(f"tables={tables!r} is not valid: expected a list of distinct presets "
                          f"from {', '.join(PRESETS)}")
-    most = MAX_HIDDEN if model == "belief" else MAX_KNOCK_HIDDEN
-    hidden = data.get("hidden", 128 if model == "belief" else 16)
+    most = {"belief": MAX_HIDDEN, "keep": MAX_KEEP_HIDDEN}.get(model, MAX_KNOCK_HIDDEN)
+    hidden = data.get("hidden", {"belief": 128, "keep": 8}.get(model, 16))
     if not is_plain_int(hidden) or not 1 <= hidden <= most:
         raise ValueError(f"hidden={hidden!r} is not valid: expected a layer size 1..{most}")
     spec = BeliefSpec(
@@ -162,6 +168,12 @@ def build_belief(data: dict[str, Any]) -> BeliefSpec:
         if decisions > MAX_KNOCK_ROWS:
             raise ValueError(f"games={spec.games} would record about {decisions:,} knock "
                              f"decisions: expected at most {MAX_KNOCK_ROWS:,} (fewer games)")
+        return spec
+    if model == "keep":
+        discards = spec.games * KEEPS_PER_GAME * len(spec.tables)
+        if discards > MAX_KEEP_ROWS:
+            raise ValueError(f"games={spec.games} would record about {discards:,} discards: "
+                             f"expected at most {MAX_KEEP_ROWS:,} (fewer games)")
         return spec
     rows = sum(spec.games * ROWS_PER_GAME[Rules.preset(t).players] // spec.every
                for t in spec.tables)

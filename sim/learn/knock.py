@@ -106,22 +106,12 @@ K_ROWS, K_GAME, K_HAND, K_OVERFLOW = range(4)
 
 
 @kernel
-def _keep_knocks(rec: KnockRecorder, seating: Seating, table: GameBuffers, decision: int,
-                 seat: int, move: int) -> int:
-    """At a knock decision, keep the knocker's facts and whether he knocked."""
-    if decision != DEC_KNOCK:
-        return move
-    c = rec.counters
+def mover_style(table: GameBuffers, f: np.ndarray) -> None:
+    """The knock model's facts of the player to move that stay the same within the hand
+    (how he ended the game's earlier hands, the scores, the table), into ``f``: what
+    :func:`strategies.mc_knock.opponent_style` reads of the opponent from ``mc``'s view."""
     hs, view, info = table.hs, table.player_view, table.game_info
     p = hs[HS_TO_MOVE]
-    n = c[K_ROWS]
-    if n >= rec.facts.shape[0]:
-        c[K_OVERFLOW] = 1
-        return move
-    f = rec.facts[n]
-    f[F_DEADWOOD] = best_legal_after(hs, table.after)
-    f[F_STOCK] = stock_count(hs)
-    f[F_PASSED] = rec.passed[p]
     f[F_KNOCKS] = info[GI_KNOCKS + p]
     f[F_GINS] = info[GI_GINS + p]
     f[F_KNOCK_DEADWOOD] = info[GI_KNOCK_DEADWOOD + p]
@@ -130,6 +120,26 @@ def _keep_knocks(rec: KnockRecorder, seating: Seating, table: GameBuffers, decis
     f[F_TARGET] = view[V_TARGET]
     f[F_PLAYERS] = view[V_PLAYERS]
     f[F_LIMIT] = hs[HS_KNOCK_LIMIT]
+
+
+@kernel
+def _keep_knocks(rec: KnockRecorder, seating: Seating, table: GameBuffers, decision: int,
+                 seat: int, move: int) -> int:
+    """At a knock decision, keep the knocker's facts and whether he knocked."""
+    if decision != DEC_KNOCK:
+        return move
+    c = rec.counters
+    hs = table.hs
+    p = hs[HS_TO_MOVE]
+    n = c[K_ROWS]
+    if n >= rec.facts.shape[0]:
+        c[K_OVERFLOW] = 1
+        return move
+    f = rec.facts[n]
+    mover_style(table, f)
+    f[F_DEADWOOD] = best_legal_after(hs, table.after)
+    f[F_STOCK] = stock_count(hs)
+    f[F_PASSED] = rec.passed[p]
     rec.knocked[n] = 1 if move == MOVE_KNOCK else 0
     m = rec.meta[n]
     m[M_GAME], m[M_HAND], m[M_PLAYER] = c[K_GAME], c[K_HAND], rec.who[seat]

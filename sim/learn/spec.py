@@ -112,15 +112,15 @@ def load_training(source: str | Path | Mapping[str, Any]) -> TrainingSpec:
 
 def load_any_training(source: str | Path | Mapping[str, Any]) -> TrainingSpec | BeliefSpec:
     """The training file's spec by its ``model``: ``"net"`` (the default, a
-    :class:`TrainingSpec`), ``"belief"`` or ``"knock"`` (a
+    :class:`TrainingSpec`), ``"belief"``, ``"knock"`` or ``"keep"`` (a
     :class:`sim.learn.belief_spec.BeliefSpec`)."""
     def build(data: dict[str, Any]) -> TrainingSpec | BeliefSpec:
         model = data.get("model", "net")
-        if model in ("belief", "knock"):
+        if model in ("belief", "knock", "keep"):
             return build_belief(data)
         if model != "net":
-            raise ValueError(f"model={model!r} is not valid: expected \"net\", \"belief\" or "
-                             "\"knock\"")
+            raise ValueError(f"model={model!r} is not valid: expected \"net\", \"belief\", "
+                             "\"knock\" or \"keep\"")
         return _build({k: v for k, v in data.items() if k != "model"})
     if isinstance(source, Mapping):
         return build(dict(source))
