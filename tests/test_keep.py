@@ -334,7 +334,7 @@ def test_bad_weights_are_refused() -> None:
     ({"every": 4}, "unknown key"),
     ({"hidden": 17}, "hidden=17 is not valid: expected a layer size 1..16"),
     ({"games": 20}, "expected at least holdout=10"),
-    ({"games": 20_000}, "discards: expected at most 3,000,000"),
+    ({"games": 20_000}, "discards: expected at most 1,500,000"),
     ({"model": "kept"}, "model='kept' is not valid"),
 ])
 def test_bad_keep_files_are_refused_in_one_line(change: dict, message: str) -> None:

@@ -10,7 +10,9 @@
   :mod:`sim.learn.belief`: ``model = "belief"``: ``mc``'s belief over the opponent's hidden
   cards, recorded among a population of players, trained and scored;
 * :mod:`sim.learn.knock`: ``model = "knock"``: ``mc``'s model of when the opponent knocks,
-  from every knock decision among the same kind of population (its file is a belief file's).
+  from every knock decision among the same kind of population (its file is a belief file's);
+* :mod:`sim.learn.keep`: ``model = "keep"``: ``mc``'s model of what the opponent takes and
+  throws, from every take of a pile card and every discard among the same population.
 
 The trained network plays as the strategy ``net`` (:mod:`strategies.net`), compiled, with
 nothing of this package imported.

@@ -37,10 +37,12 @@ KNOCKS_PER_GAME = 40
 """Knock decisions a game gives, generously (the knock model's population averages about 20)."""
 MAX_KNOCK_ROWS = 10_000_000
 """Knock decisions one training may hold (about 0.4 kB each in training)."""
-KEEPS_PER_GAME = 300
-"""Discards a game gives, generously (as many takes again)."""
-MAX_KEEP_ROWS = 3_000_000
-"""Discards one training may hold (about 1 kB each in training, with a take beside each)."""
+KEEPS_PER_GAME = 150
+"""Discards a game gives, generously (the keep model's population averages about 125, and
+as many takes)."""
+MAX_KEEP_ROWS = 1_500_000
+"""Discards one training may hold (about 3 kB each while they are encoded, with a take
+beside each: some 4.5 GB at the most)."""
 ROWS_PER_GAME = {2: 280, 3: 230}
 """Decisions a game gives, generously (an eaai game between heuristics has about 200)."""
 DEFAULT_POPULATION = {
