@@ -4,8 +4,6 @@ rollouts reading it, the training file's checks."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -218,11 +216,11 @@ def test_compiled_scores_equal_pytorch(shard) -> None:  # type: ignore[no-untype
         torch.nn.init.normal_(p, std=0.5)
     weights = check_keep(to_flat(model))
     data = keep_data([shard], ("eaai",))
+    data.take_style[::3, F_GINS] = 2  # styles that differ, so that the style layer matters
+    data.discard_style[::3, F_GINS] = 2
     logits, scores = predict(model, encode(data))
-    styles = data.take_style
-    styles[::3, F_GINS] = 2  # styles that differ, so that the style layer matters
-    logits, scores = predict(model, encode(data))
-    assert np.allclose(take_logits_of(weights, styles, data.take_facts), logits, atol=1e-4)
+    assert np.allclose(take_logits_of(weights, data.take_style, data.take_facts), logits,
+                       atol=1e-4)
     for r in range(0, len(data.thrown), 7):
         n = data.legal[r]
         compiled = card_scores_of(weights, data.discard_style[r], data.cards[r, :n])
@@ -345,24 +343,30 @@ def test_bad_keep_files_are_refused_in_one_line(change: dict, message: str) -> N
     assert "\n" not in str(err.value)
 
 
-def test_training_twice_gives_the_same_weights(tmp_path: Path) -> None:
+def test_training_twice_gives_the_same_weights(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from sim.cli import main
+    from sim.learn.keep import run_keep_training
+
     path = tmp_path / "k.toml"
     path.write_text('name = "k"\nmodel = "keep"\nseed = 3\ntables = ["eaai"]\ngames = 4\n'
                     'chunk_size = 1\nholdout = 2\nhidden = 3\nepochs = 2\nbatch = 64\n'
                     'population = { eaai = ["simple", "greedy-knock:knock_at=10"] }\n')
+    # the command, in this process: what it compiles is what the test's other runs reuse
+    assert main(["train", str(path), "--out", str(tmp_path / "a"), "--jobs", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "keep model written to" in printed and "| all |" in printed
     outs = []
-    for name in ("a", "b"):
-        run = subprocess.run([sys.executable, "-m", "sim", "train", str(path), "--out",
-                              str(tmp_path / name), "--jobs", "1"],
-                             capture_output=True, text=True)
-        assert run.returncode == 0, run.stderr
-        assert "keep model written to" in run.stdout and "| all |" in run.stdout
-        with np.load(tmp_path / name / "keep.npz") as f:
-            outs.append(f["keep"])
-    (tmp_path / "a" / "keep.npz").unlink()
-    run = subprocess.run([sys.executable, "-m", "sim", "train", str(path), "--out",
-                          str(tmp_path / "a"), "--jobs", "1"], capture_output=True, text=True)
-    assert "recording 0 of 4 chunks" in run.stdout
     with np.load(tmp_path / "a" / "keep.npz") as f:
         outs.append(f["keep"])
+    spec = load_any_training(path)
+    # again from scratch, and resumed over the first run's recorded chunks (none played again)
+    (tmp_path / "a" / "keep.npz").unlink()
+    chunks = {p: p.stat().st_mtime_ns for p in (tmp_path / "a" / "data").iterdir()}
+    assert len(chunks) == 4
+    for name in ("b", "a"):
+        run_keep_training(spec, tmp_path / name, jobs=1, quiet=True)
+        with np.load(tmp_path / name / "keep.npz") as f:
+            outs.append(f["keep"])
     assert np.array_equal(outs[0], outs[1]) and np.array_equal(outs[0], outs[2])
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "a" / "data").iterdir()} == chunks
