@@ -74,7 +74,7 @@ def _stamped_files(root: Path) -> list[Path]:
                     or "engine" in path.relative_to(root).parts):
                 files.append(path)
     # data compiled code freezes as constants: mc's learned evaluator's, the network's, the
-    # belief's and the knock model's
+    # belief's, the knock model's and the keep model's
     files += sorted((root / "strategies").glob("mc_eval_v*.npz"))
     files += sorted((root / "strategies").glob("net_v*.npz"))
     files += sorted((root / "strategies").glob("belief_v*.npz"))
