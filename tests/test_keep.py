@@ -1,6 +1,7 @@
 """mc's keep model: the facts of a discard and a take, the records' labels, the compiled pass
 against PyTorch's, the fast rule as a special case, what the shipped model learned, the
-rollouts reading it, the training file's checks."""
+rollouts reading it, the training file's checks; the keep and knock trainings' rerun and
+resume."""
 
 from __future__ import annotations
 
@@ -343,30 +344,40 @@ def test_bad_keep_files_are_refused_in_one_line(change: dict, message: str) -> N
     assert "\n" not in str(err.value)
 
 
-def test_training_twice_gives_the_same_weights(tmp_path: Path,
+TINY_TRAININGS = {
+    "keep": 'games = 4\nchunk_size = 1\nholdout = 2\nhidden = 3\nepochs = 2\nbatch = 64\n'
+            'population = { eaai = ["simple", "greedy-knock:knock_at=10"] }\n',
+    "knock": 'games = 8\nchunk_size = 2\nholdout = 2\nhidden = 4\nepochs = 2\n'
+             'population = { eaai = ["greedy-knock:knock_at=10", "greedy-knock:knock_at=0"] }\n',
+}
+
+
+@pytest.mark.parametrize("model", ["keep", "knock"])
+def test_training_twice_gives_the_same_weights(model: str, tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     from sim.cli import main
     from sim.learn.keep import run_keep_training
+    from sim.learn.knock import run_knock_training
 
     path = tmp_path / "k.toml"
-    path.write_text('name = "k"\nmodel = "keep"\nseed = 3\ntables = ["eaai"]\ngames = 4\n'
-                    'chunk_size = 1\nholdout = 2\nhidden = 3\nepochs = 2\nbatch = 64\n'
-                    'population = { eaai = ["simple", "greedy-knock:knock_at=10"] }\n')
+    path.write_text(f'name = "k"\nmodel = "{model}"\nseed = 3\ntables = ["eaai"]\n'
+                    + TINY_TRAININGS[model])
     # the command, in this process: what it compiles is what the test's other runs reuse
     assert main(["train", str(path), "--out", str(tmp_path / "a"), "--jobs", "1"]) == 0
     printed = capsys.readouterr().out
-    assert "keep model written to" in printed and "| all |" in printed
+    assert f"{model} model written to" in printed and "| all |" in printed
     outs = []
-    with np.load(tmp_path / "a" / "keep.npz") as f:
-        outs.append(f["keep"])
+    with np.load(tmp_path / "a" / f"{model}.npz") as f:
+        outs.append(f[model])
     spec = load_any_training(path)
+    run = run_keep_training if model == "keep" else run_knock_training
     # again from scratch, and resumed over the first run's recorded chunks (none played again)
-    (tmp_path / "a" / "keep.npz").unlink()
+    (tmp_path / "a" / f"{model}.npz").unlink()
     chunks = {p: p.stat().st_mtime_ns for p in (tmp_path / "a" / "data").iterdir()}
     assert len(chunks) == 4
     for name in ("b", "a"):
-        run_keep_training(spec, tmp_path / name, jobs=1, quiet=True)
-        with np.load(tmp_path / name / "keep.npz") as f:
-            outs.append(f["keep"])
+        run(spec, tmp_path / name, jobs=1, quiet=True)
+        with np.load(tmp_path / name / f"{model}.npz") as f:
+            outs.append(f[model])
     assert np.array_equal(outs[0], outs[1]) and np.array_equal(outs[0], outs[2])
     assert {p: p.stat().st_mtime_ns for p in (tmp_path / "a" / "data").iterdir()} == chunks

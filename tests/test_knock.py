@@ -3,8 +3,6 @@ the shipped model learned, the rollouts reading it, the training file's checks."
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -188,33 +186,3 @@ def test_bad_knock_files_are_refused_in_one_line(change: dict, message: str) -> 
     with pytest.raises(ValueError, match=message) as err:
         load_any_training(data)
     assert "\n" not in str(err.value)
-
-
-def test_training_twice_gives_the_same_weights(tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
-    from sim.cli import main
-    from sim.learn.knock import run_knock_training
-
-    path = tmp_path / "k.toml"
-    path.write_text('name = "k"\nmodel = "knock"\nseed = 3\ntables = ["eaai"]\ngames = 8\n'
-                    'chunk_size = 2\nholdout = 2\nhidden = 4\nepochs = 2\n'
-                    'population = { eaai = ["greedy-knock:knock_at=10", '
-                    '"greedy-knock:knock_at=0"] }\n')
-    # the command, in this process: what it compiles is what the test's other runs reuse
-    assert main(["train", str(path), "--out", str(tmp_path / "a"), "--jobs", "1"]) == 0
-    printed = capsys.readouterr().out
-    assert "knock model written to" in printed and "| all |" in printed
-    outs = []
-    with np.load(tmp_path / "a" / "knock.npz") as f:
-        outs.append(f["knock"])
-    spec = load_any_training(path)
-    # again from scratch, and resumed over the first run's recorded chunks (none played again)
-    (tmp_path / "a" / "knock.npz").unlink()
-    chunks = {p: p.stat().st_mtime_ns for p in (tmp_path / "a" / "data").iterdir()}
-    assert len(chunks) == 4
-    for name in ("b", "a"):
-        run_knock_training(spec, tmp_path / name, jobs=1, quiet=True)
-        with np.load(tmp_path / name / "knock.npz") as f:
-            outs.append(f["knock"])
-    assert np.array_equal(outs[0], outs[1]) and np.array_equal(outs[0], outs[2])
-    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "a" / "data").iterdir()} == chunks
