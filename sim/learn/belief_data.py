@@ -130,6 +130,29 @@ def chunk_lineup(seed: int, table_index: int, chunk: int, population: tuple[str,
     return [int(i) for i in draw.integers(0, len(population), players)]
 
 
+class ChunkTable(NamedTuple):
+    """How a chunk is played: its lineup (population indices), the seating, each seat's
+    population index (-1 past the players) and the game streams."""
+
+    lineup: list[int]
+    seating: Seating
+    who: np.ndarray
+    streams: Streams
+
+
+def chunk_table(seed: int, table: str, table_index: int, chunk: int,
+                population: tuple[str, ...]) -> ChunkTable:
+    """Chunk ``chunk`` of a table seated: its lineup drawn (:func:`chunk_lineup`), the
+    players resolved, the table's streams; what every recorder of ``ginbox train`` plays."""
+    rules = Rules.preset(table)
+    lineup = chunk_lineup(seed, table_index, chunk, population, rules.players)
+    ids, params = seat_arrays(resolve([population[i] for i in lineup], rules))
+    who = np.array(lineup + [-1] * (3 - len(lineup)), np.int64)
+    streams = Streams(np.uint64(seed_words(seed, table_index, 0)),
+                      np.uint64(seed_words(seed, table_index, 1)), True)
+    return ChunkTable(lineup, Seating(rules.to_array(), ids, params, 0), who, streams)
+
+
 def shard_bytes(fields: dict[str, Any]) -> bytes:
     """A chunk's records (its ``table``, ``lineup``, ``games`` and arrays) as a compressed
     ``.npz`` (written atomically by the caller)."""
@@ -173,13 +196,7 @@ class BeliefShard:
 def play_chunk(seed: int, table: str, table_index: int, chunk: int, chunk_size: int,
                population: tuple[str, ...], every: int) -> BeliefShard:
     """Chunk ``chunk`` of a table: its lineup drawn, its games played and recorded."""
-    rules = Rules.preset(table)
-    lineup = chunk_lineup(seed, table_index, chunk, population, rules.players)
-    specs = resolve([population[i] for i in lineup], rules)
-    ids, params = seat_arrays(specs)
-    who = np.array(lineup + [-1] * (3 - len(lineup)), np.int64)
-    streams = Streams(np.uint64(seed_words(seed, table_index, 0)),
-                      np.uint64(seed_words(seed, table_index, 1)), True)
-    views, hands, meta, kept = record_beliefs(Seating(rules.to_array(), ids, params, 0), who,
-                                              streams, chunk * chunk_size, chunk_size, every)
-    return BeliefShard(table, tuple(lineup), views, hands, meta, kept)
+    c = chunk_table(seed, table, table_index, chunk, population)
+    views, hands, meta, kept = record_beliefs(c.seating, c.who, c.streams, chunk * chunk_size,
+                                              chunk_size, every)
+    return BeliefShard(table, tuple(c.lineup), views, hands, meta, kept)

@@ -41,8 +41,9 @@ KEEPS_PER_GAME = 150
 """Discards a game gives, generously (the keep model's population averages about 125, and
 as many takes)."""
 MAX_KEEP_ROWS = 1_500_000
-"""Discards one training may hold (about 3 kB each while they are encoded, with a take
-beside each: some 4.5 GB at the most)."""
+"""Discards one training may hold (reckoned at about 3 kB each while they are encoded, their
+int64 facts, float32 inputs and the float64 pass between, with a take beside each: some 4.5 GB
+at the most)."""
 ROWS_PER_GAME = {2: 280, 3: 230}
 """Decisions a game gives, generously (an eaai game between heuristics has about 200)."""
 DEFAULT_POPULATION = {

@@ -49,8 +49,6 @@ from sim.engine.hand import (
 )
 from sim.engine.jit import allocating, kernel
 from sim.engine.melds import pick_highest
-from sim.engine.rng import seed_words
-from sim.engine.rules import Rules
 from sim.io.files import atomic_write_bytes, atomic_write_text
 from sim.learn.belief import (
     cluster_interval,
@@ -59,11 +57,11 @@ from sim.learn.belief import (
     recorded_run,
     weights_file,
 )
-from sim.learn.belief_data import chunk_lineup, shard_bytes, shard_fields
+from sim.learn.belief_data import chunk_table, shard_bytes, shard_fields
 from sim.learn.belief_spec import BeliefSpec
 from sim.learn.knock import mover_style
 from sim.play.loop import play_game, register_hooks
-from sim.play.step import GameBuffers, Seating, Streams, new_tables, seat_arrays, table_row
+from sim.play.step import GameBuffers, Seating, Streams, new_tables, table_row
 from strategies.mc_keep import (
     C_FAST,
     N_CARD_FACTS,
@@ -80,7 +78,6 @@ from strategies.mc_keep import (
     take_facts,
 )
 from strategies.mc_knock import N_FACTS
-from strategies.registry import resolve
 
 META = ("game", "hand", "player")
 M_GAME, M_HAND, M_PLAYER = range(len(META))
@@ -236,19 +233,12 @@ class KeepShard(NamedTuple):
 
 def play_chunk(spec: BeliefSpec, table: str, table_index: int, chunk: int) -> KeepShard:
     """Chunk ``chunk`` of a table: its lineup drawn, its games played and recorded."""
-    rules = Rules.preset(table)
-    population = spec.population[table]
-    lineup = chunk_lineup(spec.seed, table_index, chunk, population, rules.players)
-    ids, params = seat_arrays(resolve([population[i] for i in lineup], rules))
-    who = np.array(lineup + [-1] * (3 - len(lineup)), np.int64)
-    streams = Streams(np.uint64(seed_words(spec.seed, table_index, 0)),
-                      np.uint64(seed_words(spec.seed, table_index, 1)), True)
+    c = chunk_table(spec.seed, table, table_index, chunk, spec.population[table])
     games = min(spec.chunk_size, spec.games - chunk * spec.chunk_size)
-    rec = _recorder(who, games)
-    kept = _play(Seating(rules.to_array(), ids, params, 0), rec, streams,
-                 chunk * spec.chunk_size, games)
+    rec = _recorder(c.who, games)
+    kept = _play(c.seating, rec, c.streams, chunk * spec.chunk_size, games)
     t, d = rec.counters[K_TAKES], rec.counters[K_DISCARDS]
-    return KeepShard(table, tuple(lineup), rec.take_style[:t].astype(np.int16),
+    return KeepShard(table, tuple(c.lineup), rec.take_style[:t].astype(np.int16),
                      rec.take_facts[:t].astype(np.int16), rec.took[:t].astype(np.int8),
                      rec.take_meta[:t], rec.discard_style[:d].astype(np.int16),
                      rec.cards[:d].astype(np.int16), rec.legal[:d].astype(np.int8),

@@ -40,8 +40,6 @@ from sim.engine.hand import (
     stock_count,
 )
 from sim.engine.jit import allocating, kernel
-from sim.engine.rng import seed_words
-from sim.engine.rules import Rules
 from sim.engine.view import (
     GI_GINS,
     GI_KNOCK_DEADWOOD,
@@ -59,10 +57,10 @@ from sim.learn.belief import (
     recorded_run,
     weights_file,
 )
-from sim.learn.belief_data import chunk_lineup, shard_bytes, shard_fields
+from sim.learn.belief_data import chunk_table, shard_bytes, shard_fields
 from sim.learn.belief_spec import BeliefSpec
 from sim.play.loop import play_game, register_hooks
-from sim.play.step import GameBuffers, Seating, Streams, new_tables, seat_arrays, table_row
+from sim.play.step import GameBuffers, Seating, Streams, new_tables, table_row
 from strategies.mc_knock import (
     F_DEADWOOD,
     F_GINS,
@@ -80,7 +78,6 @@ from strategies.mc_knock import (
     encode_rows,
     pack,
 )
-from strategies.registry import resolve
 
 META = ("game", "hand", "player")
 """A record's ``meta`` row: game and hand numbers, and the knocker's index in the table's
@@ -210,17 +207,11 @@ class KnockShard(NamedTuple):
 def play_chunk(spec: BeliefSpec, table: str, table_index: int, chunk: int) -> KnockShard:
     """Chunk ``chunk`` of a table: its lineup drawn, its games played and recorded (the last
     chunk plays only the games left)."""
-    rules = Rules.preset(table)
-    population = spec.population[table]
-    lineup = chunk_lineup(spec.seed, table_index, chunk, population, rules.players)
-    ids, params = seat_arrays(resolve([population[i] for i in lineup], rules))
-    who = np.array(lineup + [-1] * (3 - len(lineup)), np.int64)
-    streams = Streams(np.uint64(seed_words(spec.seed, table_index, 0)),
-                      np.uint64(seed_words(spec.seed, table_index, 1)), True)
+    c = chunk_table(spec.seed, table, table_index, chunk, spec.population[table])
     games = min(spec.chunk_size, spec.games - chunk * spec.chunk_size)
-    facts, knocked, meta, kept = record_knocks(Seating(rules.to_array(), ids, params, 0), who,
-                                               streams, chunk * spec.chunk_size, games)
-    return KnockShard(table, tuple(lineup), facts, knocked, meta, kept)
+    facts, knocked, meta, kept = record_knocks(c.seating, c.who, c.streams,
+                                               chunk * spec.chunk_size, games)
+    return KnockShard(table, tuple(c.lineup), facts, knocked, meta, kept)
 
 
 def record(spec: BeliefSpec, out: Path, jobs: int, quiet: bool = False) -> list[Path]:
